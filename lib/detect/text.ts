@@ -1,0 +1,71 @@
+// Text helpers for the detection rules: similarity of outputs and stable fingerprints of
+// tool arguments (SPEC §3.3).
+
+import { createHash } from "node:crypto";
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
+function wordSet(text: string): Set<string> {
+  return new Set(text.toLowerCase().split(/\s+/).filter((w) => w !== ""));
+}
+
+/** CJK text has no spaces between words, so it is compared by character bigrams. */
+function bigramSet(text: string): Set<string> {
+  const chars = [...text.toLowerCase().replace(/\s+/g, "")];
+  if (chars.length === 1) return new Set(chars);
+  const grams = new Set<string>();
+  for (let i = 0; i + 1 < chars.length; i++) grams.add(chars[i] + chars[i + 1]);
+  return grams;
+}
+
+/**
+ * Jaccard similarity of two texts: lower-cased whitespace-separated words, or character
+ * bigrams when either text has CJK characters. Empty texts score 0: there is nothing to
+ * compare, and empty outputs are not a loop.
+ */
+export function jaccard(a: string, b: string): number {
+  const cjk = CJK.test(a) || CJK.test(b);
+  const sa = cjk ? bigramSet(a) : wordSet(a);
+  const sb = cjk ? bigramSet(b) : wordSet(b);
+  if (sa.size === 0 || sb.size === 0) return 0;
+  let shared = 0;
+  for (const x of sa) if (sb.has(x)) shared++;
+  return shared / (sa.size + sb.size - shared);
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (v === null || typeof v !== "object" || Array.isArray(v)) return false;
+  const proto: unknown = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+function sortedCopy(o: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(o).sort()) out[k] = o[k];
+  return out;
+}
+
+/** JSON with object keys sorted at every depth and no whitespace. */
+export function canonicalJson(v: unknown): string {
+  const json = JSON.stringify(v, (_key, val: unknown) => {
+    if (typeof val === "bigint") return val.toString();
+    return isPlainObject(val) ? sortedCopy(val) : val;
+  }) as string | undefined;
+  // JSON.stringify gives undefined for undefined/functions/symbols at the top level.
+  return json ?? "null";
+}
+
+/** Tool arguments often arrive as a JSON string (OpenAI) and sometimes as an object. */
+function parseArgs(args: unknown): unknown {
+  if (typeof args !== "string") return args;
+  try {
+    return JSON.parse(args) as unknown;
+  } catch {
+    return args;
+  }
+}
+
+/** Short stable hash of the canonical arguments: equal arguments give equal fingerprints. */
+export function fingerprintArgs(args: unknown): string {
+  return createHash("sha256").update(canonicalJson(parseArgs(args))).digest("hex").slice(0, 16);
+}

@@ -1,0 +1,108 @@
+// Tool-call balance of a request history (SPEC §3.2). Providers reject a history whose tool
+// calls are not paired with responses, and keep rejecting every later request carrying it.
+
+import type { ChatMessage, Part } from "@/lib/ingest/types";
+
+export type ToolBalance = {
+  /** tool calls with no response before the next user/assistant turn or the end of history */
+  dangling: string[];
+  /** responses whose id was never called */
+  orphan: string[];
+  /** ids called more than once */
+  duplicate: string[];
+  /** balance (+1 per tool_call part, −1 per tool_call_response part) after each message */
+  series: number[];
+  /** message indexes after which the balance went from > 0 back to 0 */
+  safeCuts: number[];
+  /** no dangling, orphan or duplicate id */
+  balanced: boolean;
+};
+
+/** An ordered set: ids are reported once each, in order of discovery. */
+class IdList {
+  private readonly ids = new Set<string>();
+  add(id: string): void {
+    this.ids.add(id);
+  }
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+  list(): string[] {
+    return [...this.ids];
+  }
+}
+
+type State = {
+  pending: Set<string>;
+  called: Set<string>;
+  dangling: IdList;
+  orphan: IdList;
+  duplicate: IdList;
+  balance: number;
+};
+
+/** A message that opens a new user/assistant turn: tool results must come before it. */
+function opensTurn(m: ChatMessage): boolean {
+  if (m.role !== "user" && m.role !== "assistant") return false;
+  return m.parts.some((p) => p.type === "text" || p.type === "tool_call");
+}
+
+function flushPending(s: State): void {
+  for (const id of s.pending) s.dangling.add(id);
+  s.pending.clear();
+}
+
+function applyResponses(s: State, parts: Part[]): void {
+  for (const p of parts) {
+    if (p.type !== "tool_call_response") continue;
+    s.balance -= 1;
+    if (s.pending.has(p.id)) s.pending.delete(p.id);
+    // A late response to a flushed call keeps it dangling; it is not also an orphan.
+    else if (!s.called.has(p.id)) s.orphan.add(p.id);
+  }
+}
+
+function applyCalls(s: State, parts: Part[]): void {
+  for (const p of parts) {
+    if (p.type !== "tool_call") continue;
+    s.balance += 1;
+    if (s.called.has(p.id)) s.duplicate.add(p.id);
+    s.called.add(p.id);
+    s.pending.add(p.id);
+  }
+}
+
+export function toolBalance(messages: ChatMessage[]): ToolBalance {
+  const s: State = {
+    pending: new Set(),
+    called: new Set(),
+    dangling: new IdList(),
+    orphan: new IdList(),
+    duplicate: new IdList(),
+    balance: 0,
+  };
+  const series: number[] = [];
+  const safeCuts: number[] = [];
+
+  messages.forEach((m, i) => {
+    const before = s.balance;
+    applyResponses(s, m.parts);
+    if (opensTurn(m)) flushPending(s);
+    applyCalls(s, m.parts);
+    series.push(s.balance);
+    if (before > 0 && s.balance === 0) safeCuts.push(i);
+  });
+  flushPending(s);
+
+  const dangling = s.dangling.list();
+  const orphan = s.orphan.list();
+  const duplicate = s.duplicate.list();
+  return {
+    dangling,
+    orphan,
+    duplicate,
+    series,
+    safeCuts,
+    balanced: dangling.length === 0 && orphan.length === 0 && duplicate.length === 0,
+  };
+}
