@@ -1,0 +1,32 @@
+// The AgentSight interruption record (SPEC §5.1) plus SightDesk's own fields.
+import type { Interruption } from "../db/generated/client";
+
+export const UNASSIGNED = "__unassigned__";
+
+export function interruptionRecord(i: Interruption) {
+  return {
+    interruption_id: i.id,
+    session_id: i.sessionId,
+    trace_id: i.traceId,
+    conversation_id: i.conversationId,
+    call_id: i.callId,
+    pid: i.pid,
+    agent_name: i.agentName,
+    interruption_type: i.type,
+    severity: i.severity,
+    occurred_at_ns: i.occurredAtNs,
+    // AgentSight sends detail as a JSON-encoded string
+    detail: i.detail,
+    resolved: i.status === "resolved",
+    status: i.status,
+    assignee: i.assignee,
+    acknowledged_by: i.acknowledgedBy,
+    resolved_by: i.resolvedBy,
+    resolved_at_ns: i.resolvedAtNs,
+    occurrences: i.occurrences,
+    last_seen_ns: i.lastSeenNs,
+    fingerprint: i.fingerprint,
+  };
+}
+
+export type InterruptionRecord = ReturnType<typeof interruptionRecord>;

@@ -1,0 +1,36 @@
+import type { z } from "zod";
+import { badRequest } from "./errors";
+
+/** "input_messages[0].parts[1].type" from a zod issue path. */
+export function issuePath(path: readonly PropertyKey[]): string {
+  return path
+    .map((p, i) => (typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${String(p)}`))
+    .join("");
+}
+
+export function describeIssue(issue: z.core.$ZodIssue): string {
+  const where = issuePath(issue.path);
+  return where ? `${where}: ${issue.message}` : issue.message;
+}
+
+/** Validates one value; a failure is a 400 naming the field. */
+export function parseOrThrow<T>(schema: z.ZodType<T, unknown>, value: unknown, label = ""): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw badRequest(`${label}${describeIssue(issue)}`);
+}
+
+/**
+ * Validates one object or an array of them. Any invalid item rejects the whole batch with a
+ * 400 naming the item index and the field.
+ */
+export function parseBatch<T>(schema: z.ZodType<T, unknown>, body: unknown, maxItems = 10_000): T[] {
+  if (Array.isArray(body)) {
+    if (body.length === 0) throw badRequest("Batch is empty");
+    if (body.length > maxItems) throw badRequest(`Batch has ${body.length} items; at most ${maxItems} are accepted`);
+    return body.map((item, index) => parseOrThrow(schema, item, `item ${index}: `));
+  }
+  if (body === null || typeof body !== "object") throw badRequest("Expected a JSON object or an array of objects");
+  return [parseOrThrow(schema, body)];
+}

@@ -1,0 +1,19 @@
+import { PrismaClient } from "./generated/client";
+import { createAdapterFactory } from "./adapter";
+import { databaseUrl } from "./url";
+
+export type Db = PrismaClient;
+/** A client or an interactive transaction: what query functions take. */
+export type DbTx = Omit<PrismaClient, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
+
+export function createDb(url = databaseUrl()): Db {
+  return new PrismaClient({ adapter: createAdapterFactory(url) });
+}
+
+const globalForDb = globalThis as unknown as { sightdeskDb?: Db };
+
+/** The process-wide client (kept across hot reloads in development). */
+export function db(): Db {
+  globalForDb.sightdeskDb ??= createDb();
+  return globalForDb.sightdeskDb;
+}

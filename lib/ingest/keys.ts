@@ -1,0 +1,44 @@
+// Keys derived when the sender gives none (SPEC §2.4). All are the first 32 hex of a SHA-256,
+// so the same input always yields the same key and replays never duplicate anything.
+import crypto from "node:crypto";
+import { canonicalJson } from "../detect/text";
+import type { ChatMessage, NormalizedCall } from "./types";
+
+const SEPARATOR = "\u001f";
+
+export function hash32(...parts: string[]): string {
+  return crypto.createHash("sha256").update(parts.join(SEPARATOR), "utf8").digest("hex").slice(0, 32);
+}
+
+export function deriveSessionId(agentName?: string | null, pid?: number | null, host?: string | null): string {
+  return hash32(agentName ?? "", pid == null ? "" : String(pid), host ?? "");
+}
+
+const firstUser = (messages: ChatMessage[]) => messages.find((m) => m.role === "user") ?? null;
+const lastUser = (messages: ChatMessage[]) => [...messages].reverse().find((m) => m.role === "user") ?? null;
+
+export function deriveConversationId(sessionId: string, call: Pick<NormalizedCall, "system_instructions" | "input_messages">): string {
+  const first = firstUser(call.input_messages);
+  return hash32(sessionId, canonicalJson(call.system_instructions ?? []), canonicalJson(first?.parts ?? null));
+}
+
+export function deriveTurnId(conversationId: string, messages: ChatMessage[]): string {
+  return hash32(conversationId, canonicalJson(lastUser(messages)?.parts ?? null));
+}
+
+export type CallKeys = { sessionId: string; conversationId: string; turnId: string };
+
+export function callKeys(call: NormalizedCall): CallKeys {
+  const sessionId = call.session_id || deriveSessionId(call.agent_name, call.pid, call.host);
+  const conversationId = call.conversation_id || deriveConversationId(sessionId, call);
+  const turnId = call.turn_id || deriveTurnId(conversationId, call.input_messages);
+  return { sessionId, conversationId, turnId };
+}
+
+/** Interruption ids: deterministic in what triggered them (SPEC §2.4). */
+export const interruptionId = (...trigger: string[]) => hash32("interruption", ...trigger);
+
+/** One interruption at most per tool call, whichever path (history or event) judges it first. */
+export const toolInterruptionId = (sessionId: string, toolCallId: string) => interruptionId("tool", sessionId, toolCallId);
+
+export const toolCallRowId = (sessionId: string, toolCallId: string) => hash32("tool_call", sessionId, toolCallId);

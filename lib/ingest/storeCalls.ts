@@ -1,0 +1,510 @@
+// Ingest of normalized calls (SPEC §2.1, §3): one transaction per batch; calls already stored
+// are skipped (call_id is the idempotency key); detection runs on the same data, in the same
+// transaction, before anything is written.
+import crypto from "node:crypto";
+import { detectionConfig, type DetectionConfig } from "../config/detection";
+import type { Db, DbTx } from "../db/client";
+import { classifyCall, type CallFacts } from "../detect/call";
+import { detectDeadLoop, pushWindow, summarizeCall } from "../detect/deadLoop";
+import { toolBalance } from "../detect/toolBalance";
+import { judgeToolResult } from "../detect/toolResult";
+import type { Finding } from "../detect/types";
+import {
+  existingIds,
+  groupKey,
+  loadConversations,
+  loadOpenGrouped,
+  loadSessions,
+  loadToolCalls,
+  loadTurns,
+  writeTracked,
+  type ConversationState,
+  type GroupedState,
+  type SessionState,
+  type ToolCallState,
+  type TurnState,
+} from "./batchState";
+import { buildInterruption, type InterruptionContext, type InterruptionRow } from "./interruptions";
+import { callKeys, interruptionId, toolCallRowId, toolInterruptionId, type CallKeys } from "./keys";
+import { chainNodes, type MessageNode } from "./messages";
+import { redactText, redactValue } from "./redact";
+import type { ChatMessage, NormalizedCall, ToolCallPart } from "./types";
+
+export type IngestResult = { received: number; accepted: number; duplicates: number; interruptions: number };
+
+/** Turn endings that suspend or hand off a turn: an empty answer there is not a failure. */
+export const NON_FAILURE_TURN_ENDS = new Set(["steered", "drained", "dispatched", "awaiting"]);
+
+const RESPONSE_BODY_CAP = 64 * 1024;
+const WINDOW_TEXT_CAP = 1500;
+
+type Prepared = {
+  call: NormalizedCall;
+  keys: CallKeys;
+  endNs: bigint | null;
+  input: MessageNode[];
+  output: MessageNode[];
+};
+
+const sha32 = (text: string) => crypto.createHash("sha256").update(text).digest("hex").slice(0, 32);
+
+function endOf(call: NormalizedCall): bigint | null {
+  if (call.end_ns != null) return call.end_ns;
+  if (call.duration_ns != null) return call.start_ns + call.duration_ns;
+  return null;
+}
+
+function prepare(call: NormalizedCall): Prepared {
+  const keys = callKeys(call);
+  const input = chainNodes(keys.conversationId, call.input_messages, null, 0);
+  const tail = input.length ? input[input.length - 1].id : null;
+  const output = chainNodes(keys.conversationId, call.output_messages, tail, input.length);
+  return { call, keys, endNs: endOf(call), input, output };
+}
+
+/** Fresh calls of the batch: not stored yet, first occurrence only, in time order. */
+async function freshCalls(tx: DbTx, calls: NormalizedCall[]): Promise<NormalizedCall[]> {
+  const stored = await existingIds(calls.map((c) => c.call_id), (chunk) =>
+    tx.call.findMany({ where: { id: { in: chunk } }, select: { id: true } }),
+  );
+  const seen = new Set<string>();
+  const fresh = calls.filter((c) => {
+    if (stored.has(c.call_id) || seen.has(c.call_id)) return false;
+    seen.add(c.call_id);
+    return true;
+  });
+  return fresh.sort((a, b) => (a.start_ns < b.start_ns ? -1 : a.start_ns > b.start_ns ? 1 : 0));
+}
+
+/**
+ * Which message nodes already exist. A node is stored only with its ancestors, so existence is
+ * prefix-closed along a chain: probing the last few input nodes (and the outputs) usually
+ * settles a whole history; only histories with no hit there are probed in full.
+ */
+async function knownNodes(tx: DbTx, prepared: Prepared[]): Promise<Set<string>> {
+  const probe = (ids: string[]) =>
+    existingIds(ids, (chunk) => tx.message.findMany({ where: { id: { in: chunk } }, select: { id: true } }));
+  const known = await probe(prepared.flatMap((p) => [...p.input.slice(-3), ...p.output].map((n) => n.id)));
+  const batch = new Set<string>();
+  const fallback: string[] = [];
+  for (const p of prepared) {
+    const tail = p.input.slice(-3);
+    if (p.input.length > 3 && !tail.some((n) => known.has(n.id) || batch.has(n.id))) {
+      fallback.push(...p.input.slice(0, -3).map((n) => n.id));
+    }
+    for (const n of [...p.input, ...p.output]) batch.add(n.id);
+  }
+  for (const id of await probe(fallback)) known.add(id);
+  return known;
+}
+
+/** Index of the last node of `nodes` that exists (in the database or written by this batch). */
+function lastKnownIndex(nodes: MessageNode[], known: Set<string>, written: Set<string>): number {
+  for (let i = nodes.length - 1; i >= 0; i--) if (known.has(nodes[i].id) || written.has(nodes[i].id)) return i;
+  return -1;
+}
+
+const outputParts = (messages: ChatMessage[]) =>
+  messages.reduce((n, m) => n + m.parts.filter((p) => p.type !== "reasoning" || p.content.trim() !== "").length, 0);
+
+class CallBatch {
+  readonly sessions: Map<string, SessionState>;
+  readonly conversations: Map<string, ConversationState>;
+  readonly turns: Map<string, TurnState>;
+  readonly grouped: Map<string, GroupedState>;
+  readonly toolCalls: Map<string, ToolCallState>;
+  readonly known: Set<string>;
+  readonly agents = new Map<string, { first: bigint; last: bigint }>();
+  readonly writtenNodes = new Set<string>();
+  readonly messages: (MessageNode & { conversationId: string })[] = [];
+  readonly blobs = new Map<string, string>();
+  readonly callRows: ReturnType<CallBatch["callRow"]>[] = [];
+  readonly candidates = new Map<string, InterruptionRow>();
+
+  constructor(
+    readonly cfg: DetectionConfig,
+    state: {
+      sessions: Map<string, SessionState>;
+      conversations: Map<string, ConversationState>;
+      turns: Map<string, TurnState>;
+      grouped: Map<string, GroupedState>;
+      toolCalls: Map<string, ToolCallState>;
+      known: Set<string>;
+    },
+  ) {
+    this.sessions = state.sessions;
+    this.conversations = state.conversations;
+    this.turns = state.turns;
+    this.grouped = state.grouped;
+    this.toolCalls = state.toolCalls;
+    this.known = state.known;
+  }
+
+  add(p: Prepared): void {
+    const { call, keys } = p;
+    const at = p.endNs ?? call.start_ns;
+    const session = this.touchSession(p, at);
+    const conversation = this.touchConversation(p, at);
+    const turn = this.touchTurn(p, at);
+    this.touchAgent(call.agent_name, call.start_ns, at);
+
+    const newInput = this.storeNodes(keys.conversationId, p.input);
+    this.storeNodes(keys.conversationId, p.output);
+    const ctx: InterruptionContext = {
+      sessionId: keys.sessionId,
+      conversationId: keys.conversationId,
+      turnId: keys.turnId,
+      callId: call.call_id,
+      traceId: call.trace_id ?? null,
+      pid: call.pid ?? null,
+      agentName: call.agent_name ?? null,
+      model: call.model ?? null,
+    };
+    this.recordToolCalls(p, newInput, ctx);
+
+    const balance = toolBalance(call.input_messages);
+    const facts: CallFacts = {
+      statusCode: call.status_code ?? null,
+      error: call.error ?? null,
+      responseBody: call.response_body ?? null,
+      isSse: call.is_sse === true,
+      sseDone: call.sse_done ?? null,
+      finishReasons: call.finish_reasons ?? [],
+      durationMs: p.endNs === null ? null : Number(p.endNs - call.start_ns) / 1e6,
+      cancelled: call.cancelled === true,
+      turnSuspended: NON_FAILURE_TURN_ENDS.has(turn.endReason ?? ""),
+      outputPartCount: outputParts(call.output_messages),
+      model: call.model ?? null,
+      maxTokens: call.max_tokens ?? null,
+      inputTokens: call.input_tokens ?? null,
+      outputTokens: call.output_tokens ?? null,
+      responseInvalid: call.response_invalid === true,
+      unbalanced: balance.balanced ? null : balance,
+      brickedSinceCallId: conversation.brickedSinceCallId,
+    };
+    const { failure, extras } = this.cfg.enabled ? classifyCall(facts, this.cfg) : { failure: null, extras: [] };
+    for (const f of failure ? [failure] : extras) this.candidate(interruptionId(call.call_id, f.type), f, at, ctx);
+    if (!balance.balanced && !conversation.brickedSinceCallId) {
+      conversation.brickedSinceCallId = call.call_id;
+      conversation.dirty = true;
+    }
+    if (this.cfg.enabled) {
+      if (failure) this.countFailure(conversation, failure.type, at, ctx);
+      this.checkDeadLoop(conversation, p, at, ctx);
+    }
+    this.callRows.push(this.callRow(p, balance.balanced ? null : JSON.stringify(balance)));
+    session.callCount += 1;
+    conversation.callCount += 1;
+    turn.callCount += 1;
+  }
+
+  private touchSession({ call, keys }: Prepared, at: bigint): SessionState {
+    let s = this.sessions.get(keys.sessionId);
+    if (!s) {
+      s = {
+        id: keys.sessionId, agentName: null, pid: null, host: null, processName: null,
+        firstSeenNs: call.start_ns, lastSeenNs: at, callCount: 0, inputTokens: 0, outputTokens: 0,
+        lastModel: null, isNew: true, dirty: false,
+      };
+      this.sessions.set(s.id, s);
+    }
+    s.agentName ??= call.agent_name ?? null;
+    s.pid ??= call.pid ?? null;
+    s.host ??= call.host ?? null;
+    s.processName ??= call.process_name ?? null;
+    if (call.start_ns < s.firstSeenNs) s.firstSeenNs = call.start_ns;
+    if (at > s.lastSeenNs) s.lastSeenNs = at;
+    s.inputTokens += call.input_tokens ?? 0;
+    s.outputTokens += call.output_tokens ?? 0;
+    s.lastModel = call.model ?? s.lastModel;
+    s.dirty = true;
+    return s;
+  }
+
+  private touchConversation({ call, keys }: Prepared, at: bigint): ConversationState {
+    let c = this.conversations.get(keys.conversationId);
+    if (!c) {
+      c = {
+        id: keys.conversationId, sessionId: keys.sessionId, firstSeenNs: call.start_ns, lastSeenNs: at,
+        callCount: 0, brickedSinceCallId: null, state: { window: [], counts: {} }, isNew: true, dirty: false,
+      };
+      this.conversations.set(c.id, c);
+    }
+    if (call.start_ns < c.firstSeenNs) c.firstSeenNs = call.start_ns;
+    if (at > c.lastSeenNs) c.lastSeenNs = at;
+    c.dirty = true;
+    return c;
+  }
+
+  private touchTurn({ call, keys }: Prepared, at: bigint): TurnState {
+    let t = this.turns.get(keys.turnId);
+    if (!t) {
+      t = {
+        id: keys.turnId, conversationId: keys.conversationId, sessionId: keys.sessionId,
+        firstSeenNs: call.start_ns, lastSeenNs: at, callCount: 0, endReason: null, isNew: true, dirty: false,
+      };
+      this.turns.set(t.id, t);
+    }
+    t.conversationId ??= keys.conversationId;
+    if (call.start_ns < t.firstSeenNs) t.firstSeenNs = call.start_ns;
+    if (at > t.lastSeenNs) t.lastSeenNs = at;
+    t.dirty = true;
+    return t;
+  }
+
+  private touchAgent(name: string | null | undefined, start: bigint, at: bigint): void {
+    if (!name) return;
+    const a = this.agents.get(name);
+    if (!a) this.agents.set(name, { first: start, last: at });
+    else {
+      if (start < a.first) a.first = start;
+      if (at > a.last) a.last = at;
+    }
+  }
+
+  /** Queues the nodes not stored yet; returns them (the history's new suffix). */
+  private storeNodes(conversationId: string, nodes: MessageNode[]): MessageNode[] {
+    const fresh = nodes.slice(lastKnownIndex(nodes, this.known, this.writtenNodes) + 1);
+    for (const n of fresh) {
+      if (this.writtenNodes.has(n.id)) continue;
+      this.writtenNodes.add(n.id);
+      this.messages.push({ ...n, parts: redactText(n.parts), conversationId });
+    }
+    return fresh;
+  }
+
+  /** Tool calls and responses that first appear in this call; each response is judged once. */
+  private recordToolCalls(p: Prepared, newInput: MessageNode[], ctx: InterruptionContext): void {
+    const { call, keys } = p;
+    const names = new Map<string, string>();
+    for (const m of call.input_messages) for (const part of m.parts) if (part.type === "tool_call") names.set(part.id, part.name);
+
+    const fresh = [...call.input_messages.slice(call.input_messages.length - newInput.length), ...call.output_messages];
+    for (const m of fresh) {
+      for (const part of m.parts) {
+        if (part.type === "tool_call") this.toolCall(keys, part, call.call_id, call.start_ns);
+        if (part.type !== "tool_call_response") continue;
+        const tc = this.toolCall(keys, { type: "tool_call", id: part.id, name: names.get(part.id) ?? "", arguments: undefined }, null, call.start_ns);
+        if (tc.response !== null) continue; // already judged (e.g. from a tool_result event)
+        tc.response = redactText(typeof part.response === "string" ? part.response : JSON.stringify(part.response ?? null));
+        tc.success = part.is_error === true ? false : tc.success ?? true;
+        tc.dirty = true;
+        const finding = judgeToolResult({ response: part.response, isError: part.is_error ?? null });
+        if (finding) {
+          const detail = { ...finding.detail, tool_call_id: part.id, tool_name: tc.name };
+          this.candidate(toolInterruptionId(keys.sessionId, part.id), { type: finding.type, detail }, call.start_ns, ctx);
+        }
+      }
+    }
+  }
+
+  private toolCall(keys: CallKeys, part: ToolCallPart, callId: string | null, at: bigint): ToolCallState {
+    const id = toolCallRowId(keys.sessionId, part.id);
+    let tc = this.toolCalls.get(id);
+    if (!tc) {
+      tc = {
+        id, sessionId: keys.sessionId, conversationId: keys.conversationId, callId, toolCallId: part.id,
+        name: part.name || null, arguments: null, response: null, success: null, error: null,
+        durationNs: null, atNs: at, isNew: true, dirty: false,
+      };
+      this.toolCalls.set(id, tc);
+    }
+    if (callId && !tc.callId) {
+      tc.callId = callId;
+      tc.dirty = true;
+    }
+    if (part.name && !tc.name) tc.name = part.name;
+    if (part.arguments !== undefined && tc.arguments === null) {
+      tc.arguments = redactText(JSON.stringify(part.arguments));
+      tc.dirty = true;
+    }
+    return tc;
+  }
+
+  private candidate(id: string, f: Finding, at: bigint, ctx: InterruptionContext): void {
+    if (!this.candidates.has(id)) this.candidates.set(id, buildInterruption(id, f.type, f.detail, at, ctx, this.cfg));
+  }
+
+  /** Opens or updates the conversation's one open grouped interruption of this kind. */
+  private upsertGrouped(conv: ConversationState, f: Finding, repeatedType: string, at: bigint, ctx: InterruptionContext): void {
+    const key = groupKey(conv.id, f.type, repeatedType);
+    const open = this.grouped.get(key);
+    if (open) {
+      open.row.occurrences += 1;
+      if (at > open.row.lastSeenNs) open.row.lastSeenNs = at;
+      open.row.detail = JSON.stringify(f.detail);
+      open.dirty = true;
+      return;
+    }
+    const id = interruptionId(conv.id, f.type, repeatedType, ctx.callId ?? "");
+    this.grouped.set(key, { row: buildInterruption(id, f.type, f.detail, at, ctx, this.cfg), isNew: true, dirty: false });
+  }
+
+  private countFailure(conv: ConversationState, type: string, at: bigint, ctx: InterruptionContext): void {
+    const count = (conv.state.counts[type] ?? 0) + 1;
+    conv.state.counts[type] = count;
+    if (count >= this.cfg.retryStormCount) {
+      this.upsertGrouped(conv, { type: "retry_storm", detail: { repeated_type: type, count } }, type, at, ctx);
+    }
+  }
+
+  private checkDeadLoop(conv: ConversationState, p: Prepared, at: bigint, ctx: InterruptionContext): void {
+    const summary = summarizeCall(p.call.call_id, p.call.output_messages, p.call.input_tokens);
+    summary.text = summary.text.slice(0, WINDOW_TEXT_CAP);
+    conv.state.window = pushWindow(conv.state.window, summary, this.cfg.loop.window);
+    const loop = detectDeadLoop(conv.state.window, this.cfg.loop);
+    if (loop) this.upsertGrouped(conv, { type: "dead_loop", detail: { ...loop } }, "", at, ctx);
+  }
+
+  private blob(value: unknown): string | null {
+    if (value === undefined || value === null) return null;
+    const content = JSON.stringify(redactValue(value));
+    const id = sha32(content);
+    this.blobs.set(id, content);
+    return id;
+  }
+
+  private callRow(p: Prepared, balance: string | null) {
+    const { call, keys } = p;
+    const extra = call.extra && Object.keys(call.extra).length ? JSON.stringify(redactValue(call.extra)) : null;
+    return {
+      id: call.call_id,
+      traceId: call.trace_id ?? null,
+      sessionId: keys.sessionId,
+      conversationId: keys.conversationId,
+      turnId: keys.turnId,
+      agentName: call.agent_name ?? null,
+      provider: call.provider ?? null,
+      model: call.model ?? null,
+      serverAddress: call.server_address ?? null,
+      startNs: call.start_ns,
+      endNs: p.endNs,
+      durationNs: p.endNs === null ? null : p.endNs - call.start_ns,
+      statusCode: call.status_code ?? null,
+      error: call.error ? redactText(call.error) : null,
+      responseBody: call.response_body ? redactText(call.response_body.slice(0, RESPONSE_BODY_CAP)) : null,
+      isSse: call.is_sse ?? null,
+      sseEventCount: call.sse_event_count ?? null,
+      sseDone: call.sse_done ?? null,
+      cancelled: call.cancelled === true,
+      maxTokens: call.max_tokens ?? null,
+      inputTokens: call.input_tokens ?? null,
+      outputTokens: call.output_tokens ?? null,
+      cacheReadTokens: call.cache_read_tokens ?? null,
+      cacheCreationTokens: call.cache_creation_tokens ?? null,
+      finishReasons: call.finish_reasons ? JSON.stringify(call.finish_reasons) : null,
+      systemBlobId: this.blob(call.system_instructions?.length ? call.system_instructions : null),
+      toolsBlobId: this.blob(call.tools),
+      inputTailId: p.input.at(-1)?.id ?? null,
+      inputCount: p.input.length,
+      outputTailId: p.output.at(-1)?.id ?? null,
+      outputCount: p.output.length,
+      balance,
+      extra,
+    };
+  }
+
+  async write(tx: DbTx): Promise<number> {
+    for (const [name, a] of this.agents) {
+      await tx.agent.upsert({
+        where: { name },
+        create: { name, firstSeenNs: a.first, lastSeenNs: a.last },
+        update: { lastSeenNs: a.last },
+      });
+    }
+    await writeTracked(
+      this.sessions.values(),
+      ({ isNew: _n2, dirty: _d2, ...row }) => row,
+      (rows) => tx.session.createMany({ data: rows }),
+      (s, { id: _id, ...row }) => tx.session.update({ where: { id: s.id }, data: row }),
+    );
+    await writeTracked(
+      this.conversations.values(),
+      (c) => ({
+        id: c.id, sessionId: c.sessionId, firstSeenNs: c.firstSeenNs, lastSeenNs: c.lastSeenNs,
+        callCount: c.callCount, brickedSinceCallId: c.brickedSinceCallId, detectState: JSON.stringify(c.state),
+      }),
+      (rows) => tx.conversation.createMany({ data: rows }),
+      (c, { id: _id, ...row }) => tx.conversation.update({ where: { id: c.id }, data: row }),
+    );
+    await writeTracked(
+      this.turns.values(),
+      ({ isNew: _n2, dirty: _d2, ...row }) => row,
+      (rows) => tx.turn.createMany({ data: rows }),
+      (t, { id: _id, ...row }) => tx.turn.update({ where: { id: t.id }, data: row }),
+    );
+    const newBlobs = [...this.blobs.keys()];
+    const storedBlobs = await existingIds(newBlobs, (chunk) => tx.blob.findMany({ where: { id: { in: chunk } }, select: { id: true } }));
+    await createInChunks(newBlobs.filter((id) => !storedBlobs.has(id)).map((id) => ({ id, content: this.blobs.get(id)! })), (rows) =>
+      tx.blob.createMany({ data: rows }),
+    );
+    await createInChunks(this.messages, (rows) => tx.message.createMany({ data: rows }));
+    await createInChunks(this.callRows, (rows) => tx.call.createMany({ data: rows }));
+    await writeTracked(
+      this.toolCalls.values(),
+      ({ isNew: _n2, dirty: _d2, ...row }) => row,
+      (rows) => tx.toolCall.createMany({ data: rows }),
+      (t, { id: _id, ...row }) => tx.toolCall.update({ where: { id: t.id }, data: row }),
+    );
+    return this.writeInterruptions(tx);
+  }
+
+  private async writeInterruptions(tx: DbTx): Promise<number> {
+    const ids = [...this.candidates.keys()];
+    const stored = await existingIds(ids, (chunk) => tx.interruption.findMany({ where: { id: { in: chunk } }, select: { id: true } }));
+    const fresh = ids.filter((id) => !stored.has(id)).map((id) => this.candidates.get(id)!);
+    await createInChunks(fresh, (rows) => tx.interruption.createMany({ data: rows }));
+    let opened = fresh.length;
+    for (const g of this.grouped.values()) {
+      if (g.isNew) {
+        await tx.interruption.create({ data: g.row });
+        opened += 1;
+      } else if (g.dirty) {
+        const { occurrences, lastSeenNs, detail } = g.row;
+        await tx.interruption.update({ where: { id: g.row.id }, data: { occurrences, lastSeenNs, detail } });
+      }
+    }
+    return opened;
+  }
+}
+
+async function createInChunks<T>(rows: T[], create: (rows: T[]) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500) await create(rows.slice(i, i + 500));
+}
+
+function toolCallIdsOf(prepared: Prepared[]): string[] {
+  const ids: string[] = [];
+  for (const { call, keys } of prepared) {
+    for (const m of [...call.input_messages, ...call.output_messages]) {
+      for (const part of m.parts) {
+        if (part.type === "tool_call" || part.type === "tool_call_response") ids.push(toolCallRowId(keys.sessionId, part.id));
+      }
+    }
+  }
+  return ids;
+}
+
+/** Stores a batch of normalized calls and their interruptions, atomically and idempotently. */
+export async function ingestCalls(db: Db, calls: NormalizedCall[], cfg: DetectionConfig = detectionConfig()): Promise<IngestResult> {
+  return db.$transaction(
+    async (tx) => {
+      const fresh = await freshCalls(tx, calls);
+      const result: IngestResult = { received: calls.length, accepted: fresh.length, duplicates: calls.length - fresh.length, interruptions: 0 };
+      if (!fresh.length) return result;
+      const prepared = fresh.map(prepare);
+      const conversationIds = prepared.map((p) => p.keys.conversationId);
+      const batch = new CallBatch(cfg, {
+        sessions: await loadSessions(tx, prepared.map((p) => p.keys.sessionId)),
+        conversations: await loadConversations(tx, conversationIds),
+        turns: await loadTurns(tx, prepared.map((p) => p.keys.turnId)),
+        grouped: await loadOpenGrouped(tx, conversationIds),
+        toolCalls: await loadToolCalls(tx, toolCallIdsOf(prepared)),
+        known: await knownNodes(tx, prepared),
+      });
+      for (const p of prepared) batch.add(p);
+      result.interruptions = await batch.write(tx);
+      return result;
+    },
+    { maxWait: 30_000, timeout: 120_000 },
+  );
+}

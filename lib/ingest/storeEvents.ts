@@ -1,0 +1,153 @@
+// Lifecycle events (SPEC §2.3): process exits (agent_crash), turn ends (which withdraw an
+// empty_response of a suspended turn) and tool results. One transaction per batch; replaying an
+// event changes nothing.
+import { detectionConfig, type DetectionConfig } from "../config/detection";
+import type { Db, DbTx } from "../db/client";
+import { judgeToolResult } from "../detect/toolResult";
+import { nowNs } from "../time";
+import { buildInterruption } from "./interruptions";
+import { deriveSessionId, interruptionId, toolCallRowId, toolInterruptionId } from "./keys";
+import { redactText } from "./redact";
+import type { LifecycleEvent, ProcessExitEvent, ToolResultEvent, TurnEndEvent } from "./schema";
+import { NON_FAILURE_TURN_ENDS } from "./storeCalls";
+
+export type EventResult = { received: number; interruptions: number; withdrawn: number };
+
+/** Signals that a supervisor sends to ask for a shutdown. */
+const REQUESTED_SIGNALS = new Set(["SIGTERM", "SIGINT", "15", "2", "TERM", "INT"]);
+
+export const SYSTEM_ACTOR = "system";
+
+async function findSession(tx: DbTx, e: ProcessExitEvent) {
+  if (e.session_id) return tx.session.findUnique({ where: { id: e.session_id } });
+  const derived = await tx.session.findUnique({ where: { id: deriveSessionId(e.agent_name, e.pid, e.host) } });
+  if (derived) return derived;
+  return tx.session.findFirst({
+    where: { agentName: e.agent_name, pid: e.pid, ...(e.host ? { host: e.host } : {}) },
+    orderBy: { lastSeenNs: "desc" },
+  });
+}
+
+/** Why an exit is a crash, or null when it is a clean or requested shutdown. */
+export function crashReason(e: Pick<ProcessExitEvent, "oom" | "signal" | "exit_code">, hasUnsettledTurn: boolean): string | null {
+  if (e.oom) return "oom";
+  if (e.signal != null && e.signal !== "") {
+    const signal = String(e.signal).toUpperCase();
+    if (!REQUESTED_SIGNALS.has(signal)) return "signal";
+    return hasUnsettledTurn ? "killed_mid_turn" : null;
+  }
+  if (e.exit_code != null && e.exit_code !== 0) return "exit_code";
+  return null;
+}
+
+async function processExit(tx: DbTx, e: ProcessExitEvent, cfg: DetectionConfig): Promise<number> {
+  const session = await findSession(tx, e);
+  if (session) {
+    await tx.session.update({
+      where: { id: session.id },
+      data: { exitedAtNs: e.at_ns, exitCode: e.exit_code ?? null, exitSignal: e.signal == null ? null : String(e.signal), oom: e.oom ?? null },
+    });
+  }
+  const unsettled = session
+    ? await tx.turn.count({ where: { sessionId: session.id, endReason: null, callCount: { gt: 0 } } })
+    : 0;
+  const reason = crashReason(e, unsettled > 0);
+  if (!reason || !cfg.enabled) return 0;
+  const id = interruptionId("agent_crash", session?.id ?? deriveSessionId(e.agent_name, e.pid, e.host), String(e.at_ns));
+  if (await tx.interruption.findUnique({ where: { id }, select: { id: true } })) return 0;
+  const detail = { pid: e.pid, exit_code: e.exit_code ?? null, signal: e.signal ?? null, oom: e.oom ?? false, reason, host: e.host ?? null };
+  const row = buildInterruption(id, "agent_crash", detail, e.at_ns, {
+    sessionId: session?.id ?? e.session_id ?? null,
+    pid: e.pid,
+    agentName: e.agent_name,
+    model: session?.lastModel ?? null,
+  }, cfg);
+  await tx.interruption.create({ data: row });
+  return 1;
+}
+
+/** Ends a turn; for a suspended or handed-off turn, withdraws its open empty_response findings. */
+async function turnEnd(tx: DbTx, e: TurnEndEvent): Promise<number> {
+  await tx.turn.upsert({
+    where: { id: e.turn_id },
+    create: {
+      id: e.turn_id, sessionId: e.session_id, conversationId: e.conversation_id ?? null,
+      firstSeenNs: e.at_ns, lastSeenNs: e.at_ns, endReason: e.reason, endedAtNs: e.at_ns, finalEventId: e.final_event_id ?? null,
+    },
+    update: { endReason: e.reason, endedAtNs: e.at_ns, finalEventId: e.final_event_id ?? null },
+  });
+  if (!NON_FAILURE_TURN_ENDS.has(e.reason)) return 0;
+  const withdrawn = await tx.interruption.findMany({
+    where: { turnId: e.turn_id, type: "empty_response", status: { not: "resolved" } },
+    select: { id: true, status: true },
+  });
+  const at = nowNs();
+  const note = `withdrawn: the turn ended ${e.reason}, so an empty answer is expected`;
+  for (const w of withdrawn) {
+    await tx.interruption.update({
+      where: { id: w.id },
+      data: { status: "resolved", resolvedBy: SYSTEM_ACTOR, resolvedAtNs: at, resolutionNote: note },
+    });
+    await tx.interruptionActivity.create({
+      data: {
+        interruptionId: w.id, actor: SYSTEM_ACTOR, action: "resolve", note, atNs: at,
+        before: JSON.stringify({ status: w.status }), after: JSON.stringify({ status: "resolved" }),
+      },
+    });
+  }
+  return withdrawn.length;
+}
+
+async function toolResult(tx: DbTx, e: ToolResultEvent, cfg: DetectionConfig): Promise<number> {
+  const call = e.call_id ? await tx.call.findUnique({ where: { id: e.call_id }, select: { conversationId: true, turnId: true } }) : null;
+  const conversationId = e.conversation_id ?? call?.conversationId ?? null;
+  const id = toolCallRowId(e.session_id, e.tool_call_id);
+  const response = e.response === undefined ? null : redactText(typeof e.response === "string" ? e.response : JSON.stringify(e.response));
+  const fields = {
+    name: e.name,
+    arguments: e.arguments === undefined ? null : redactText(JSON.stringify(e.arguments)),
+    response,
+    success: e.success,
+    error: e.error ? redactText(e.error) : null,
+    durationNs: e.duration_ns ?? null,
+    atNs: e.at_ns,
+  };
+  await tx.toolCall.upsert({
+    where: { id },
+    create: { id, sessionId: e.session_id, conversationId, callId: e.call_id ?? null, toolCallId: e.tool_call_id, ...fields },
+    update: fields,
+  });
+  const finding = judgeToolResult({ response: e.response ?? null, success: e.success, error: e.error ?? null });
+  if (!finding || !cfg.enabled) return 0;
+  const iid = toolInterruptionId(e.session_id, e.tool_call_id);
+  if (await tx.interruption.findUnique({ where: { id: iid }, select: { id: true } })) return 0;
+  const session = await tx.session.findUnique({ where: { id: e.session_id }, select: { agentName: true, pid: true, lastModel: true } });
+  const detail = { ...finding.detail, tool_call_id: e.tool_call_id, tool_name: e.name };
+  await tx.interruption.create({
+    data: buildInterruption(iid, finding.type, detail, e.at_ns, {
+      sessionId: e.session_id,
+      conversationId,
+      turnId: call?.turnId ?? null,
+      callId: e.call_id ?? null,
+      pid: session?.pid ?? null,
+      agentName: session?.agentName ?? null,
+      model: session?.lastModel ?? null,
+    }, cfg),
+  });
+  return 1;
+}
+
+export async function ingestEvents(db: Db, events: LifecycleEvent[], cfg: DetectionConfig = detectionConfig()): Promise<EventResult> {
+  return db.$transaction(
+    async (tx) => {
+      const result: EventResult = { received: events.length, interruptions: 0, withdrawn: 0 };
+      for (const e of events) {
+        if (e.kind === "process_exit") result.interruptions += await processExit(tx, e, cfg);
+        else if (e.kind === "turn_end") result.withdrawn += await turnEnd(tx, e);
+        else result.interruptions += await toolResult(tx, e, cfg);
+      }
+      return result;
+    },
+    { maxWait: 30_000, timeout: 60_000 },
+  );
+}

@@ -1,0 +1,11 @@
+// Work done once when the server process starts.
+import { ensureDashboardToken, dashboardTokenPath } from "../auth/dashboardToken";
+import { db } from "../db/client";
+
+export async function startup(): Promise<void> {
+  const database = db();
+  // Per-connection pragmas: WAL writes need only NORMAL sync; wait for a busy writer.
+  await database.$queryRawUnsafe("PRAGMA synchronous = NORMAL").catch(() => undefined);
+  await ensureDashboardToken(database);
+  console.log(`[sightdesk] API token file: ${dashboardTokenPath()}`);
+}
