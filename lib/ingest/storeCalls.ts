@@ -54,7 +54,13 @@ function endOf(call: NormalizedCall): bigint | null {
   return null;
 }
 
-function prepare(call: NormalizedCall): Prepared {
+function prepare(raw: NormalizedCall): Prepared {
+  // Error texts are masked before anything reads them, so no finding's detail can carry a key.
+  const call: NormalizedCall = {
+    ...raw,
+    error: raw.error ? redactText(raw.error) : raw.error,
+    response_body: raw.response_body ? redactText(raw.response_body.slice(0, RESPONSE_BODY_CAP)) : raw.response_body,
+  };
   const keys = callKeys(call);
   const input = chainNodes(keys.conversationId, call.input_messages, null, 0);
   const tail = input.length ? input[input.length - 1].id : null;
@@ -381,8 +387,8 @@ class CallBatch {
       endNs: p.endNs,
       durationNs: p.endNs === null ? null : p.endNs - call.start_ns,
       statusCode: call.status_code ?? null,
-      error: call.error ? redactText(call.error) : null,
-      responseBody: call.response_body ? redactText(call.response_body.slice(0, RESPONSE_BODY_CAP)) : null,
+      error: call.error ?? null,
+      responseBody: call.response_body ?? null,
       isSse: call.is_sse ?? null,
       sseEventCount: call.sse_event_count ?? null,
       sseDone: call.sse_done ?? null,

@@ -1,0 +1,94 @@
+// Starts the real production server (`next start`, built by `npm run build`) on a fresh data
+// directory and a free port, as a user would run it.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { migrate } from "@/lib/db/migrate";
+
+export type TestServer = {
+  url: string;
+  token: string;
+  dataDir: string;
+  dbFile: string;
+  api: (route: string, init?: RequestInit & { token?: string | null }) => Promise<Response>;
+  stop: () => Promise<void>;
+};
+
+const ROOT = path.resolve(__dirname, "../../..");
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+async function waitForHealth(url: string, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${log()}`);
+    try {
+      const res = await fetch(`${url}/api/health`);
+      if (res.ok) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`server did not become healthy:\n${log()}`);
+}
+
+export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+  if (!fs.existsSync(path.join(ROOT, ".next", "BUILD_ID"))) {
+    throw new Error("No production build: run `npm run build` first (npm test does).");
+  }
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-test-"));
+  const dbFile = path.join(dataDir, "sightdesk.db");
+  await migrate(`file:${dbFile}`);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let output = "";
+  const child = spawn(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: ROOT,
+    env: { ...process.env, SIGHTDESK_DATA_DIR: dataDir, DATABASE_URL: "", NODE_ENV: "production", ...env },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  await waitForHealth(url, child, () => output);
+  const token = fs.readFileSync(path.join(dataDir, ".dashboard_token"), "utf8").trim();
+
+  const api: TestServer["api"] = (route, init = {}) => {
+    const { token: override, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    const bearer = override === undefined ? token : override;
+    if (bearer) headers.set("authorization", `Bearer ${bearer}`);
+    if (rest.body && !headers.has("content-type")) headers.set("content-type", "application/json");
+    return fetch(`${url}${route}`, { ...rest, headers });
+  };
+
+  const stop = async () => {
+    if (child.exitCode === null && child.pid) {
+      process.kill(-child.pid, "SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { url, token, dataDir, dbFile, api, stop };
+}
+
+/** The raw bytes of the database (file and WAL), to prove a secret was never written. */
+export function databaseBytes(server: TestServer): string {
+  return ["", "-wal"]
+    .map((suffix) => server.dbFile + suffix)
+    .filter((f) => fs.existsSync(f))
+    .map((f) => fs.readFileSync(f).toString("latin1"))
+    .join("");
+}
