@@ -42,7 +42,11 @@ const KEYWORDS: Partial<Record<InterruptionType, string[]>> = {
   network_timeout: ["timeout", "timed out", "etimedout", "gateway time-out"],
   service_unavailable: ["overloaded", "service_unavailable", "service unavailable", "bad gateway"],
   safety_filter: ["content_filter", "content_policy_violation"],
-  state_machine_error: ["must be followed by tool messages", "tool_use ids were found without tool_result"],
+  state_machine_error: [
+    "must be followed by tool messages", "tool_use ids were found without tool_result",
+    // Anthropic's actual wording wraps the block names in backticks
+    "`tool_use` ids were found without `tool_result`",
+  ],
 };
 
 const STATUS: Partial<Record<InterruptionType, number[]>> = {

@@ -405,12 +405,14 @@ describe("state_machine_error", () => {
   it("a 400 saying tool_use ids were found without tool_result is state_machine_error", () => {
     const body =
       '{"type":"error","error":{"type":"invalid_request_error","message":"messages.3: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01"}}';
-    // the real Anthropic message wraps the ids in backticks; the plain phrase must also match
+    // the spec's plain phrase, and Anthropic's real message (block names in backticks)
     const plain = '{"type":"error","error":{"type":"invalid_request_error","message":"tool_use ids were found without tool_result blocks"}}';
     const r = classify({ statusCode: 400, responseBody: plain });
     expect(r.failure?.type).toBe("state_machine_error");
     expect(r.failure?.detail).toMatchObject({ rule: "provider_rejected_history", status_code: 400 });
-    expect(failureOf({ statusCode: 400, responseBody: body })).toBe("llm_error");
+    const real = classify({ statusCode: 400, responseBody: body });
+    expect(real.failure?.type).toBe("state_machine_error");
+    expect(real.failure?.detail).toMatchObject({ rule: "provider_rejected_history", error_code: "invalid_request_error" });
   });
 
   it("an OpenAI 400 `must be followed by tool messages` is state_machine_error", () => {
