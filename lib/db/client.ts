@@ -1,5 +1,6 @@
 import { PrismaClient } from "./generated/client";
 import { createAdapterFactory } from "./adapter";
+import { registerSqliteClient } from "./sql";
 import { databaseUrl } from "./url";
 
 export type Db = PrismaClient;
@@ -7,7 +8,14 @@ export type Db = PrismaClient;
 export type DbTx = Omit<PrismaClient, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
 
 export function createDb(url = databaseUrl()): Db {
-  return new PrismaClient({ adapter: createAdapterFactory(url) });
+  let db: Db | null = null;
+  db = new PrismaClient({
+    adapter: createAdapterFactory(url, (client) => {
+      client.pragma("synchronous = NORMAL");
+      if (db) registerSqliteClient(db, client);
+    }),
+  });
+  return db;
 }
 
 const globalForDb = globalThis as unknown as { sightdeskDb?: Db };

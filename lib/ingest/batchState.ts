@@ -1,7 +1,7 @@
 // The rows an ingest batch reads and changes, loaded once per batch and written back at the
 // end, so a batch of N calls costs a handful of queries rather than N round trips each.
-import type { DbTx } from "../db/client";
-import { findInChunks } from "../db/chunks";
+import { selectIn } from "../db/bulk";
+import { asBigInt, asBool, asNumber, asText, type Row, type Sql } from "../db/sql";
 import type { CallSummary } from "../detect/deadLoop";
 import type { InterruptionRow } from "./interruptions";
 
@@ -76,88 +76,101 @@ function parseDetectState(text: string): DetectState {
   }
 }
 
-export async function loadSessions(tx: DbTx, ids: string[]): Promise<Map<string, SessionState>> {
-  const rows = await findInChunks(ids, (chunk) => tx.session.findMany({ where: { id: { in: chunk } } }));
-  return new Map(rows.map((r) => [r.id, { ...r, isNew: false, dirty: false }]));
+const toSession = (r: Row): SessionState => ({
+  id: String(r.id),
+  agentName: asText(r.agentName),
+  pid: asNumber(r.pid),
+  host: asText(r.host),
+  processName: asText(r.processName),
+  firstSeenNs: asBigInt(r.firstSeenNs)!,
+  lastSeenNs: asBigInt(r.lastSeenNs)!,
+  callCount: asNumber(r.callCount)!,
+  inputTokens: asNumber(r.inputTokens)!,
+  outputTokens: asNumber(r.outputTokens)!,
+  lastModel: asText(r.lastModel),
+  isNew: false,
+  dirty: false,
+});
+
+const toConversation = (r: Row): ConversationState => ({
+  id: String(r.id),
+  sessionId: asText(r.sessionId),
+  firstSeenNs: asBigInt(r.firstSeenNs)!,
+  lastSeenNs: asBigInt(r.lastSeenNs)!,
+  callCount: asNumber(r.callCount)!,
+  brickedSinceCallId: asText(r.brickedSinceCallId),
+  state: parseDetectState(String(r.detectState)),
+  isNew: false,
+  dirty: false,
+});
+
+const toTurn = (r: Row): TurnState => ({
+  id: String(r.id),
+  conversationId: asText(r.conversationId),
+  sessionId: asText(r.sessionId),
+  firstSeenNs: asBigInt(r.firstSeenNs)!,
+  lastSeenNs: asBigInt(r.lastSeenNs)!,
+  callCount: asNumber(r.callCount)!,
+  endReason: asText(r.endReason),
+  isNew: false,
+  dirty: false,
+});
+
+export const toInterruptionRow = (r: Row): InterruptionRow => ({
+  id: String(r.id),
+  sessionId: asText(r.sessionId),
+  conversationId: asText(r.conversationId),
+  turnId: asText(r.turnId),
+  callId: asText(r.callId),
+  traceId: asText(r.traceId),
+  pid: asNumber(r.pid),
+  agentName: asText(r.agentName),
+  model: asText(r.model),
+  type: String(r.type),
+  severity: String(r.severity),
+  occurredAtNs: asBigInt(r.occurredAtNs)!,
+  lastSeenNs: asBigInt(r.lastSeenNs)!,
+  occurrences: asNumber(r.occurrences)!,
+  detail: String(r.detail),
+  fingerprint: String(r.fingerprint),
+  createdAtNs: asBigInt(r.createdAtNs)!,
+});
+
+const toToolCall = (r: Row): ToolCallState => ({
+  id: String(r.id),
+  sessionId: asText(r.sessionId),
+  conversationId: asText(r.conversationId),
+  callId: asText(r.callId),
+  toolCallId: String(r.toolCallId),
+  name: asText(r.name),
+  arguments: asText(r.arguments),
+  response: asText(r.response),
+  success: asBool(r.success),
+  error: asText(r.error),
+  durationNs: asBigInt(r.durationNs),
+  atNs: asBigInt(r.atNs),
+  isNew: false,
+  dirty: false,
+});
+
+const INTERRUPTION_COLUMNS = '"id", "sessionId", "conversationId", "turnId", "callId", "traceId", "pid", "agentName", "model", "type", "severity", "occurredAtNs", "lastSeenNs", "occurrences", "detail", "fingerprint", "createdAtNs"';
+
+async function loadById<T extends { id: string }>(sql: Sql, table: string, ids: string[], map: (r: Row) => T): Promise<Map<string, T>> {
+  return new Map((await selectIn(sql, table, "id", ids)).map((r) => map(r)).map((t) => [t.id, t]));
 }
 
-export async function loadConversations(tx: DbTx, ids: string[]): Promise<Map<string, ConversationState>> {
-  const rows = await findInChunks(ids, (chunk) => tx.conversation.findMany({ where: { id: { in: chunk } } }));
-  return new Map(
-    rows.map((r) => [
-      r.id,
-      {
-        id: r.id,
-        sessionId: r.sessionId,
-        firstSeenNs: r.firstSeenNs,
-        lastSeenNs: r.lastSeenNs,
-        callCount: r.callCount,
-        brickedSinceCallId: r.brickedSinceCallId,
-        state: parseDetectState(r.detectState),
-        isNew: false,
-        dirty: false,
-      },
-    ]),
-  );
-}
+export const loadSessions = (sql: Sql, ids: string[]) => loadById(sql, "Session", ids, toSession);
+export const loadConversations = (sql: Sql, ids: string[]) => loadById(sql, "Conversation", ids, toConversation);
+export const loadTurns = (sql: Sql, ids: string[]) => loadById(sql, "Turn", ids, toTurn);
+export const loadToolCalls = (sql: Sql, ids: string[]) => loadById(sql, "ToolCall", ids, toToolCall);
 
-export async function loadTurns(tx: DbTx, ids: string[]): Promise<Map<string, TurnState>> {
-  const rows = await findInChunks(ids, (chunk) => tx.turn.findMany({ where: { id: { in: chunk } } }));
-  return new Map(
-    rows.map((r) => [
-      r.id,
-      {
-        id: r.id,
-        conversationId: r.conversationId,
-        sessionId: r.sessionId,
-        firstSeenNs: r.firstSeenNs,
-        lastSeenNs: r.lastSeenNs,
-        callCount: r.callCount,
-        endReason: r.endReason,
-        isNew: false,
-        dirty: false,
-      },
-    ]),
-  );
-}
-
-export async function loadOpenGrouped(tx: DbTx, conversationIds: string[]): Promise<Map<string, GroupedState>> {
-  const rows = await findInChunks(conversationIds, (chunk) =>
-    tx.interruption.findMany({
-      where: { conversationId: { in: chunk }, type: { in: [...GROUPED_TYPES] }, status: { not: "resolved" } },
-    }),
-  );
+export async function loadOpenGrouped(sql: Sql, conversationIds: string[]): Promise<Map<string, GroupedState>> {
+  const grouped = GROUPED_TYPES.map((t) => `'${t}'`).join(", ");
+  const rows = await selectIn(sql, "Interruption", "conversationId", conversationIds, INTERRUPTION_COLUMNS, `"type" IN (${grouped}) AND "status" <> 'resolved'`);
   const open = new Map<string, GroupedState>();
-  for (const r of rows) {
+  for (const r of rows.map(toInterruptionRow)) {
     const repeated = r.type === "retry_storm" ? String((JSON.parse(r.detail) as { repeated_type?: string }).repeated_type ?? "") : "";
     open.set(groupKey(r.conversationId ?? "", r.type, repeated), { row: r, isNew: false, dirty: false });
   }
   return open;
-}
-
-export async function loadToolCalls(tx: DbTx, ids: string[]): Promise<Map<string, ToolCallState>> {
-  const rows = await findInChunks(ids, (chunk) => tx.toolCall.findMany({ where: { id: { in: chunk } } }));
-  return new Map(rows.map((r) => [r.id, { ...r, isNew: false, dirty: false }]));
-}
-
-export async function existingIds(
-  ids: string[],
-  query: (chunk: string[]) => Promise<{ id: string }[]>,
-): Promise<Set<string>> {
-  return new Set((await findInChunks(ids, query)).map((r) => r.id));
-}
-
-/** Writes new rows with createMany and changed rows one by one. */
-export async function writeTracked<T extends { isNew: boolean; dirty: boolean }, R>(
-  items: Iterable<T>,
-  toRow: (item: T) => R,
-  createMany: (rows: R[]) => Promise<unknown>,
-  update: (item: T, row: R) => Promise<unknown>,
-): Promise<void> {
-  const created: R[] = [];
-  for (const item of items) {
-    if (item.isNew) created.push(toRow(item));
-    else if (item.dirty) await update(item, toRow(item));
-  }
-  for (let i = 0; i < created.length; i += 500) await createMany(created.slice(i, i + 500));
 }

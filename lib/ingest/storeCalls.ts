@@ -3,21 +3,21 @@
 // transaction, before anything is written.
 import crypto from "node:crypto";
 import { detectionConfig, type DetectionConfig } from "../config/detection";
-import type { Db, DbTx } from "../db/client";
+import { existingIds, insertRows } from "../db/bulk";
+import type { Db } from "../db/client";
+import { transaction, type Sql } from "../db/sql";
 import { classifyCall, type CallFacts } from "../detect/call";
 import { detectDeadLoop, pushWindow, summarizeCall } from "../detect/deadLoop";
 import { toolBalance } from "../detect/toolBalance";
 import { judgeToolResult } from "../detect/toolResult";
 import type { Finding } from "../detect/types";
 import {
-  existingIds,
   groupKey,
   loadConversations,
   loadOpenGrouped,
   loadSessions,
   loadToolCalls,
   loadTurns,
-  writeTracked,
   type ConversationState,
   type GroupedState,
   type SessionState,
@@ -26,7 +26,7 @@ import {
 } from "./batchState";
 import { buildInterruption, type InterruptionContext, type InterruptionRow } from "./interruptions";
 import { callKeys, interruptionId, toolCallRowId, toolInterruptionId, type CallKeys } from "./keys";
-import { chainNodes, type MessageNode } from "./messages";
+import { chainNodes, rememberChain, type MessageNode } from "./messages";
 import { redactText, redactValue } from "./redact";
 import type { ChatMessage, NormalizedCall, ToolCallPart } from "./types";
 
@@ -44,6 +44,8 @@ type Prepared = {
   endNs: bigint | null;
   input: MessageNode[];
   output: MessageNode[];
+  /** index of the first input node not stored before this call (set by `markNewSuffixes`) */
+  newInputStart: number;
 };
 
 const sha32 = (text: string) => crypto.createHash("sha256").update(text).digest("hex").slice(0, 32);
@@ -65,14 +67,13 @@ function prepare(raw: NormalizedCall): Prepared {
   const input = chainNodes(keys.conversationId, call.input_messages, null, 0);
   const tail = input.length ? input[input.length - 1].id : null;
   const output = chainNodes(keys.conversationId, call.output_messages, tail, input.length);
-  return { call, keys, endNs: endOf(call), input, output };
+  rememberChain(keys.conversationId, input, output);
+  return { call, keys, endNs: endOf(call), input, output, newInputStart: 0 };
 }
 
 /** Fresh calls of the batch: not stored yet, first occurrence only, in time order. */
-async function freshCalls(tx: DbTx, calls: NormalizedCall[]): Promise<NormalizedCall[]> {
-  const stored = await existingIds(calls.map((c) => c.call_id), (chunk) =>
-    tx.call.findMany({ where: { id: { in: chunk } }, select: { id: true } }),
-  );
+async function freshCalls(sql: Sql, calls: NormalizedCall[]): Promise<NormalizedCall[]> {
+  const stored = await existingIds(sql, "Call", calls.map((c) => c.call_id));
   const seen = new Set<string>();
   const fresh = calls.filter((c) => {
     if (stored.has(c.call_id) || seen.has(c.call_id)) return false;
@@ -87,10 +88,8 @@ async function freshCalls(tx: DbTx, calls: NormalizedCall[]): Promise<Normalized
  * prefix-closed along a chain: probing the last few input nodes (and the outputs) usually
  * settles a whole history; only histories with no hit there are probed in full.
  */
-async function knownNodes(tx: DbTx, prepared: Prepared[]): Promise<Set<string>> {
-  const probe = (ids: string[]) =>
-    existingIds(ids, (chunk) => tx.message.findMany({ where: { id: { in: chunk } }, select: { id: true } }));
-  const known = await probe(prepared.flatMap((p) => [...p.input.slice(-3), ...p.output].map((n) => n.id)));
+async function knownNodes(sql: Sql, prepared: Prepared[]): Promise<Set<string>> {
+  const known = await existingIds(sql, "Message", prepared.flatMap((p) => [...p.input.slice(-3), ...p.output].map((n) => n.id)));
   const batch = new Set<string>();
   const fallback: string[] = [];
   for (const p of prepared) {
@@ -100,8 +99,17 @@ async function knownNodes(tx: DbTx, prepared: Prepared[]): Promise<Set<string>> 
     }
     for (const n of [...p.input, ...p.output]) batch.add(n.id);
   }
-  for (const id of await probe(fallback)) known.add(id);
+  for (const id of await existingIds(sql, "Message", fallback)) known.add(id);
   return known;
+}
+
+/** Sets each call's `newInputStart`: the input nodes after it appear for the first time. */
+function markNewSuffixes(prepared: Prepared[], known: Set<string>): void {
+  const seen = new Set<string>();
+  for (const p of prepared) {
+    p.newInputStart = lastKnownIndex(p.input, known, seen) + 1;
+    for (const n of [...p.input, ...p.output]) seen.add(n.id);
+  }
 }
 
 /** Index of the last node of `nodes` that exists (in the database or written by this batch). */
@@ -154,8 +162,9 @@ class CallBatch {
     const turn = this.touchTurn(p, at);
     this.touchAgent(call.agent_name, call.start_ns, at);
 
-    const newInput = this.storeNodes(keys.conversationId, p.input);
-    this.storeNodes(keys.conversationId, p.output);
+    const newInput = p.input.slice(p.newInputStart);
+    this.storeNodes(keys.conversationId, newInput);
+    this.storeNodes(keys.conversationId, p.output.slice(lastKnownIndex(p.output, this.known, this.writtenNodes) + 1));
     const ctx: InterruptionContext = {
       sessionId: keys.sessionId,
       conversationId: keys.conversationId,
@@ -268,15 +277,13 @@ class CallBatch {
     }
   }
 
-  /** Queues the nodes not stored yet; returns them (the history's new suffix). */
-  private storeNodes(conversationId: string, nodes: MessageNode[]): MessageNode[] {
-    const fresh = nodes.slice(lastKnownIndex(nodes, this.known, this.writtenNodes) + 1);
-    for (const n of fresh) {
+  /** Queues the nodes not stored yet. */
+  private storeNodes(conversationId: string, nodes: MessageNode[]): void {
+    for (const n of nodes) {
       if (this.writtenNodes.has(n.id)) continue;
       this.writtenNodes.add(n.id);
       this.messages.push({ ...n, parts: redactText(n.parts), conversationId });
     }
-    return fresh;
   }
 
   /** Tool calls and responses that first appear in this call; each response is judged once. */
@@ -410,78 +417,52 @@ class CallBatch {
     };
   }
 
-  async write(tx: DbTx): Promise<number> {
-    for (const [name, a] of this.agents) {
-      await tx.agent.upsert({
-        where: { name },
-        create: { name, firstSeenNs: a.first, lastSeenNs: a.last },
-        update: { lastSeenNs: a.last },
-      });
-    }
-    await writeTracked(
-      this.sessions.values(),
-      ({ isNew: _n2, dirty: _d2, ...row }) => row,
-      (rows) => tx.session.createMany({ data: rows }),
-      (s, { id: _id, ...row }) => tx.session.update({ where: { id: s.id }, data: row }),
-    );
-    await writeTracked(
-      this.conversations.values(),
-      (c) => ({
+  async write(sql: Sql): Promise<number> {
+    const agents = [...this.agents].map(([name, a]) => ({ name, firstSeenNs: a.first, lastSeenNs: a.last }));
+    await insertRows(sql, "Agent", agents, { key: ["name"], update: ["lastSeenNs"] });
+    await insertRows(sql, "Session", touched(this.sessions).map(({ isNew: _n, dirty: _d, ...row }) => row), { key: ["id"], update: "all" });
+    await insertRows(
+      sql,
+      "Conversation",
+      touched(this.conversations).map((c) => ({
         id: c.id, sessionId: c.sessionId, firstSeenNs: c.firstSeenNs, lastSeenNs: c.lastSeenNs,
         callCount: c.callCount, brickedSinceCallId: c.brickedSinceCallId, detectState: JSON.stringify(c.state),
-      }),
-      (rows) => tx.conversation.createMany({ data: rows }),
-      (c, { id: _id, ...row }) => tx.conversation.update({ where: { id: c.id }, data: row }),
+      })),
+      { key: ["id"], update: "all" },
     );
-    await writeTracked(
-      this.turns.values(),
-      ({ isNew: _n2, dirty: _d2, ...row }) => row,
-      (rows) => tx.turn.createMany({ data: rows }),
-      (t, { id: _id, ...row }) => tx.turn.update({ where: { id: t.id }, data: row }),
-    );
-    const newBlobs = [...this.blobs.keys()];
-    const storedBlobs = await existingIds(newBlobs, (chunk) => tx.blob.findMany({ where: { id: { in: chunk } }, select: { id: true } }));
-    await createInChunks(newBlobs.filter((id) => !storedBlobs.has(id)).map((id) => ({ id, content: this.blobs.get(id)! })), (rows) =>
-      tx.blob.createMany({ data: rows }),
-    );
-    await createInChunks(this.messages, (rows) => tx.message.createMany({ data: rows }));
-    await createInChunks(this.callRows, (rows) => tx.call.createMany({ data: rows }));
-    await writeTracked(
-      this.toolCalls.values(),
-      ({ isNew: _n2, dirty: _d2, ...row }) => row,
-      (rows) => tx.toolCall.createMany({ data: rows }),
-      (t, { id: _id, ...row }) => tx.toolCall.update({ where: { id: t.id }, data: row }),
-    );
-    return this.writeInterruptions(tx);
+    // endReason belongs to turn_end events; calls never change it
+    await insertRows(sql, "Turn", touched(this.turns).map(({ isNew: _n, dirty: _d, ...row }) => row), {
+      key: ["id"],
+      update: ["conversationId", "firstSeenNs", "lastSeenNs", "callCount"],
+    });
+    const blobs = [...this.blobs].map(([id, content]) => ({ id, content }));
+    await insertRows(sql, "Blob", blobs, { key: ["id"], update: "nothing" });
+    await insertRows(sql, "Message", this.messages, { key: ["id"], update: "nothing" });
+    await insertRows(sql, "Call", this.callRows, { key: ["id"], update: "nothing" });
+    await insertRows(sql, "ToolCall", touched(this.toolCalls).map(({ isNew: _n, dirty: _d, ...row }) => row), { key: ["id"], update: "all" });
+    return this.writeInterruptions(sql);
   }
 
-  private async writeInterruptions(tx: DbTx): Promise<number> {
+  private async writeInterruptions(sql: Sql): Promise<number> {
     const ids = [...this.candidates.keys()];
-    const stored = await existingIds(ids, (chunk) => tx.interruption.findMany({ where: { id: { in: chunk } }, select: { id: true } }));
+    const stored = await existingIds(sql, "Interruption", ids);
     const fresh = ids.filter((id) => !stored.has(id)).map((id) => this.candidates.get(id)!);
-    await createInChunks(fresh, (rows) => tx.interruption.createMany({ data: rows }));
-    let opened = fresh.length;
-    for (const g of this.grouped.values()) {
-      if (g.isNew) {
-        await tx.interruption.create({ data: g.row });
-        opened += 1;
-      } else if (g.dirty) {
-        const { occurrences, lastSeenNs, detail } = g.row;
-        await tx.interruption.update({ where: { id: g.row.id }, data: { occurrences, lastSeenNs, detail } });
-      }
-    }
-    return opened;
+    await insertRows(sql, "Interruption", fresh, { key: ["id"], update: "nothing" });
+    const grouped = touched(this.grouped);
+    await insertRows(sql, "Interruption", grouped.map((g) => g.row), { key: ["id"], update: ["occurrences", "lastSeenNs", "detail"] });
+    return fresh.length + grouped.filter((g) => g.isNew).length;
   }
 }
 
-async function createInChunks<T>(rows: T[], create: (rows: T[]) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < rows.length; i += 500) await create(rows.slice(i, i + 500));
+function touched<T extends { isNew: boolean; dirty: boolean }>(items: Map<string, T>): T[] {
+  return [...items.values()].filter((i) => i.isNew || i.dirty);
 }
 
-function toolCallIdsOf(prepared: Prepared[]): string[] {
+/** Tool call ids in the messages a call adds (its new history suffix and its output). */
+function newToolCallIds(prepared: Prepared[]): string[] {
   const ids: string[] = [];
-  for (const { call, keys } of prepared) {
-    for (const m of [...call.input_messages, ...call.output_messages]) {
+  for (const { call, keys, newInputStart } of prepared) {
+    for (const m of [...call.input_messages.slice(newInputStart), ...call.output_messages]) {
       for (const part of m.parts) {
         if (part.type === "tool_call" || part.type === "tool_call_response") ids.push(toolCallRowId(keys.sessionId, part.id));
       }
@@ -492,25 +473,24 @@ function toolCallIdsOf(prepared: Prepared[]): string[] {
 
 /** Stores a batch of normalized calls and their interruptions, atomically and idempotently. */
 export async function ingestCalls(db: Db, calls: NormalizedCall[], cfg: DetectionConfig = detectionConfig()): Promise<IngestResult> {
-  return db.$transaction(
-    async (tx) => {
-      const fresh = await freshCalls(tx, calls);
-      const result: IngestResult = { received: calls.length, accepted: fresh.length, duplicates: calls.length - fresh.length, interruptions: 0 };
-      if (!fresh.length) return result;
-      const prepared = fresh.map(prepare);
-      const conversationIds = prepared.map((p) => p.keys.conversationId);
-      const batch = new CallBatch(cfg, {
-        sessions: await loadSessions(tx, prepared.map((p) => p.keys.sessionId)),
-        conversations: await loadConversations(tx, conversationIds),
-        turns: await loadTurns(tx, prepared.map((p) => p.keys.turnId)),
-        grouped: await loadOpenGrouped(tx, conversationIds),
-        toolCalls: await loadToolCalls(tx, toolCallIdsOf(prepared)),
-        known: await knownNodes(tx, prepared),
-      });
-      for (const p of prepared) batch.add(p);
-      result.interruptions = await batch.write(tx);
-      return result;
-    },
-    { maxWait: 30_000, timeout: 120_000 },
-  );
+  return transaction(db, async (sql) => {
+    const fresh = await freshCalls(sql, calls);
+    const result: IngestResult = { received: calls.length, accepted: fresh.length, duplicates: calls.length - fresh.length, interruptions: 0 };
+    if (!fresh.length) return result;
+    const prepared = fresh.map(prepare);
+    const known = await knownNodes(sql, prepared);
+    markNewSuffixes(prepared, known);
+    const conversationIds = prepared.map((p) => p.keys.conversationId);
+    const batch = new CallBatch(cfg, {
+      sessions: await loadSessions(sql, prepared.map((p) => p.keys.sessionId)),
+      conversations: await loadConversations(sql, conversationIds),
+      turns: await loadTurns(sql, prepared.map((p) => p.keys.turnId)),
+      grouped: await loadOpenGrouped(sql, conversationIds),
+      toolCalls: await loadToolCalls(sql, newToolCallIds(prepared)),
+      known,
+    });
+    for (const p of prepared) batch.add(p);
+    result.interruptions = await batch.write(sql);
+    return result;
+  });
 }

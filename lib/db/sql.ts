@@ -1,0 +1,104 @@
+// Plain SQL inside a Prisma transaction, for the ingest hot path. On SQLite the statements run
+// directly on the connection Prisma's transaction holds (same transaction, cached prepared
+// statements, no per-query ORM overhead); elsewhere they go through Prisma's raw queries.
+import type BetterSqlite3 from "better-sqlite3";
+import type { Db, DbTx } from "./client";
+import { databaseUrl } from "./url";
+
+export type Row = Record<string, unknown>;
+
+export interface Sql {
+  readonly dialect: "sqlite" | "postgres";
+  all(sql: string, params?: unknown[]): Promise<Row[]>;
+  run(sql: string, params?: unknown[]): Promise<void>;
+}
+
+// Kept on the client object itself: Next.js may load this module more than once per process
+// (instrumentation and route bundles), while the client is shared.
+const SQLITE_CLIENT = Symbol.for("sightdesk.sqliteClient");
+const SQLITE_SQL = Symbol.for("sightdesk.sqliteSql");
+type WithSqlite = { [SQLITE_CLIENT]?: BetterSqlite3.Database; [SQLITE_SQL]?: Sql };
+
+/** Remembers the SQLite connection behind a Prisma client (set by the adapter factory). */
+export function registerSqliteClient(db: object, client: BetterSqlite3.Database): void {
+  (db as WithSqlite)[SQLITE_CLIENT] = client;
+  delete (db as WithSqlite)[SQLITE_SQL];
+}
+
+const STATEMENT_CACHE_SIZE = 200;
+
+class SqliteSql implements Sql {
+  readonly dialect = "sqlite";
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+
+  constructor(private readonly client: BetterSqlite3.Database) {}
+
+  private statement(sql: string): BetterSqlite3.Statement {
+    let stmt = this.statements.get(sql);
+    if (!stmt) {
+      stmt = this.client.prepare(sql);
+      if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.delete(this.statements.keys().next().value!);
+      this.statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  async all(sql: string, params: unknown[] = []): Promise<Row[]> {
+    return this.statement(sql).all(...params.map(bindSqlite)) as Row[];
+  }
+
+  async run(sql: string, params: unknown[] = []): Promise<void> {
+    this.statement(sql).run(...params.map(bindSqlite));
+  }
+}
+
+function bindSqlite(v: unknown): unknown {
+  if (v === undefined) return null;
+  if (typeof v === "boolean") return v ? 1 : 0;
+  return v;
+}
+
+class PrismaSql implements Sql {
+  constructor(
+    private readonly tx: DbTx,
+    readonly dialect: "sqlite" | "postgres",
+  ) {}
+
+  private text(sql: string): string {
+    return this.dialect === "postgres" ? toNumbered(sql) : sql;
+  }
+
+  async all(sql: string, params: unknown[] = []): Promise<Row[]> {
+    return this.tx.$queryRawUnsafe<Row[]>(this.text(sql), ...params.map((v) => (v === undefined ? null : v)));
+  }
+
+  async run(sql: string, params: unknown[] = []): Promise<void> {
+    await this.tx.$executeRawUnsafe(this.text(sql), ...params.map((v) => (v === undefined ? null : v)));
+  }
+}
+
+/** `?` placeholders to PostgreSQL's `$1, $2, …` (our SQL never has `?` inside literals). */
+function toNumbered(sql: string): string {
+  let i = 0;
+  return sql.replace(/\?/g, () => `$${++i}`);
+}
+
+function sqlFor(db: Db, tx: DbTx): Sql {
+  const holder = db as unknown as WithSqlite;
+  const client = holder[SQLITE_CLIENT];
+  if (!client) return new PrismaSql(tx, /^postgres(ql)?:/.test(databaseUrl()) ? "postgres" : "sqlite");
+  return (holder[SQLITE_SQL] ??= new SqliteSql(client));
+}
+
+/** Runs `fn` in one database transaction, with plain SQL and the Prisma transaction client. */
+export function transaction<T>(db: Db, fn: (sql: Sql, tx: DbTx) => Promise<T>, timeoutMs = 120_000): Promise<T> {
+  return db.$transaction((tx) => fn(sqlFor(db, tx), tx), { maxWait: 30_000, timeout: timeoutMs });
+}
+
+/** `?, ?, ?` for n values. */
+export const marks = (n: number) => Array.from({ length: n }, () => "?").join(", ");
+
+export const asNumber = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+export const asBigInt = (v: unknown): bigint | null => (v === null || v === undefined ? null : BigInt(v as bigint | number | string));
+export const asBool = (v: unknown): boolean | null => (v === null || v === undefined ? null : Boolean(Number(v)));
+export const asText = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
