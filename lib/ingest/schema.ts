@@ -31,9 +31,8 @@ const messageSchema: z.ZodType<ChatMessage> = z.object({
   finish_reason: z.string().optional(),
 });
 
-const callFields = {
-  call_id: z.string().min(1).max(512),
-  trace_id: optionalId,
+/** Which agent process, session, conversation and turn a call belongs to (all optional). */
+const whoAndWhere = {
   session_id: optionalId,
   conversation_id: optionalId,
   turn_id: optionalId,
@@ -41,6 +40,12 @@ const callFields = {
   pid: z.number().int().nullish(),
   process_name: z.string().max(256).nullish(),
   host: z.string().max(256).nullish(),
+};
+
+const callFields = {
+  call_id: z.string().min(1).max(512),
+  trace_id: optionalId,
+  ...whoAndWhere,
   provider: z.string().max(128).nullish(),
   model: z.string().max(256).nullish(),
   server_address: z.string().max(512).nullish(),
@@ -89,13 +94,7 @@ const headers = z.record(z.string(), z.union([z.string(), z.array(z.string())]).
 
 export const httpExchangeSchema: z.ZodType<HttpExchange, unknown> = z.object({
   call_id: z.string().min(1).max(512),
-  session_id: optionalId,
-  conversation_id: optionalId,
-  turn_id: optionalId,
-  agent_name: z.string().max(256).nullish(),
-  pid: z.number().int().nullish(),
-  process_name: z.string().max(256).nullish(),
-  host: z.string().max(256).nullish(),
+  ...whoAndWhere,
   start_ns: nsSchema,
   end_ns: optionalNs,
   request: z.object({ method: z.string().optional(), url: z.string().min(1), headers, body: z.unknown() }),
