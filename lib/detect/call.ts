@@ -35,6 +35,8 @@ const KEYWORDS: Partial<Record<InterruptionType, string[]>> = {
     "context_length_exceeded", "maximum context length", "context window", "context_length",
     "reduce the length", "prompt is too long", "input is too long", "tokens_limit_reached",
     "context limit", "exceeds the model",
+    // DashScope (Qwen) reports an over-long prompt as a parameter range error
+    "range of input length",
   ],
   auth_error: ["invalid_api_key", "unauthorized", "authentication_error"],
   resource_exhaustion: ["insufficient_quota", "exceeded your current quota", "billing", "credit balance"],

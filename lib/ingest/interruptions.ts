@@ -4,6 +4,7 @@ import crypto from "node:crypto";
 import type { DetectionConfig } from "../config/detection";
 import type { InterruptionType } from "../detect/types";
 import { nowNs } from "../time";
+import { redactValue } from "./redact";
 
 export type InterruptionRow = {
   id: string;
@@ -67,7 +68,8 @@ export function buildInterruption(
     occurredAtNs: at,
     lastSeenNs: at,
     occurrences: 1,
-    detail: JSON.stringify(detail),
+    // evidence quotes tool output and error text: mask credentials in it too
+    detail: JSON.stringify(redactValue(detail)),
     fingerprint: fingerprintOf(type, ctx.agentName ?? null, ctx.model ?? null, detail),
     createdAtNs: nowNs(),
   };

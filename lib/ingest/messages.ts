@@ -23,19 +23,29 @@ function nodeId(parent: string | null, conversationId: string, role: string, par
     .slice(0, 32);
 }
 
-/**
- * The last chain computed per conversation. Ids are pure functions of content, so this only
- * saves work: a history that repeats the previous call's messages reuses their ids instead of
- * hashing the whole history again on every call.
- */
-const recentChains = new Map<string, MessageNode[]>();
-const RECENT_CHAINS_MAX = 500;
-
-function remember(conversationId: string, nodes: MessageNode[]): void {
-  recentChains.delete(conversationId);
-  recentChains.set(conversationId, nodes);
-  if (recentChains.size > RECENT_CHAINS_MAX) recentChains.delete(recentChains.keys().next().value!);
+/** Structural equality of JSON-like values (message parts), without serializing them. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const other = b as unknown[];
+    return a.length === other.length && a.every((v, i) => sameJson(v, other[i]));
+  }
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k, i) => k === kb[i] && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
+
+/**
+ * The last chain computed per conversation, with the messages it was computed from. Ids are
+ * pure functions of content, so this only saves work: a history that repeats the previous
+ * call's messages reuses their nodes instead of serializing and hashing the whole history again.
+ */
+type Chain = { nodes: MessageNode[]; messages: ChatMessage[] };
+const recentChains = new Map<string, Chain>();
+const RECENT_CHAINS_MAX = 500;
 
 /** Nodes for `messages` appended after `parentId` (or at the root, seeded by the conversation). */
 export function chainNodes(conversationId: string, messages: ChatMessage[], parentId: string | null, startSeq: number): MessageNode[] {
@@ -44,19 +54,24 @@ export function chainNodes(conversationId: string, messages: ChatMessage[], pare
   let parent = parentId;
   let sameAsPrevious = previous !== undefined;
   messages.forEach((m, i) => {
-    const { role, parts } = content(m);
-    const cached = sameAsPrevious ? previous![i] : undefined;
-    sameAsPrevious = cached !== undefined && cached.role === role && cached.parts === parts;
-    const id = sameAsPrevious ? cached!.id : nodeId(parent, conversationId, role, parts);
-    nodes.push({ id, parentId: parent, seq: startSeq + i, role, parts });
-    parent = id;
+    const cached = sameAsPrevious ? previous!.nodes[i] : undefined;
+    sameAsPrevious = cached !== undefined && cached.role === m.role && sameJson(previous!.messages[i].parts, m.parts);
+    if (sameAsPrevious) {
+      nodes.push(cached!);
+    } else {
+      const { role, parts } = content(m);
+      nodes.push({ id: nodeId(parent, conversationId, role, parts), parentId: parent, seq: startSeq + i, role, parts });
+    }
+    parent = nodes[i].id;
   });
   return nodes;
 }
 
 /** Records a call's whole chain (input then output) for the next call of its conversation. */
-export function rememberChain(conversationId: string, input: MessageNode[], output: MessageNode[]): void {
-  remember(conversationId, output.length ? [...input, ...output] : input);
+export function rememberChain(conversationId: string, input: ChatMessage[], inputNodes: MessageNode[], output: ChatMessage[], outputNodes: MessageNode[]): void {
+  recentChains.delete(conversationId);
+  recentChains.set(conversationId, { nodes: [...inputNodes, ...outputNodes], messages: [...input, ...output] });
+  if (recentChains.size > RECENT_CHAINS_MAX) recentChains.delete(recentChains.keys().next().value!);
 }
 
 /** Rebuilds a history from its tail node, given the conversation's nodes by id. */

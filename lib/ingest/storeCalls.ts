@@ -67,7 +67,7 @@ function prepare(raw: NormalizedCall): Prepared {
   const input = chainNodes(keys.conversationId, call.input_messages, null, 0);
   const tail = input.length ? input[input.length - 1].id : null;
   const output = chainNodes(keys.conversationId, call.output_messages, tail, input.length);
-  rememberChain(keys.conversationId, input, output);
+  rememberChain(keys.conversationId, call.input_messages, input, call.output_messages, output);
   return { call, keys, endNs: endOf(call), input, output, newInputStart: 0 };
 }
 
@@ -97,7 +97,8 @@ async function knownNodes(sql: Sql, prepared: Prepared[]): Promise<Set<string>> 
     if (p.input.length > 3 && !tail.some((n) => known.has(n.id) || batch.has(n.id))) {
       fallback.push(...p.input.slice(0, -3).map((n) => n.id));
     }
-    for (const n of [...p.input, ...p.output]) batch.add(n.id);
+    for (const n of p.input) batch.add(n.id);
+    for (const n of p.output) batch.add(n.id);
   }
   for (const id of await existingIds(sql, "Message", fallback)) known.add(id);
   return known;
@@ -108,7 +109,8 @@ function markNewSuffixes(prepared: Prepared[], known: Set<string>): void {
   const seen = new Set<string>();
   for (const p of prepared) {
     p.newInputStart = lastKnownIndex(p.input, known, seen) + 1;
-    for (const n of [...p.input, ...p.output]) seen.add(n.id);
+    for (const n of p.input) seen.add(n.id);
+    for (const n of p.output) seen.add(n.id);
   }
 }
 
@@ -289,15 +291,20 @@ class CallBatch {
   /** Tool calls and responses that first appear in this call; each response is judged once. */
   private recordToolCalls(p: Prepared, newInput: MessageNode[], ctx: InterruptionContext): void {
     const { call, keys } = p;
-    const names = new Map<string, string>();
-    for (const m of call.input_messages) for (const part of m.parts) if (part.type === "tool_call") names.set(part.id, part.name);
+    // The name of a tool call answered here, from its stored row or, failing that, the history.
+    const nameOf = (id: string) => {
+      for (const m of call.input_messages) for (const part of m.parts) if (part.type === "tool_call" && part.id === id) return part.name;
+      return "";
+    };
 
     const fresh = [...call.input_messages.slice(call.input_messages.length - newInput.length), ...call.output_messages];
     for (const m of fresh) {
       for (const part of m.parts) {
         if (part.type === "tool_call") this.toolCall(keys, part, call.call_id, call.start_ns);
         if (part.type !== "tool_call_response") continue;
-        const tc = this.toolCall(keys, { type: "tool_call", id: part.id, name: names.get(part.id) ?? "", arguments: undefined }, null, call.start_ns);
+        const known = this.toolCalls.get(toolCallRowId(keys.sessionId, part.id));
+        const name = known?.name ?? nameOf(part.id);
+        const tc = this.toolCall(keys, { type: "tool_call", id: part.id, name, arguments: undefined }, null, call.start_ns);
         if (tc.response !== null) continue; // already judged (e.g. from a tool_result event)
         tc.response = redactText(typeof part.response === "string" ? part.response : JSON.stringify(part.response ?? null));
         tc.success = part.is_error === true ? false : tc.success ?? true;
@@ -345,7 +352,7 @@ class CallBatch {
     if (open) {
       open.row.occurrences += 1;
       if (at > open.row.lastSeenNs) open.row.lastSeenNs = at;
-      open.row.detail = JSON.stringify(f.detail);
+      open.row.detail = JSON.stringify(redactValue(f.detail));
       open.dirty = true;
       return;
     }
