@@ -211,13 +211,7 @@ CREATE INDEX "Call_conversationId_startNs_idx" ON "Call"("conversationId", "star
 CREATE INDEX "Call_sessionId_startNs_idx" ON "Call"("sessionId", "startNs");
 
 -- CreateIndex
-CREATE INDEX "Call_turnId_idx" ON "Call"("turnId");
-
--- CreateIndex
 CREATE INDEX "Message_conversationId_seq_idx" ON "Message"("conversationId", "seq");
-
--- CreateIndex
-CREATE INDEX "ToolCall_sessionId_toolCallId_idx" ON "ToolCall"("sessionId", "toolCallId");
 
 -- CreateIndex
 CREATE INDEX "ToolCall_callId_idx" ON "ToolCall"("callId");
