@@ -1,7 +1,5 @@
 // The AgentSight interruption record (SPEC §5.1) plus SightDesk's own fields.
-import type { Interruption } from "../db/generated/client";
-
-export const UNASSIGNED = "__unassigned__";
+import type { Interruption, InterruptionActivity } from "../db/generated/client";
 
 export function interruptionRecord(i: Interruption) {
   return {
@@ -30,3 +28,9 @@ export function interruptionRecord(i: Interruption) {
 }
 
 export type InterruptionRecord = ReturnType<typeof interruptionRecord>;
+
+const parseOrNull = (text: string | null): unknown => (text === null ? null : JSON.parse(text));
+
+export function activityRecord(a: InterruptionActivity) {
+  return { actor: a.actor, action: a.action, before: parseOrNull(a.before), after: parseOrNull(a.after), note: a.note, at_ns: a.atNs };
+}

@@ -1,24 +1,24 @@
-// The route factory: every API handler declares its scope and schemas; this file does auth,
-// parsing, error mapping and exact-integer JSON, so handlers stay a few lines long.
-import type { z } from "zod";
+// The route factory: a handler names its contract; this file does auth, parsing (400 naming
+// the field), error mapping and exact-integer JSON, so handlers stay a few lines long.
 import { db, type Db } from "../db/client";
-import type { Scope } from "../auth/tokens";
 import { authenticate, type Actor } from "./auth";
 import { readJsonBody } from "./body";
+import type { Contract } from "./contract";
 import { ApiError } from "./errors";
 import { stringifyExact } from "./json";
-import { parseOrThrow } from "./validation";
+import { checkSameOrigin } from "./origin";
+import { parseBatch, parseOrThrow } from "./validation";
 
 type Params = Record<string, string>;
 
-export type RouteContext<Q> = { req: Request; db: Db; actor: Actor | null; query: Q; params: Params };
-
-type RouteOptions<Q> = {
-  /** the scope the bearer token needs; null only for routes that return no data (health) */
-  scope: Scope | null;
-  query?: z.ZodType<Q, unknown>;
-  handler: (ctx: RouteContext<Q> & { body: () => Promise<unknown> }) => Promise<unknown>;
-  status?: number;
+export type HandlerContext<Q, B> = {
+  req: Request;
+  db: Db;
+  /** who is calling; null only on routes without a scope */
+  actor: Actor;
+  query: Q;
+  body: B;
+  params: Params;
 };
 
 export function json(value: unknown, status = 200, headers: HeadersInit = {}): Response {
@@ -30,7 +30,7 @@ export function json(value: unknown, status = 200, headers: HeadersInit = {}): R
 
 function isDatabaseDown(e: unknown): boolean {
   const text = `${(e as { code?: string })?.code ?? ""} ${(e as Error)?.message ?? ""}`;
-  return /SQLITE_CANTOPEN|SQLITE_BUSY|database is locked|ECONNREFUSED|P1001|P1017|Can't reach database/i.test(text);
+  return /SQLITE_CANTOPEN|SQLITE_BUSY|database is locked|ECONNREFUSED|P1001|P1017|Can't reach database|SocketTimeout|DatabaseNotReachable/i.test(text);
 }
 
 export function errorResponse(e: unknown): Response {
@@ -40,18 +40,40 @@ export function errorResponse(e: unknown): Response {
   return json({ error: "Internal server error" }, 500);
 }
 
-export function route<Q = Record<string, never>>(opts: RouteOptions<Q>) {
+const ANONYMOUS: Actor = { kind: "token", id: "", name: "anonymous", scopes: [] };
+
+async function parseBody<B>(c: Contract<unknown, B>, req: Request, batch: boolean): Promise<B> {
+  if (!c.body) return undefined as B;
+  const raw = await readJsonBody(req);
+  return (batch ? parseBatch(c.body, raw) : parseOrThrow(c.body, raw)) as B;
+}
+
+/**
+ * A Next.js route handler for `c`. With `batch`, the body may be one object or an array and
+ * each item is validated against `c.body` (the handler then receives an array).
+ */
+export function handle<Q, B, R>(
+  c: Contract<Q, B>,
+  handler: (ctx: HandlerContext<Q, B>) => Promise<R | Response>,
+  options: { batch?: boolean } = {},
+) {
   return async (req: Request, ctx: { params?: Promise<Params> }): Promise<Response> => {
     try {
       const database = db();
-      const actor = opts.scope ? await authenticate(database, req, opts.scope) : null;
+      if (c.method !== "GET") checkSameOrigin(req);
+      const actor = c.scope ? await authenticate(database, req, c.scope) : ANONYMOUS;
       const params = (await ctx?.params) ?? {};
-      const search = Object.fromEntries(new URL(req.url).searchParams);
-      const query = opts.query ? parseOrThrow(opts.query, search) : ({} as Q);
-      const result = await opts.handler({ req, db: database, actor, query, params, body: () => readJsonBody(req) });
-      return result instanceof Response ? result : json(result, opts.status ?? 200);
+      const query = c.query ? parseOrThrow(c.query, Object.fromEntries(new URL(req.url).searchParams)) : (undefined as Q);
+      const body = await parseBody(c as Contract<unknown, B>, req, options.batch === true);
+      const result = await handler({ req, db: database, actor, query, body, params });
+      return result instanceof Response ? result : json(result, c.status ?? 200);
     } catch (e) {
       return errorResponse(e);
     }
   };
+}
+
+/** A route whose body is one object or an array of them, each validated against `c.body`. */
+export function handleBatch<Q, B, R>(c: Contract<Q, B>, handler: (ctx: HandlerContext<Q, B[]>) => Promise<R | Response>) {
+  return handle(c as unknown as Contract<Q, B[]>, handler, { batch: true });
 }

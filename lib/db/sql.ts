@@ -102,3 +102,10 @@ export const asNumber = (v: unknown): number | null => (v === null || v === unde
 export const asBigInt = (v: unknown): bigint | null => (v === null || v === undefined ? null : BigInt(v as bigint | number | string));
 export const asBool = (v: unknown): boolean | null => (v === null || v === undefined ? null : Boolean(Number(v)));
 export const asText = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+/** A read outside any transaction, with `?` placeholders on every database. */
+export function readSql(db: Db): Sql {
+  const client = (db as unknown as WithSqlite)[SQLITE_CLIENT];
+  if (client) return ((db as unknown as WithSqlite)[SQLITE_SQL] ??= new SqliteSql(client));
+  return new PrismaSql(db, /^postgres(ql)?:/.test(databaseUrl()) ? "postgres" : "sqlite");
+}

@@ -1,7 +1,5 @@
-import { ingestCallBatch } from "@/lib/api/ingest";
-import { route } from "@/lib/api/route";
+import * as c from "@/lib/api/contracts/ingest";
+import { handleBatch } from "@/lib/api/route";
+import { ingestCalls } from "@/lib/ingest/storeCalls";
 
-export const POST = route({
-  scope: "ingest",
-  handler: async ({ db, body }) => ingestCallBatch(db, await body()),
-});
+export const POST = handleBatch(c.ingestCalls, ({ db, body }) => ingestCalls(db, body));

@@ -1,7 +1,5 @@
-import { ingestEventBatch } from "@/lib/api/ingest";
-import { route } from "@/lib/api/route";
+import * as c from "@/lib/api/contracts/ingest";
+import { handleBatch } from "@/lib/api/route";
+import { ingestEvents } from "@/lib/ingest/storeEvents";
 
-export const POST = route({
-  scope: "ingest",
-  handler: async ({ db, body }) => ingestEventBatch(db, await body()),
-});
+export const POST = handleBatch(c.ingestEvents, ({ db, body }) => ingestEvents(db, body));

@@ -1,7 +1,6 @@
-import { ingestHttpBatch } from "@/lib/api/ingest";
-import { route } from "@/lib/api/route";
+import * as c from "@/lib/api/contracts/ingest";
+import { handleBatch } from "@/lib/api/route";
+import { normalizeExchange } from "@/lib/ingest/adapters";
+import { ingestCalls } from "@/lib/ingest/storeCalls";
 
-export const POST = route({
-  scope: "ingest",
-  handler: async ({ db, body }) => ingestHttpBatch(db, await body()),
-});
+export const POST = handleBatch(c.ingestHttp, ({ db, body }) => ingestCalls(db, body.map(normalizeExchange)));

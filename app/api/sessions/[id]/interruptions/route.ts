@@ -1,8 +1,8 @@
+import * as c from "@/lib/api/contracts/interruptions";
 import { interruptionRecord } from "@/lib/api/records";
-import { route } from "@/lib/api/route";
-import { sessionInterruptions } from "@/lib/db/queries/interruptions";
+import { handle } from "@/lib/api/route";
+import { interruptionsOf } from "@/lib/db/queries/interruptions";
 
-export const GET = route({
-  scope: "read",
-  handler: async ({ db, params }) => (await sessionInterruptions(db, params.id)).map(interruptionRecord),
-});
+export const GET = handle(c.sessionInterruptions, async ({ db, params }) =>
+  (await interruptionsOf(db, { sessionId: params.id })).map(interruptionRecord),
+);

@@ -1,0 +1,5 @@
+import * as c from "@/lib/api/contracts/interruptions";
+import { handle } from "@/lib/api/route";
+import { conversationCounts } from "@/lib/db/queries/interruptions";
+
+export const GET = handle(c.conversationCounts, ({ db, query }) => conversationCounts(db, query));

@@ -1,0 +1,34 @@
+// API contracts: each route declares method, path, scope and zod schemas once. The same
+// declaration validates requests (route handlers) and describes the API (/api/openapi.json).
+import type { z } from "zod";
+import type { Scope } from "../auth/tokens";
+
+export type Method = "GET" | "POST" | "DELETE";
+
+export type Contract<Q = unknown, B = unknown> = {
+  method: Method;
+  /** OpenAPI-style path, e.g. /api/interruptions/{id} */
+  path: string;
+  summary: string;
+  tag: string;
+  /** the token scope required; null only for routes that return no data */
+  scope: Scope | null;
+  query?: z.ZodType<Q, unknown>;
+  body?: z.ZodType<B, unknown>;
+  /** the response body, for documentation */
+  response?: z.ZodType;
+  /** the success status (200 unless told) */
+  status?: number;
+};
+
+const registry: Contract[] = [];
+
+export function contract<Q = unknown, B = unknown>(c: Contract<Q, B>): Contract<Q, B> {
+  registry.push(c as Contract);
+  return c;
+}
+
+/** Every contract declared so far (import lib/api/contracts to declare them all). */
+export function contracts(): readonly Contract[] {
+  return registry;
+}

@@ -1,0 +1,6 @@
+// Every contract, so that importing this module declares the whole API (for the OpenAPI document).
+import "./meta";
+import "./ingest";
+import "./interruptions";
+import "./sessions";
+import "./tokens";

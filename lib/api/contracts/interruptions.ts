@@ -1,0 +1,98 @@
+import { z } from "zod";
+import { contract } from "../contract";
+import { filterQuery, listQuery, seriesQuery } from "./params";
+import { activitySchema, conversationCountsSchema, countSchema, recordSchema, sessionCountsSchema, statsSchema } from "./schemas";
+
+const tag = "interruptions";
+
+export const listInterruptions = contract({
+  method: "GET", path: "/api/interruptions", tag, scope: "read", query: listQuery, response: z.array(recordSchema),
+  summary: "Interruptions, newest first. Multi-valued filters are comma-separated; a Link rel=\"next\" header continues past `limit`.",
+});
+export const countInterruptions = contract({
+  method: "GET", path: "/api/interruptions/count", tag, scope: "read", query: filterQuery, response: countSchema,
+  summary: "Unresolved interruptions by severity.",
+});
+export const interruptionStats = contract({
+  method: "GET", path: "/api/interruptions/stats", tag, scope: "read", query: filterQuery, response: statsSchema,
+  summary: "Unresolved interruptions by type and severity.",
+});
+export const sessionCounts = contract({
+  method: "GET", path: "/api/interruptions/session-counts", tag, scope: "read", query: filterQuery, response: sessionCountsSchema,
+  summary: "Unresolved interruptions per session (\"__unassigned__\" for none).",
+});
+export const conversationCounts = contract({
+  method: "GET", path: "/api/interruptions/conversation-counts", tag, scope: "read", query: filterQuery, response: conversationCountsSchema,
+  summary: "Unresolved interruptions per conversation (\"__unassigned__\" for none).",
+});
+export const getInterruption = contract({
+  method: "GET", path: "/api/interruptions/{id}", tag, scope: "read", response: recordSchema, summary: "One interruption.",
+});
+export const interruptionActivity = contract({
+  method: "GET", path: "/api/interruptions/{id}/activity", tag, scope: "read", response: z.array(activitySchema),
+  summary: "Who did what to an interruption, oldest first.",
+});
+
+const noteBody = z.object({ note: z.string().max(10_000).optional() }).optional();
+
+export const resolveInterruption = contract({
+  method: "POST", path: "/api/interruptions/{id}/resolve", tag, scope: "triage", body: noteBody,
+  response: z.object({ status: z.literal("resolved") }), summary: "Resolve (idempotent); an optional note.",
+});
+export const acknowledgeInterruption = contract({
+  method: "POST", path: "/api/interruptions/{id}/acknowledge", tag, scope: "triage", body: noteBody, response: recordSchema,
+  summary: "Acknowledge an open interruption (409 when resolved).",
+});
+export const reopenInterruption = contract({
+  method: "POST", path: "/api/interruptions/{id}/reopen", tag, scope: "triage", body: noteBody, response: recordSchema,
+  summary: "Return an interruption to open.",
+});
+export const assignInterruption = contract({
+  method: "POST", path: "/api/interruptions/{id}/assign", tag, scope: "triage",
+  body: z.object({ assignee: z.string().min(1).max(256).nullable(), note: z.string().max(10_000).optional() }),
+  response: recordSchema, summary: "Assign to someone (null unassigns).",
+});
+export const noteInterruption = contract({
+  method: "POST", path: "/api/interruptions/{id}/notes", tag, scope: "triage",
+  body: z.object({ note: z.string().min(1).max(10_000) }), response: recordSchema, status: 201, summary: "Add a note.",
+});
+
+const bulkFilter = z.object({
+  start_ns: z.string().optional(), end_ns: z.string().optional(), agent_name: z.string().optional(),
+  interruption_type: z.string().optional(), severity: z.string().optional(), resolved: z.string().optional(),
+  status: z.string().optional(), session_id: z.string().optional(), conversation_id: z.string().optional(), q: z.string().optional(),
+});
+
+export const bulkInterruptions = contract({
+  method: "POST", path: "/api/interruptions/bulk", tag, scope: "triage",
+  body: z
+    .object({
+      action: z.enum(["acknowledge", "resolve", "reopen", "assign"]),
+      ids: z.array(z.string().min(1)).min(1).max(100_000).optional(),
+      filter: bulkFilter.optional().describe("the list filters, as query-string values"),
+      assignee: z.string().min(1).max(256).nullable().optional(),
+      note: z.string().max(10_000).optional(),
+    })
+    .refine((b) => (b.ids ? 1 : 0) + (b.filter ? 1 : 0) === 1, { message: "give exactly one of ids or filter", path: ["ids"] })
+    .refine((b) => b.action !== "assign" || b.assignee !== undefined, { message: "required for assign", path: ["assignee"] }),
+  response: z.object({ matched: z.int(), changed: z.int() }),
+  summary: "Apply an action to interruptions by ids or by filter.",
+});
+
+export const sessionInterruptions = contract({
+  method: "GET", path: "/api/sessions/{id}/interruptions", tag, scope: "read", response: z.array(recordSchema),
+  summary: "A session's interruptions, oldest first.",
+});
+export const conversationInterruptions = contract({
+  method: "GET", path: "/api/conversations/{id}/interruptions", tag, scope: "read", response: z.array(recordSchema),
+  summary: "A conversation's interruptions, oldest first.",
+});
+
+export const interruptionTimeseries = contract({
+  method: "GET", path: "/api/interruptions/timeseries", tag, scope: "read", query: seriesQuery,
+  response: z.object({
+    start_ns: z.int(), end_ns: z.int(), bucket_ns: z.int(), group_by: z.string(),
+    buckets: z.array(z.object({ start_ns: z.int(), counts: z.record(z.string(), z.int()) })),
+  }),
+  summary: "Interruption counts per time bucket, by severity or type (all statuses unless filtered).",
+});

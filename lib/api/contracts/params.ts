@@ -1,0 +1,102 @@
+// Query-parameter schemas shared by the list and count routes (SPEC §5.1, §5.2). Query values
+// arrive as strings; each schema names the parameter in its error.
+import { z } from "zod";
+import { INTERRUPTION_TYPES, SEVERITIES } from "../../detect/types";
+import { NS_PER_HOUR, nowNs } from "../../time";
+
+export const STATUSES = ["open", "acknowledged", "resolved"] as const;
+export type Status = (typeof STATUSES)[number];
+
+export const MAX_LIMIT = 5000;
+
+/** Integer nanoseconds in a query string. */
+export const nsParam = z.string().regex(/^\d{1,20}$/, "expected integer nanoseconds").transform((v) => BigInt(v));
+
+/** A comma-separated list whose items must be among `allowed`. */
+export function csvOf<T extends string>(allowed: readonly T[]) {
+  return z.string().transform((text, ctx) => {
+    const items = text.split(",").map((s) => s.trim()).filter(Boolean);
+    const unknown = items.filter((i) => !(allowed as readonly string[]).includes(i));
+    if (unknown.length) {
+      ctx.addIssue({ code: "custom", message: `unknown value '${unknown[0]}' (expected one of ${allowed.join(", ")})` });
+      return z.NEVER;
+    }
+    return items as T[];
+  });
+}
+
+export const csv = z.string().transform((text) => text.split(",").map((s) => s.trim()).filter(Boolean));
+
+export const limitParam = z
+  .string()
+  .regex(/^\d+$/, "expected a positive integer")
+  .transform(Number)
+  .refine((n) => n >= 1 && n <= MAX_LIMIT, `expected 1 to ${MAX_LIMIT}`);
+
+export const boolParam = z.enum(["true", "false"], { message: "expected true or false" }).transform((v) => v === "true");
+
+export type InterruptionFilter = {
+  startNs: bigint;
+  endNs: bigint;
+  agentNames?: string[];
+  types?: string[];
+  severities?: string[];
+  statuses?: Status[];
+  sessionId?: string;
+  conversationId?: string;
+  q?: string;
+};
+
+const filterFields = {
+  start_ns: nsParam.optional(),
+  end_ns: nsParam.optional(),
+  agent_name: csv.optional(),
+  interruption_type: csvOf(INTERRUPTION_TYPES).optional(),
+  severity: csvOf(SEVERITIES).optional(),
+  resolved: boolParam.optional(),
+  status: csvOf(STATUSES).optional(),
+  session_id: z.string().min(1).optional(),
+  conversation_id: z.string().min(1).optional(),
+  q: z.string().min(1).max(200).optional(),
+};
+
+type RawFilter = z.output<z.ZodObject<typeof filterFields>>;
+
+/** The time window defaults to the last 24 hours; `resolved` narrows `status`. */
+function toFilter(raw: RawFilter, ctx: z.RefinementCtx): InterruptionFilter {
+  const endNs = raw.end_ns ?? nowNs();
+  const startNs = raw.start_ns ?? endNs - 24n * NS_PER_HOUR;
+  if (startNs > endNs) ctx.addIssue({ code: "custom", path: ["start_ns"], message: "must not be after end_ns" });
+  let statuses = raw.status;
+  if (raw.resolved !== undefined) {
+    const byResolved: Status[] = raw.resolved ? ["resolved"] : ["open", "acknowledged"];
+    statuses = statuses ? statuses.filter((s) => byResolved.includes(s)) : byResolved;
+  }
+  return {
+    startNs,
+    endNs,
+    agentNames: raw.agent_name,
+    types: raw.interruption_type,
+    severities: raw.severity,
+    statuses,
+    sessionId: raw.session_id,
+    conversationId: raw.conversation_id,
+    q: raw.q,
+  };
+}
+
+export const filterQuery = z.object(filterFields).transform(toFilter);
+
+export const listQuery = z
+  .object({ ...filterFields, limit: limitParam.optional(), cursor: z.string().min(1).optional() })
+  .transform((raw, ctx) => ({ filter: toFilter(raw, ctx), limit: raw.limit ?? 200, cursor: raw.cursor }));
+
+export type ListQuery = z.output<typeof listQuery>;
+
+export const seriesQuery = z
+  .object({
+    ...filterFields,
+    buckets: z.string().regex(/^\d+$/, "expected a whole number").transform(Number).refine((n) => n >= 1 && n <= 1000, "expected 1 to 1000").optional(),
+    group_by: z.enum(["severity", "type"]).optional(),
+  })
+  .transform((raw, ctx) => ({ filter: toFilter(raw, ctx), buckets: raw.buckets ?? 48, groupBy: raw.group_by ?? ("severity" as const) }));

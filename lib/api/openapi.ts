@@ -1,0 +1,47 @@
+// The OpenAPI 3.1 document, generated from the same contracts that validate requests.
+import { z } from "zod";
+import { contracts, type Contract } from "./contract";
+import "./contracts";
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output") {
+  return z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" });
+}
+
+function parameters(c: Contract) {
+  const params: object[] = [...c.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+  if (c.query) {
+    const schema = jsonSchema(c.query, "input") as { properties?: Record<string, object>; required?: string[] };
+    for (const [name, s] of Object.entries(schema.properties ?? {})) {
+      params.push({ name, in: "query", required: schema.required?.includes(name) ?? false, schema: s });
+    }
+  }
+  return params;
+}
+
+function operation(c: Contract) {
+  const ok = String(c.status ?? 200);
+  const error = { description: "Error", content: { "application/json": { schema: { type: "object", properties: { error: { type: "string" } }, required: ["error"] } } } };
+  return {
+    summary: c.summary,
+    tags: [c.tag],
+    ...(c.scope ? { security: [{ bearer: [] }], "x-required-scope": c.scope } : { security: [] }),
+    parameters: parameters(c),
+    ...(c.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(c.body, "input") } } } } : {}),
+    responses: {
+      [ok]: { description: "OK", content: { "application/json": { schema: c.response ? jsonSchema(c.response, "output") : {} } } },
+      "400": error,
+      ...(c.scope ? { "401": error, "403": error } : {}),
+    },
+  };
+}
+
+export function openApiDocument() {
+  const paths: Record<string, Record<string, object>> = {};
+  for (const c of contracts()) (paths[c.path] ??= {})[c.method.toLowerCase()] = operation(c);
+  return {
+    openapi: "3.1.0",
+    info: { title: "SightDesk API", version: "1", description: "Interruption inbox for AI agents; AgentSight-compatible interruption routes." },
+    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    paths,
+  };
+}

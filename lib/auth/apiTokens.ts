@@ -1,0 +1,50 @@
+// API tokens (SPEC §5.3): random secrets shown once, stored as SHA-256, with scopes, an
+// optional expiry, last use and revocation.
+import crypto from "node:crypto";
+import { ApiError } from "../api/errors";
+import type { DbTx } from "../db/client";
+import type { ApiToken } from "../db/generated/client";
+import { nowNs } from "../time";
+import { DASHBOARD_TOKEN_ID } from "./dashboardToken";
+import { hashToken, newSecret, parseScopes, type Scope } from "./tokens";
+
+export async function createToken(db: DbTx, input: { name: string; scopes: Scope[]; expiresAtNs?: bigint | null; createdBy: string }) {
+  const secret = newSecret();
+  const row = await db.apiToken.create({
+    data: {
+      id: crypto.randomUUID(),
+      name: input.name,
+      hash: hashToken(secret),
+      scopes: [...new Set(input.scopes)].join(","),
+      createdBy: input.createdBy,
+      createdAtNs: nowNs(),
+      expiresAtNs: input.expiresAtNs ?? null,
+    },
+  });
+  return { ...tokenRecord(row), token: secret };
+}
+
+export function tokenRecord(t: ApiToken) {
+  return {
+    id: t.id,
+    name: t.name,
+    scopes: parseScopes(t.scopes),
+    created_by: t.createdBy,
+    created_at_ns: t.createdAtNs,
+    expires_at_ns: t.expiresAtNs,
+    last_used_at_ns: t.lastUsedAtNs,
+    revoked_at_ns: t.revokedAtNs,
+  };
+}
+
+export async function listTokens(db: DbTx) {
+  return (await db.apiToken.findMany({ orderBy: { createdAtNs: "desc" } })).map(tokenRecord);
+}
+
+export async function revokeToken(db: DbTx, id: string) {
+  const token = await db.apiToken.findUnique({ where: { id } });
+  if (!token) throw new ApiError(404, "Token not found");
+  if (id === DASHBOARD_TOKEN_ID) throw new ApiError(409, "The token file's token cannot be revoked here: delete the file and restart");
+  if (token.revokedAtNs === null) await db.apiToken.update({ where: { id }, data: { revokedAtNs: nowNs() } });
+  return tokenRecord((await db.apiToken.findUnique({ where: { id } }))!);
+}

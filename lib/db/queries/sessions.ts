@@ -1,0 +1,216 @@
+// Sessions and their trajectories: conversations → turns → calls, and a call's messages.
+import { ApiError } from "../../api/errors";
+import { toolBalance } from "../../detect/toolBalance";
+import type { ChatMessage } from "../../ingest/types";
+import type { Db, DbTx } from "../client";
+import type { Call, Prisma, Session } from "../generated/client";
+import { readSql } from "../sql";
+
+const UNRESOLVED = ["open", "acknowledged"];
+const SEVERITY_ORDER = ["critical", "high", "medium", "low"];
+
+type OpenCounts = { total: number; by_severity: Record<string, number>; types: { interruption_type: string; severity: string; count: number }[] };
+
+async function openCountsBySession(db: DbTx, sessionIds: string[]): Promise<Map<string, OpenCounts>> {
+  const groups = sessionIds.length
+    ? await db.interruption.groupBy({
+        by: ["sessionId", "type", "severity"],
+        where: { sessionId: { in: sessionIds }, status: { in: UNRESOLVED } },
+        _count: { _all: true },
+      })
+    : [];
+  const out = new Map<string, OpenCounts>();
+  for (const g of groups) {
+    const key = g.sessionId!;
+    let c = out.get(key);
+    if (!c) out.set(key, (c = { total: 0, by_severity: { critical: 0, high: 0, medium: 0, low: 0 }, types: [] }));
+    c.total += g._count._all;
+    c.by_severity[g.severity] = (c.by_severity[g.severity] ?? 0) + g._count._all;
+    c.types.push({ interruption_type: g.type, severity: g.severity, count: g._count._all });
+  }
+  for (const c of out.values()) c.types.sort((a, b) => SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity) || b.count - a.count);
+  return out;
+}
+
+function sessionRecord(s: Session, conversations: number, open: OpenCounts | undefined) {
+  return {
+    session_id: s.id,
+    agent_name: s.agentName,
+    pid: s.pid,
+    host: s.host,
+    process_name: s.processName,
+    first_seen_ns: s.firstSeenNs,
+    last_seen_ns: s.lastSeenNs,
+    call_count: s.callCount,
+    conversation_count: conversations,
+    input_tokens: s.inputTokens,
+    output_tokens: s.outputTokens,
+    model: s.lastModel,
+    exited_at_ns: s.exitedAtNs,
+    exit_code: s.exitCode,
+    exit_signal: s.exitSignal,
+    oom: s.oom,
+    open_interruptions: open ?? { total: 0, by_severity: { critical: 0, high: 0, medium: 0, low: 0 }, types: [] },
+  };
+}
+
+export type SessionListQuery = { agentNames?: string[]; withOpen?: boolean; startNs?: bigint; endNs?: bigint; limit: number; cursor?: string };
+
+// Cursor: "<last_seen_ns>.<id>" in base64url, newest first.
+function decodeSessionCursor(cursor: string) {
+  const [ns, id] = Buffer.from(cursor, "base64url").toString("utf8").split(".");
+  if (!/^\d{1,20}$/.test(ns ?? "") || !id) throw new ApiError(400, "cursor: not a cursor this server issued");
+  return { ns: BigInt(ns), id };
+}
+export const encodeSessionCursor = (s: { last_seen_ns: bigint; session_id: string }) =>
+  Buffer.from(`${s.last_seen_ns}.${s.session_id}`).toString("base64url");
+
+export async function listSessions(db: DbTx, q: SessionListQuery) {
+  const where: Prisma.SessionWhereInput = {};
+  if (q.agentNames?.length) where.agentName = { in: q.agentNames };
+  if (q.startNs !== undefined || q.endNs !== undefined) where.lastSeenNs = { gte: q.startNs, lte: q.endNs };
+  if (q.withOpen) {
+    const open = await db.interruption.findMany({ where: { status: { in: UNRESOLVED }, sessionId: { not: null } }, distinct: ["sessionId"], select: { sessionId: true } });
+    where.id = { in: open.map((o) => o.sessionId!) };
+  }
+  if (q.cursor) {
+    const c = decodeSessionCursor(q.cursor);
+    where.AND = [{ OR: [{ lastSeenNs: { lt: c.ns } }, { lastSeenNs: c.ns, id: { lt: c.id } }] }];
+  }
+  const sessions = await db.session.findMany({ where, orderBy: [{ lastSeenNs: "desc" }, { id: "desc" }], take: q.limit });
+  const ids = sessions.map((s) => s.id);
+  const [open, conversations] = await Promise.all([
+    openCountsBySession(db, ids),
+    ids.length ? db.conversation.groupBy({ by: ["sessionId"], where: { sessionId: { in: ids } }, _count: { _all: true } }) : [],
+  ]);
+  const convCount = new Map(conversations.map((c) => [c.sessionId, c._count._all]));
+  return sessions.map((s) => sessionRecord(s, convCount.get(s.id) ?? 0, open.get(s.id)));
+}
+
+/** A session with its conversations and their turns (calls are paged separately). */
+export async function sessionDetail(db: DbTx, id: string) {
+  const session = await db.session.findUnique({ where: { id } });
+  if (!session) throw new ApiError(404, "Session not found");
+  const [conversations, turns, open] = await Promise.all([
+    db.conversation.findMany({ where: { sessionId: id }, orderBy: { firstSeenNs: "asc" } }),
+    db.turn.findMany({ where: { sessionId: id }, orderBy: { firstSeenNs: "asc" } }),
+    openCountsBySession(db, [id]),
+  ]);
+  return {
+    ...sessionRecord(session, conversations.length, open.get(id)),
+    conversations: conversations.map((c) => ({
+      conversation_id: c.id,
+      first_seen_ns: c.firstSeenNs,
+      last_seen_ns: c.lastSeenNs,
+      call_count: c.callCount,
+      bricked_since_call_id: c.brickedSinceCallId,
+      turns: turns
+        .filter((t) => t.conversationId === c.id)
+        .map((t) => ({ turn_id: t.id, first_seen_ns: t.firstSeenNs, last_seen_ns: t.lastSeenNs, call_count: t.callCount, end_reason: t.endReason, ended_at_ns: t.endedAtNs })),
+    })),
+  };
+}
+
+function callSummary(c: Call, markers: { interruption_id: string; interruption_type: string; severity: string }[]) {
+  return {
+    call_id: c.id,
+    trace_id: c.traceId,
+    session_id: c.sessionId,
+    conversation_id: c.conversationId,
+    turn_id: c.turnId,
+    agent_name: c.agentName,
+    provider: c.provider,
+    model: c.model,
+    start_ns: c.startNs,
+    end_ns: c.endNs,
+    duration_ns: c.durationNs,
+    status_code: c.statusCode,
+    error: c.error,
+    is_sse: c.isSse,
+    sse_done: c.sseDone,
+    cancelled: c.cancelled,
+    max_tokens: c.maxTokens,
+    input_tokens: c.inputTokens,
+    output_tokens: c.outputTokens,
+    finish_reasons: c.finishReasons ? (JSON.parse(c.finishReasons) as string[]) : [],
+    input_message_count: c.inputCount,
+    output_message_count: c.outputCount,
+    unbalanced_tool_calls: c.balance ? JSON.parse(c.balance) : null,
+    interruptions: markers,
+  };
+}
+
+async function markersFor(db: DbTx, callIds: string[]) {
+  const rows = callIds.length
+    ? await db.interruption.findMany({
+        where: { callId: { in: callIds } },
+        select: { id: true, callId: true, type: true, severity: true, status: true },
+      })
+    : [];
+  const byCall = new Map<string, { interruption_id: string; interruption_type: string; severity: string; status: string }[]>();
+  for (const r of rows) {
+    const list = byCall.get(r.callId!) ?? [];
+    list.push({ interruption_id: r.id, interruption_type: r.type, severity: r.severity, status: r.status });
+    byCall.set(r.callId!, list);
+  }
+  return byCall;
+}
+
+export type CallPage = { sessionId: string; conversationId?: string; limit: number; afterNs?: bigint; afterId?: string };
+
+/** A session's calls in time order, a page at a time (a long session has thousands). */
+export async function sessionCalls(db: DbTx, q: CallPage) {
+  const where: Prisma.CallWhereInput = { sessionId: q.sessionId };
+  if (q.conversationId) where.conversationId = q.conversationId;
+  if (q.afterNs !== undefined) where.OR = [{ startNs: { gt: q.afterNs } }, { startNs: q.afterNs, id: { gt: q.afterId ?? "" } }];
+  const calls = await db.call.findMany({ where, orderBy: [{ startNs: "asc" }, { id: "asc" }], take: q.limit });
+  const markers = await markersFor(db, calls.map((c) => c.id));
+  return calls.map((c) => callSummary(c, markers.get(c.id) ?? []));
+}
+
+type NodeRow = { id: string; parentId: string | null; seq: number; role: string; parts: string };
+
+/** The messages of a history, walking parent links from its tail node. */
+async function history(db: Db, tailId: string | null): Promise<ChatMessage[]> {
+  if (!tailId) return [];
+  const rows = await readSql(db).all(
+    `WITH RECURSIVE chain("id", "parentId", "seq", "role", "parts") AS (
+       SELECT "id", "parentId", "seq", "role", "parts" FROM "Message" WHERE "id" = ?
+       UNION ALL
+       SELECT m."id", m."parentId", m."seq", m."role", m."parts" FROM "Message" m JOIN chain c ON m."id" = c."parentId"
+     ) SELECT * FROM chain ORDER BY "seq"`,
+    [tailId],
+  );
+  return (rows as unknown as NodeRow[]).map((r) => ({ role: String(r.role), parts: JSON.parse(String(r.parts)) }));
+}
+
+/** One call with its full input history, output, tool-call balance and interruptions. */
+export async function callDetail(db: Db, id: string) {
+  const call = await db.call.findUnique({ where: { id } });
+  if (!call) throw new ApiError(404, "Call not found");
+  const [chain, markers, system, toolCalls] = await Promise.all([
+    history(db, call.outputTailId ?? call.inputTailId),
+    markersFor(db, [id]),
+    call.systemBlobId ? db.blob.findUnique({ where: { id: call.systemBlobId } }) : null,
+    db.toolCall.findMany({ where: { callId: id } }),
+  ]);
+  const input = chain.slice(0, call.inputCount);
+  const output = chain.slice(call.inputCount);
+  const balance = toolBalance(input);
+  return {
+    ...callSummary(call, markers.get(id) ?? []),
+    system_instructions: system ? JSON.parse(system.content) : [],
+    input_messages: input,
+    output_messages: output,
+    tool_balance: balance,
+    tool_calls: toolCalls.map((t) => ({
+      tool_call_id: t.toolCallId,
+      name: t.name,
+      arguments: t.arguments,
+      response: t.response,
+      success: t.success,
+      error: t.error,
+      duration_ns: t.durationNs,
+    })),
+  };
+}

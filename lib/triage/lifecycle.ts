@@ -1,0 +1,94 @@
+// The lifecycle of an interruption (SPEC §4): open → acknowledged → resolved, reopen, assign,
+// notes. Every change writes an activity row naming the actor; a change that would change
+// nothing (resolving a resolved one) is a no-op and writes nothing.
+import { ApiError } from "../api/errors";
+import type { Db, DbTx } from "../db/client";
+import type { Prisma } from "../db/generated/client";
+import { nowNs } from "../time";
+
+export const ACTIONS = ["acknowledge", "resolve", "reopen", "assign", "note"] as const;
+export type Action = (typeof ACTIONS)[number];
+
+export type ActionInput = { action: Action; actor: string; note?: string | null; assignee?: string | null };
+
+type Current = { id: string; status: string; assignee: string | null };
+
+/** What the action changes on a row in this state, or null when it changes nothing. */
+function changeFor(row: Current, input: ActionInput, at: bigint): Prisma.InterruptionUpdateManyMutationInput | null {
+  switch (input.action) {
+    case "acknowledge":
+      return row.status === "open" ? { status: "acknowledged", acknowledgedBy: input.actor, acknowledgedAtNs: at } : null;
+    case "resolve":
+      return row.status === "resolved"
+        ? null
+        : { status: "resolved", resolvedBy: input.actor, resolvedAtNs: at, resolutionNote: input.note ?? null };
+    case "reopen":
+      return row.status === "open"
+        ? null
+        : { status: "open", acknowledgedBy: null, acknowledgedAtNs: null, resolvedBy: null, resolvedAtNs: null, resolutionNote: null };
+    case "assign":
+      return (input.assignee ?? null) === row.assignee ? null : { assignee: input.assignee ?? null };
+    case "note":
+      return {};
+  }
+}
+
+const CHUNK = 500;
+
+/**
+ * Applies one action to many interruptions, in chunks of one transaction each. Rows are
+ * updated only if still in the state that was read (concurrent triage cannot double-apply).
+ */
+export async function applyToMany(db: Db, ids: string[], input: ActionInput): Promise<{ matched: number; changed: number }> {
+  let matched = 0;
+  let changed = 0;
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const chunk = ids.slice(i, i + CHUNK);
+    const result = await db.$transaction((tx) => applyChunk(tx, chunk, input));
+    matched += result.matched;
+    changed += result.changed;
+  }
+  return { matched, changed };
+}
+
+async function applyChunk(tx: DbTx, ids: string[], input: ActionInput): Promise<{ matched: number; changed: number }> {
+  const at = nowNs();
+  const rows = await tx.interruption.findMany({ where: { id: { in: ids } }, select: { id: true, status: true, assignee: true } });
+  let changed = 0;
+  const activity: Prisma.InterruptionActivityCreateManyInput[] = [];
+  for (const row of rows) {
+    const data = changeFor(row, input, at);
+    if (!data) continue;
+    if (Object.keys(data).length) {
+      const updated = await tx.interruption.updateMany({ where: { id: row.id, status: row.status, assignee: row.assignee }, data });
+      if (updated.count === 0) continue; // changed by someone else meanwhile
+    }
+    changed += 1;
+    activity.push({
+      interruptionId: row.id,
+      actor: input.actor,
+      action: input.action,
+      before: JSON.stringify({ status: row.status, assignee: row.assignee }),
+      after: JSON.stringify({ status: (data.status as string | undefined) ?? row.status, assignee: data.assignee !== undefined ? data.assignee : row.assignee }),
+      note: input.note ?? null,
+      atNs: at,
+    });
+  }
+  if (activity.length) await tx.interruptionActivity.createMany({ data: activity });
+  return { matched: rows.length, changed };
+}
+
+/** One interruption: 404 when unknown, 409 when the action makes no sense in its state. */
+export async function applyToOne(db: Db, id: string, input: ActionInput) {
+  const row = await db.interruption.findUnique({ where: { id }, select: { status: true } });
+  if (!row) throw new ApiError(404, "Interruption not found");
+  if (input.action === "acknowledge" && row.status === "resolved") {
+    throw new ApiError(409, "Interruption is resolved: reopen it before acknowledging");
+  }
+  await applyToMany(db, [id], input);
+  return (await db.interruption.findUnique({ where: { id } }))!;
+}
+
+export function activityOf(db: DbTx, interruptionId: string) {
+  return db.interruptionActivity.findMany({ where: { interruptionId }, orderBy: [{ atNs: "asc" }, { id: "asc" }] });
+}
