@@ -19,10 +19,32 @@ function bearer(req: Request): string {
   return match[1];
 }
 
+type TokenRow = NonNullable<Awaited<ReturnType<DbTx["apiToken"]["findUnique"]>>>;
+
+// Token rows for a few seconds, so a burst of requests costs one lookup. Revoking clears the
+// entry at once (same process); elsewhere a change shows within CACHE_MS.
+const CACHE_MS = 5_000;
+// Kept on globalThis: Next.js may load this module once per route bundle in one process.
+const holder = globalThis as unknown as { sightdeskTokenCache?: Map<string, { row: TokenRow | null; at: number }> };
+const cache = (holder.sightdeskTokenCache ??= new Map());
+
+export function forgetToken(hash: string): void {
+  cache.delete(hash);
+}
+
+async function lookup(db: DbTx, hash: string): Promise<TokenRow | null> {
+  const hit = cache.get(hash);
+  if (hit && Date.now() - hit.at < CACHE_MS) return hit.row;
+  const row = await db.apiToken.findUnique({ where: { hash } });
+  if (cache.size > 10_000) cache.clear();
+  cache.set(hash, { row, at: Date.now() });
+  return row;
+}
+
 /** Resolves the request's bearer token and checks it carries `scope` (401 / 403 otherwise). */
 export async function authenticate(db: DbTx, req: Request, scope: Scope): Promise<Actor> {
   const secret = bearer(req);
-  const token = await db.apiToken.findUnique({ where: { hash: hashToken(secret) } });
+  const token = await lookup(db, hashToken(secret));
   const now = nowNs();
   if (!token || token.revokedAtNs !== null || (token.expiresAtNs !== null && token.expiresAtNs <= now)) {
     throw new ApiError(401, "Invalid, expired or revoked token");
@@ -32,6 +54,7 @@ export async function authenticate(db: DbTx, req: Request, scope: Scope): Promis
     throw new ApiError(403, `This token lacks the '${scope}' scope`);
   }
   if (token.lastUsedAtNs === null || now - token.lastUsedAtNs > LAST_USED_RESOLUTION_NS) {
+    token.lastUsedAtNs = now;
     await db.apiToken.update({ where: { id: token.id }, data: { lastUsedAtNs: now } });
   }
   return { kind: "token", id: token.id, name: token.name, scopes };

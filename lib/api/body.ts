@@ -29,9 +29,13 @@ export async function readBodyText(req: Request, limit = bodyLimit()): Promise<s
   return Buffer.concat(chunks).toString("utf8");
 }
 
-export async function readJsonBody(req: Request, limit = bodyLimit()): Promise<unknown> {
-  const text = await readBodyText(req, limit);
-  if (!text.trim()) throw new ApiError(400, "Request body is empty: expected JSON");
+/** The parsed body; an empty body is `undefined` where allowed (optional bodies), else a 400. */
+export async function readJsonBody(req: Request, options: { allowEmpty?: boolean; limit?: number } = {}): Promise<unknown> {
+  const text = await readBodyText(req, options.limit ?? bodyLimit());
+  if (!text.trim()) {
+    if (options.allowEmpty) return undefined;
+    throw new ApiError(400, "Request body is empty: expected JSON");
+  }
   try {
     return parseJsonExact(text);
   } catch (e) {

@@ -26,7 +26,7 @@ function operation(c: Contract) {
     tags: [c.tag],
     ...(c.scope ? { security: [{ bearer: [] }], "x-required-scope": c.scope } : { security: [] }),
     parameters: parameters(c),
-    ...(c.body ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(c.body, "input") } } } } : {}),
+    ...(c.body ? { requestBody: { required: !c.body.safeParse(undefined).success, content: { "application/json": { schema: jsonSchema(c.body, "input") } } } } : {}),
     responses: {
       [ok]: { description: "OK", content: { "application/json": { schema: c.response ? jsonSchema(c.response, "output") : {} } } },
       "400": error,

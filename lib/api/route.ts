@@ -44,7 +44,7 @@ const ANONYMOUS: Actor = { kind: "token", id: "", name: "anonymous", scopes: [] 
 
 async function parseBody<B>(c: Contract<unknown, B>, req: Request, batch: boolean): Promise<B> {
   if (!c.body) return undefined as B;
-  const raw = await readJsonBody(req);
+  const raw = await readJsonBody(req, { allowEmpty: !batch && c.body.safeParse(undefined).success });
   return (batch ? parseBatch(c.body, raw) : parseOrThrow(c.body, raw)) as B;
 }
 

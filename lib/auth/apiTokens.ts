@@ -1,6 +1,7 @@
 // API tokens (SPEC §5.3): random secrets shown once, stored as SHA-256, with scopes, an
 // optional expiry, last use and revocation.
 import crypto from "node:crypto";
+import { forgetToken } from "../api/auth";
 import { ApiError } from "../api/errors";
 import type { DbTx } from "../db/client";
 import type { ApiToken } from "../db/generated/client";
@@ -46,5 +47,6 @@ export async function revokeToken(db: DbTx, id: string) {
   if (!token) throw new ApiError(404, "Token not found");
   if (id === DASHBOARD_TOKEN_ID) throw new ApiError(409, "The token file's token cannot be revoked here: delete the file and restart");
   if (token.revokedAtNs === null) await db.apiToken.update({ where: { id }, data: { revokedAtNs: nowNs() } });
+  forgetToken(token.hash);
   return tokenRecord((await db.apiToken.findUnique({ where: { id } }))!);
 }

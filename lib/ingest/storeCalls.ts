@@ -297,10 +297,13 @@ class CallBatch {
       return "";
     };
 
-    const fresh = [...call.input_messages.slice(call.input_messages.length - newInput.length), ...call.output_messages];
-    for (const m of fresh) {
+    // A tool call belongs to the call whose output made it; one first seen in a history (its
+    // maker not ingested yet) is recorded without a maker, which claims it when it arrives.
+    const fromHistory = call.input_messages.slice(call.input_messages.length - newInput.length).map((m) => ({ m, made: false }));
+    const fromOutput = call.output_messages.map((m) => ({ m, made: true }));
+    for (const { m, made } of [...fromHistory, ...fromOutput]) {
       for (const part of m.parts) {
-        if (part.type === "tool_call") this.toolCall(keys, part, call.call_id, call.start_ns);
+        if (part.type === "tool_call") this.toolCall(keys, part, made ? call.call_id : null, call.start_ns);
         if (part.type !== "tool_call_response") continue;
         const known = this.toolCalls.get(toolCallRowId(keys.sessionId, part.id));
         const name = known?.name ?? nameOf(part.id);
@@ -318,19 +321,20 @@ class CallBatch {
     }
   }
 
-  private toolCall(keys: CallKeys, part: ToolCallPart, callId: string | null, at: bigint): ToolCallState {
+  private toolCall(keys: CallKeys, part: ToolCallPart, makerCallId: string | null, at: bigint): ToolCallState {
     const id = toolCallRowId(keys.sessionId, part.id);
     let tc = this.toolCalls.get(id);
     if (!tc) {
       tc = {
-        id, sessionId: keys.sessionId, conversationId: keys.conversationId, callId, toolCallId: part.id,
+        id, sessionId: keys.sessionId, conversationId: keys.conversationId, callId: makerCallId, toolCallId: part.id,
         name: part.name || null, arguments: null, response: null, success: null, error: null,
         durationNs: null, atNs: at, isNew: true, dirty: false,
       };
       this.toolCalls.set(id, tc);
     }
-    if (callId && !tc.callId) {
-      tc.callId = callId;
+    if (makerCallId && tc.callId !== makerCallId) {
+      tc.callId = makerCallId;
+      tc.atNs = at;
       tc.dirty = true;
     }
     if (part.name && !tc.name) tc.name = part.name;

@@ -1,38 +1,49 @@
 // Reading interruptions: lists with keyset pagination, and the unresolved counts of SPEC §5.1.
+// These are the hot read paths (the inbox, every AgentSight client), so they are plain SQL
+// shaped for the window index rather than ORM queries.
 import type { InterruptionFilter, Status } from "../../api/contracts/params";
 import { ApiError } from "../../api/errors";
 import { SEVERITIES } from "../../detect/types";
-import type { DbTx } from "../client";
-import type { Interruption, Prisma } from "../generated/client";
+import type { Db, DbTx } from "../client";
+import type { Interruption } from "../generated/client";
+import { asBigInt, asNumber, asText, readSql, type Row } from "../sql";
+import { filterSql } from "./filterSql";
 
 export const UNASSIGNED = "__unassigned__";
 const UNRESOLVED: Status[] = ["open", "acknowledged"];
 
-export function interruptionWhere(f: InterruptionFilter): Prisma.InterruptionWhereInput {
-  const where: Prisma.InterruptionWhereInput = { occurredAtNs: { gte: f.startNs, lte: f.endNs } };
-  if (f.agentNames?.length) where.agentName = { in: f.agentNames };
-  if (f.types?.length) where.type = { in: f.types };
-  if (f.severities?.length) where.severity = { in: f.severities };
-  if (f.statuses) where.status = { in: f.statuses };
-  if (f.sessionId) where.sessionId = f.sessionId;
-  if (f.conversationId) where.conversationId = f.conversationId;
-  if (f.q) {
-    where.OR = [
-      { id: f.q },
-      { callId: f.q },
-      { traceId: f.q },
-      { type: { contains: f.q } },
-      { agentName: { contains: f.q } },
-      { detail: { contains: f.q } },
-    ];
-  }
-  return where;
+/** Unresolved only (count routes), whatever status filter was asked for. */
+function unresolved(f: InterruptionFilter): InterruptionFilter {
+  return { ...f, statuses: (f.statuses ?? UNRESOLVED).filter((s) => UNRESOLVED.includes(s)) };
 }
 
-/** Unresolved only (count routes), whatever status filter was asked for. */
-function unresolvedWhere(f: InterruptionFilter): Prisma.InterruptionWhereInput {
-  const statuses = (f.statuses ?? UNRESOLVED).filter((s) => UNRESOLVED.includes(s));
-  return interruptionWhere({ ...f, statuses });
+export function toInterruption(r: Row): Interruption {
+  return {
+    id: String(r.id),
+    sessionId: asText(r.sessionId),
+    conversationId: asText(r.conversationId),
+    turnId: asText(r.turnId),
+    callId: asText(r.callId),
+    traceId: asText(r.traceId),
+    pid: asNumber(r.pid),
+    agentName: asText(r.agentName),
+    model: asText(r.model),
+    type: String(r.type),
+    severity: String(r.severity),
+    occurredAtNs: asBigInt(r.occurredAtNs)!,
+    lastSeenNs: asBigInt(r.lastSeenNs)!,
+    occurrences: asNumber(r.occurrences)!,
+    detail: String(r.detail),
+    fingerprint: String(r.fingerprint),
+    status: String(r.status),
+    assignee: asText(r.assignee),
+    acknowledgedBy: asText(r.acknowledgedBy),
+    acknowledgedAtNs: asBigInt(r.acknowledgedAtNs),
+    resolvedBy: asText(r.resolvedBy),
+    resolvedAtNs: asBigInt(r.resolvedAtNs),
+    resolutionNote: asText(r.resolutionNote),
+    createdAtNs: asBigInt(r.createdAtNs)!,
+  };
 }
 
 // Cursors are opaque to clients: "<occurred_at_ns>.<id>" in base64url.
@@ -41,19 +52,34 @@ export function encodeCursor(i: Pick<Interruption, "occurredAtNs" | "id">): stri
 }
 
 function decodeCursor(cursor: string): { ns: bigint; id: string } {
-  const [ns, id] = Buffer.from(cursor, "base64url").toString("utf8").split(".");
-  if (!/^\d{1,20}$/.test(ns ?? "") || !id) throw new ApiError(400, "cursor: not a cursor this server issued");
+  const text = Buffer.from(cursor, "base64url").toString("utf8");
+  const dot = text.indexOf(".");
+  const ns = text.slice(0, dot);
+  const id = text.slice(dot + 1);
+  if (dot < 0 || !/^\d{1,20}$/.test(ns) || !id) throw new ApiError(400, "cursor: not a cursor this server issued");
   return { ns: BigInt(ns), id };
 }
 
 /** Newest first; `cursor` continues after the last row of the previous page. */
-export async function listInterruptions(db: DbTx, f: InterruptionFilter, limit: number, cursor?: string): Promise<Interruption[]> {
-  const where = interruptionWhere(f);
+export async function listInterruptions(db: Db, f: InterruptionFilter, limit: number, cursor?: string): Promise<Interruption[]> {
+  const where = filterSql(f);
   if (cursor) {
     const c = decodeCursor(cursor);
-    where.AND = [{ OR: [{ occurredAtNs: { lt: c.ns } }, { occurredAtNs: c.ns, id: { lt: c.id } }] }];
+    where.sql += ' AND ("occurredAtNs" < ? OR ("occurredAtNs" = ? AND "id" < ?))';
+    where.params.push(c.ns, c.ns, c.id);
   }
-  return db.interruption.findMany({ where, orderBy: [{ occurredAtNs: "desc" }, { id: "desc" }], take: limit });
+  const rows = await readSql(db).all(
+    `SELECT * FROM "Interruption" WHERE ${where.sql} ORDER BY "occurredAtNs" DESC, "id" DESC LIMIT ?`,
+    [...where.params, limit],
+  );
+  return rows.map(toInterruption);
+}
+
+/** Ids of every interruption matching a filter (for bulk actions on "all N matching"). */
+export async function matchingIds(db: Db, f: InterruptionFilter): Promise<string[]> {
+  const where = filterSql(f);
+  const rows = await readSql(db).all(`SELECT "id" FROM "Interruption" WHERE ${where.sql} ORDER BY "occurredAtNs" DESC`, where.params);
+  return rows.map((r) => String(r.id));
 }
 
 /** Oldest first: a session's or conversation's interruptions (all of them, any time). */
@@ -66,72 +92,67 @@ export const getInterruption = (db: DbTx, id: string) => db.interruption.findUni
 export type SeverityCounts = Record<(typeof SEVERITIES)[number], number>;
 const emptyCounts = (): SeverityCounts => ({ critical: 0, high: 0, medium: 0, low: 0 });
 
-export async function countUnresolved(db: DbTx, f: InterruptionFilter) {
-  const groups = await db.interruption.groupBy({ by: ["severity"], where: unresolvedWhere(f), _count: { _all: true } });
+/** Unresolved counts grouped by `columns` (plus type and severity where asked). */
+async function groupCounts(db: Db, f: InterruptionFilter, columns: string[]): Promise<Row[]> {
+  const where = filterSql(unresolved(f));
+  const list = columns.map((c) => `"${c}"`).join(", ");
+  return readSql(db).all(`SELECT ${list}, COUNT(*) AS "n" FROM "Interruption" WHERE ${where.sql} GROUP BY ${list}`, where.params);
+}
+
+export async function countUnresolved(db: Db, f: InterruptionFilter) {
   const by_severity = emptyCounts();
   let total = 0;
-  for (const g of groups) {
-    if (g.severity in by_severity) by_severity[g.severity as keyof SeverityCounts] += g._count._all;
-    total += g._count._all;
+  for (const r of await groupCounts(db, f, ["severity"])) {
+    const n = Number(r.n);
+    if (String(r.severity) in by_severity) by_severity[String(r.severity) as keyof SeverityCounts] += n;
+    total += n;
   }
   return { total, by_severity };
 }
 
-export async function statsUnresolved(db: DbTx, f: InterruptionFilter) {
-  const groups = await db.interruption.groupBy({ by: ["type", "severity"], where: unresolvedWhere(f), _count: { _all: true } });
-  return groups
-    .map((g) => ({ interruption_type: g.type, severity: g.severity, count: g._count._all }))
+export async function statsUnresolved(db: Db, f: InterruptionFilter) {
+  return (await groupCounts(db, f, ["type", "severity"]))
+    .map((r) => ({ interruption_type: String(r.type), severity: String(r.severity), count: Number(r.n) }))
     .sort((a, b) => b.count - a.count || a.interruption_type.localeCompare(b.interruption_type));
 }
 
 type TypeCount = { interruption_type: string; severity: string; count: number };
 type GroupCounts = { total: number; by_severity: SeverityCounts; types: TypeCount[] };
 
-function addTo(group: GroupCounts, type: string, severity: string, count: number): void {
-  group.total += count;
-  if (severity in group.by_severity) group.by_severity[severity as keyof SeverityCounts] += count;
-  group.types.push({ interruption_type: type, severity, count });
-}
-
-const byTotal = (a: { total: number }, b: { total: number }) => b.total - a.total;
-
-export async function sessionCounts(db: DbTx, f: InterruptionFilter) {
-  const groups = await db.interruption.groupBy({
-    by: ["sessionId", "type", "severity"],
-    where: unresolvedWhere(f),
-    _count: { _all: true },
-  });
-  const sessions = new Map<string, GroupCounts & { session_id: string }>();
-  for (const g of groups) {
-    const key = g.sessionId ?? UNASSIGNED;
-    let s = sessions.get(key);
-    if (!s) sessions.set(key, (s = { session_id: key, total: 0, by_severity: emptyCounts(), types: [] }));
-    addTo(s, g.type, g.severity, g._count._all);
+/** Folds (key, type, severity, n) rows into one entry per key; missing keys become __unassigned__. */
+function foldCounts<E extends GroupCounts>(rows: Row[], keyOf: (r: Row) => string | null, create: (key: string, r: Row) => E): E[] {
+  const groups = new Map<string, E>();
+  for (const r of rows) {
+    const key = keyOf(r) ?? UNASSIGNED;
+    let g = groups.get(key);
+    if (!g) groups.set(key, (g = create(key, r)));
+    const n = Number(r.n);
+    const severity = String(r.severity);
+    g.total += n;
+    if (severity in g.by_severity) g.by_severity[severity as keyof SeverityCounts] += n;
+    const existing = g.types.find((t) => t.interruption_type === r.type && t.severity === severity);
+    if (existing) existing.count += n;
+    else g.types.push({ interruption_type: String(r.type), severity, count: n });
   }
-  return [...sessions.values()].sort(byTotal);
+  return [...groups.values()].sort((a, b) => b.total - a.total);
 }
 
-export async function conversationCounts(db: DbTx, f: InterruptionFilter) {
-  const groups = await db.interruption.groupBy({
-    by: ["conversationId", "sessionId", "type", "severity"],
-    where: unresolvedWhere(f),
-    _count: { _all: true },
-  });
-  const conversations = new Map<string, GroupCounts & { conversation_id: string; session_id: string | null }>();
-  for (const g of groups) {
-    const key = g.conversationId ?? UNASSIGNED;
-    let c = conversations.get(key);
-    if (!c) {
-      const session = g.conversationId ? g.sessionId : null;
-      conversations.set(key, (c = { conversation_id: key, session_id: session, total: 0, by_severity: emptyCounts(), types: [] }));
-    }
-    addTo(c, g.type, g.severity, g._count._all);
-  }
-  return [...conversations.values()].sort(byTotal);
+export async function sessionCounts(db: Db, f: InterruptionFilter) {
+  const rows = await groupCounts(db, f, ["sessionId", "type", "severity"]);
+  return foldCounts(rows, (r) => asText(r.sessionId), (session_id) => ({ session_id, total: 0, by_severity: emptyCounts(), types: [] }));
 }
 
-/** Ids of every interruption matching a filter (for bulk actions on "all N matching"). */
-export async function matchingIds(db: DbTx, f: InterruptionFilter): Promise<string[]> {
-  const rows = await db.interruption.findMany({ where: interruptionWhere(f), select: { id: true }, orderBy: { occurredAtNs: "desc" } });
-  return rows.map((r) => r.id);
+export async function conversationCounts(db: Db, f: InterruptionFilter) {
+  const rows = await groupCounts(db, f, ["conversationId", "sessionId", "type", "severity"]);
+  return foldCounts(
+    rows,
+    (r) => asText(r.conversationId),
+    (conversation_id, r) => ({
+      conversation_id,
+      session_id: conversation_id === UNASSIGNED ? null : asText(r.sessionId),
+      total: 0,
+      by_severity: emptyCounts(),
+      types: [],
+    }),
+  );
 }

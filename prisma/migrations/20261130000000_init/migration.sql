@@ -217,19 +217,13 @@ CREATE INDEX "Message_conversationId_seq_idx" ON "Message"("conversationId", "se
 CREATE INDEX "ToolCall_callId_idx" ON "ToolCall"("callId");
 
 -- CreateIndex
-CREATE INDEX "Interruption_occurredAtNs_idx" ON "Interruption"("occurredAtNs");
-
--- CreateIndex
-CREATE INDEX "Interruption_status_occurredAtNs_idx" ON "Interruption"("status", "occurredAtNs");
+CREATE INDEX "Interruption_window_idx" ON "Interruption"("occurredAtNs", "status", "severity", "type", "agentName", "sessionId", "conversationId");
 
 -- CreateIndex
 CREATE INDEX "Interruption_agentName_occurredAtNs_idx" ON "Interruption"("agentName", "occurredAtNs");
 
 -- CreateIndex
 CREATE INDEX "Interruption_type_occurredAtNs_idx" ON "Interruption"("type", "occurredAtNs");
-
--- CreateIndex
-CREATE INDEX "Interruption_severity_occurredAtNs_idx" ON "Interruption"("severity", "occurredAtNs");
 
 -- CreateIndex
 CREATE INDEX "Interruption_sessionId_occurredAtNs_idx" ON "Interruption"("sessionId", "occurredAtNs");

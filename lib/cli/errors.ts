@@ -1,0 +1,21 @@
+// Errors the CLI reports to the user: a message for stderr and an exit code.
+
+/** Exit codes: 1 when a request failed (server down, rejected, not found), 2 for usage errors. */
+export const EXIT_REQUEST = 1;
+export const EXIT_USAGE = 2;
+
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT_REQUEST,
+  ) {
+    super(message);
+  }
+}
+
+/** A mistake in how the CLI was invoked or configured (exit 2). */
+export class UsageError extends CliError {
+  constructor(message: string) {
+    super(message, EXIT_USAGE);
+  }
+}

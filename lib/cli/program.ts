@@ -1,0 +1,122 @@
+// The command line, defined with commander: global options, `interruption …` and `token …`.
+import { Command, Option } from "commander";
+import * as interruption from "./commands/interruption";
+import * as token from "./commands/token";
+import type { Context } from "./context";
+import { DEFAULT_URL } from "./config";
+import type { Io } from "./io";
+import { parseExpiry, parseHours, parseNames, parseNonEmpty, parsePositiveInt, parseScopes, parseSeverities, parseTypes } from "./options";
+
+/** Builds the per-command context from the global options (--url, --token). */
+export type ContextFactory = (cmd: Command) => Context;
+
+function addFilterOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option("--last <hours>", "only the last HOURS hours").argParser(parseHours).default(24))
+    .option("--type <types>", "interruption types, comma-separated (repeatable)", parseTypes)
+    .option("--severity <levels>", "severities: critical,high,medium,low (repeatable)", parseSeverities)
+    .option("--agent <names>", "agent names, comma-separated (repeatable)", parseNames)
+    .option("--json", "print the server's JSON response (exact nanoseconds)");
+}
+
+const EXAMPLES = `
+Examples:
+  $ sightdesk interruption list --last 24 --severity high --unresolved
+  $ sightdesk interruption count --agent CoshNG
+  $ sightdesk interruption get 3f0c9e5d2b7a4c1e8f6a0b9d7c5e3a1f
+  $ sightdesk interruption resolve 3f0c9e5d2b7a4c1e8f6a0b9d7c5e3a1f --note "provider recovered"
+  $ sightdesk token create --name ci-reader --scope read --expires 2027-01-31
+
+Server and token:
+  --url, else $SIGHTDESK_URL, else ${DEFAULT_URL}.
+  --token, else $SIGHTDESK_TOKEN, else the server's token file
+  ($SIGHTDESK_DATA_DIR/.dashboard_token, by default ./data/.dashboard_token).`;
+
+export function buildProgram(contextFor: ContextFactory, io: Io, version?: string): Command {
+  // exitOverride, output and help settings are inherited by subcommands added after them
+  const program = new Command("sightdesk")
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .configureHelp({ showGlobalOptions: true })
+    .description("Triage AI-agent interruptions on a SightDesk server from the terminal.")
+    .option("--url <url>", `the SightDesk server (default: $SIGHTDESK_URL or ${DEFAULT_URL})`)
+    .option("--token <token>", "an API token (default: $SIGHTDESK_TOKEN or the local token file)")
+    .showHelpAfterError("(add --help for usage)")
+    .addHelpText("after", EXAMPLES);
+  if (version) program.version(version, "-V, --version");
+
+  // commander calls an action with the positional arguments, the options and the command
+  const i = program.command("interruption").alias("i").description("list, count and triage interruptions");
+
+  addFilterOptions(i.command("list").description("interruptions, newest first"))
+    .addOption(new Option("--unresolved", "only open or acknowledged ones").conflicts("resolved"))
+    .addOption(new Option("--resolved", "only resolved ones").conflicts("unresolved"))
+    .option("--session <id>", "only this session", parseNonEmpty)
+    .option("--conversation <id>", "only this conversation", parseNonEmpty)
+    .option("--limit <n>", `at most N interruptions (default: ${interruption.DEFAULT_LIMIT})`, parsePositiveInt)
+    .action((opts: interruption.ListOptions, cmd: Command) => interruption.list(contextFor(cmd), opts));
+
+  addFilterOptions(i.command("count").description("unresolved interruptions by severity")).action(
+    (opts: interruption.FilterOptions, cmd: Command) => interruption.count(contextFor(cmd), opts),
+  );
+
+  addFilterOptions(i.command("stats").description("unresolved interruptions by type and severity")).action(
+    (opts: interruption.FilterOptions, cmd: Command) => interruption.stats(contextFor(cmd), opts),
+  );
+
+  i.command("get")
+    .description("every field of one interruption, with its detail")
+    .argument("<id>", "the interruption id (32 hex characters)")
+    .option("--json", "print the server's JSON response")
+    .action((id: string, opts: interruption.JsonOption, cmd: Command) => interruption.get(contextFor(cmd), id, opts));
+
+  i.command("session")
+    .description("a session's interruptions, oldest first")
+    .argument("<id>", "the session id")
+    .option("--json", "print the server's JSON response")
+    .action((id: string, opts: interruption.JsonOption, cmd: Command) => interruption.session(contextFor(cmd), id, opts));
+
+  i.command("conversation")
+    .description("a conversation's interruptions, oldest first")
+    .argument("<id>", "the conversation id")
+    .option("--json", "print the server's JSON response")
+    .action((id: string, opts: interruption.JsonOption, cmd: Command) => interruption.conversation(contextFor(cmd), id, opts));
+
+  i.command("resolve")
+    .description("resolve an interruption (needs the triage scope)")
+    .argument("<id>", "the interruption id")
+    .option("--note <text>", "a resolution note")
+    .option("--json", "print the server's JSON response")
+    .action((id: string, opts: interruption.NoteOptions, cmd: Command) => interruption.resolve(contextFor(cmd), id, opts));
+
+  i.command("acknowledge")
+    .alias("ack")
+    .description("acknowledge an open interruption (needs the triage scope)")
+    .argument("<id>", "the interruption id")
+    .option("--note <text>", "a note")
+    .option("--json", "print the server's JSON response")
+    .action((id: string, opts: interruption.NoteOptions, cmd: Command) => interruption.acknowledge(contextFor(cmd), id, opts));
+
+  const t = program.command("token").description("create, list and revoke API tokens (needs the admin scope)");
+
+  t.command("create")
+    .description("create an API token; its secret is printed once")
+    .requiredOption("--name <name>", "a name for the token", parseNonEmpty)
+    .requiredOption("--scope <scopes>", "scopes: read,triage,ingest,admin (comma-separated, repeatable)", parseScopes)
+    .option("--expires <time>", "expiry: an ISO 8601 time (e.g. 2027-01-31T12:00:00Z) or integer nanoseconds", parseExpiry)
+    .option("--json", "print the server's JSON response")
+    .action((opts: token.CreateOptions, cmd: Command) => token.create(contextFor(cmd), opts));
+
+  t.command("list")
+    .description("tokens, without their secrets")
+    .option("--json", "print the server's JSON response")
+    .action((opts: token.JsonOption, cmd: Command) => token.list(contextFor(cmd), opts));
+
+  t.command("revoke")
+    .description("revoke a token: it is refused from then on")
+    .argument("<id>", "the token id (see token list)")
+    .option("--json", "print the server's JSON response")
+    .action((id: string, opts: token.JsonOption, cmd: Command) => token.revoke(contextFor(cmd), id, opts));
+
+  return program;
+}
