@@ -88,6 +88,7 @@ function cases(session: string): Case[] {
   const inWindow = `"occurredAtNs" >= ? AND "occurredAtNs" <= ?`;
   const order = `ORDER BY "occurredAtNs" DESC, "id" DESC LIMIT 200`;
   return [
+    { name: "floor: GET /api/health (no query work)", route: "/api/health", sql: "SELECT 1", params: [] },
     { name: "list (24 h, limit 200)", route: `/api/interruptions?${win}`, sql: `SELECT * FROM "Interruption" WHERE ${inWindow} ${order}`, params: [start, end] },
     { name: "list agent_name", route: `/api/interruptions?${win}&agent_name=planner`, sql: `SELECT * FROM "Interruption" WHERE ${inWindow} AND "agentName" = ? ${order}`, params: [start, end, "planner"] },
     { name: "list severity=critical,high unresolved", route: `/api/interruptions?${win}&severity=critical,high&resolved=false`, sql: `SELECT * FROM "Interruption" WHERE ${inWindow} AND "severity" IN ('critical','high') AND ${unresolved} ${order}`, params: [start, end] },
