@@ -1,6 +1,7 @@
 // The rows an ingest batch reads and changes, loaded once per batch and written back at the
 // end, so a batch of N calls costs a handful of queries rather than N round trips each.
 import { selectIn } from "../db/bulk";
+import { toInterruption } from "../db/queries/interruptions";
 import { asBigInt, asBool, asNumber, asText, type Row, type Sql } from "../db/sql";
 import type { CallSummary } from "../detect/deadLoop";
 import type { InterruptionRow } from "./interruptions";
@@ -116,25 +117,16 @@ const toTurn = (r: Row): TurnState => ({
   dirty: false,
 });
 
-export const toInterruptionRow = (r: Row): InterruptionRow => ({
-  id: String(r.id),
-  sessionId: asText(r.sessionId),
-  conversationId: asText(r.conversationId),
-  turnId: asText(r.turnId),
-  callId: asText(r.callId),
-  traceId: asText(r.traceId),
-  pid: asNumber(r.pid),
-  agentName: asText(r.agentName),
-  model: asText(r.model),
-  type: String(r.type),
-  severity: String(r.severity),
-  occurredAtNs: asBigInt(r.occurredAtNs)!,
-  lastSeenNs: asBigInt(r.lastSeenNs)!,
-  occurrences: asNumber(r.occurrences)!,
-  detail: String(r.detail),
-  fingerprint: String(r.fingerprint),
-  createdAtNs: asBigInt(r.createdAtNs)!,
-});
+/** The columns detection writes (lifecycle columns keep their stored values). */
+const INTERRUPTION_ROW_KEYS = [
+  "id", "sessionId", "conversationId", "turnId", "callId", "traceId", "pid", "agentName", "model", "type",
+  "severity", "occurredAtNs", "lastSeenNs", "occurrences", "detail", "fingerprint", "createdAtNs",
+] as const satisfies readonly (keyof InterruptionRow)[];
+
+function toInterruptionRow(r: Row): InterruptionRow {
+  const full = toInterruption(r);
+  return Object.fromEntries(INTERRUPTION_ROW_KEYS.map((k) => [k, full[k]])) as InterruptionRow;
+}
 
 const toToolCall = (r: Row): ToolCallState => ({
   id: String(r.id),
@@ -153,7 +145,7 @@ const toToolCall = (r: Row): ToolCallState => ({
   dirty: false,
 });
 
-const INTERRUPTION_COLUMNS = '"id", "sessionId", "conversationId", "turnId", "callId", "traceId", "pid", "agentName", "model", "type", "severity", "occurredAtNs", "lastSeenNs", "occurrences", "detail", "fingerprint", "createdAtNs"';
+const INTERRUPTION_COLUMNS = INTERRUPTION_ROW_KEYS.map((k) => `"${k}"`).join(", ");
 
 async function loadById<T extends { id: string }>(sql: Sql, table: string, ids: string[], map: (r: Row) => T): Promise<Map<string, T>> {
   return new Map((await selectIn(sql, table, "id", ids)).map((r) => map(r)).map((t) => [t.id, t]));

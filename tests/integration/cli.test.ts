@@ -2,12 +2,11 @@
 // its tables, exact JSON, triage commands, tokens, and failure messages and exit codes.
 import { execFile } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, ns, uid } from "./support/payloads";
-import { startServer, type TestServer } from "./support/server";
+import { freePort, startServer, type TestServer } from "./support/server";
 
 const ROOT = path.resolve(__dirname, "../..");
 const BIN = path.join(ROOT, "bin/sightdesk.mjs");
@@ -41,16 +40,7 @@ function cli(args: string[], options: RunOptions = {}): Promise<Run> {
 /** The local (TZ=UTC) time the CLI prints for integer nanoseconds. */
 const utc = (nsText: string) => new Date(Number(BigInt(nsText) / 1_000_000n)).toISOString().slice(0, 19).replace("T", " ");
 
-async function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on("error", reject);
-  });
-}
+const closedPort = freePort;
 
 type ApiRecord = { interruption_id: string; interruption_type: string; severity: string; status: string; conversation_id: string | null };
 

@@ -18,7 +18,8 @@ export type TestServer = {
 
 const ROOT = path.resolve(__dirname, "../../..");
 
-async function freePort(): Promise<number> {
+/** A port nothing listens on (free now; closed again before returning). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.listen(0, "127.0.0.1", () => {
