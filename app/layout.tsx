@@ -1,11 +1,12 @@
 import type { ReactNode } from "react";
+import "./globals.css";
 
 export const metadata = { title: "SightDesk", description: "Interruption inbox for AI agents" };
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body style={{ fontFamily: "system-ui, sans-serif", margin: "2rem" }}>{children}</body>
+      <body className="min-h-screen antialiased">{children}</body>
     </html>
   );
 }

@@ -1,9 +1,13 @@
+import type { NextRequest } from "next/server";
+import { getToken } from "next-auth/jwt";
+import { scopesOf } from "../auth/roles";
+import { sessionSecret } from "../auth/sessionSecret";
 import type { DbTx } from "../db/client";
 import { hashToken, parseScopes, type Scope } from "../auth/tokens";
 import { nowNs } from "../time";
 import { ApiError } from "./errors";
 
-export type Actor = { kind: "token"; id: string; name: string; scopes: Scope[] };
+export type Actor = { kind: "token" | "user"; id: string; name: string; scopes: Scope[]; role?: string };
 
 const URL_SECRET_PARAMS = ["token", "access_token", "api_key", "apikey", "key"];
 const LAST_USED_RESOLUTION_NS = 60_000_000_000n;
@@ -41,8 +45,54 @@ async function lookup(db: DbTx, hash: string): Promise<TokenRow | null> {
   return row;
 }
 
-/** Resolves the request's bearer token and checks it carries `scope` (401 / 403 otherwise). */
+function requireScope(actor: Actor, scope: Scope): Actor {
+  if (!actor.scopes.includes(scope) && !actor.scopes.includes("admin")) {
+    throw new ApiError(403, actor.kind === "user" ? `Your role (${actor.role}) does not allow this` : `This token lacks the '${scope}' scope`);
+  }
+  return actor;
+}
+
+/**
+ * Who is calling: a bearer token, or else a signed-in user's session cookie. Checks `scope`
+ * (401 / 403 otherwise). Cookie-authenticated writes must come from this origin (CSRF).
+ */
 export async function authenticate(db: DbTx, req: Request, scope: Scope): Promise<Actor> {
+  if (req.headers.has("authorization") || hasUrlSecret(req)) return requireScope(await tokenActor(db, req), scope);
+  const user = await sessionActor(db, req);
+  if (!user) throw new ApiError(401, "Sign in, or send Authorization: Bearer <token>");
+  if (req.method !== "GET" && req.method !== "HEAD" && !req.headers.get("origin")) {
+    throw new ApiError(403, "Cross-origin request refused: cookie-authenticated writes need an Origin header");
+  }
+  return requireScope(user, scope);
+}
+
+const USER_CACHE_MS = 5_000;
+const userHolder = globalThis as unknown as { sightdeskUserCache?: Map<string, { user: { id: string; email: string; role: string } | null; at: number }> };
+const userCache = (userHolder.sightdeskUserCache ??= new Map());
+
+export function forgetUser(id: string): void {
+  userCache.delete(id);
+}
+
+async function sessionActor(db: DbTx, req: Request): Promise<Actor | null> {
+  const jwt = await getToken({ req: req as unknown as NextRequest, secret: sessionSecret() });
+  const uid = typeof jwt?.uid === "string" ? jwt.uid : null;
+  if (!uid) return null;
+  let hit = userCache.get(uid);
+  if (!hit || Date.now() - hit.at > USER_CACHE_MS) {
+    const user = await db.user.findUnique({ where: { id: uid }, select: { id: true, email: true, role: true } });
+    userCache.set(uid, (hit = { user, at: Date.now() }));
+  }
+  if (!hit.user) return null;
+  return { kind: "user", id: hit.user.id, name: hit.user.email, scopes: scopesOf(hit.user.role), role: hit.user.role };
+}
+
+function hasUrlSecret(req: Request): boolean {
+  const url = new URL(req.url);
+  return URL_SECRET_PARAMS.some((p) => url.searchParams.has(p));
+}
+
+async function tokenActor(db: DbTx, req: Request): Promise<Actor> {
   const secret = bearer(req);
   const token = await lookup(db, hashToken(secret));
   const now = nowNs();
@@ -50,9 +100,6 @@ export async function authenticate(db: DbTx, req: Request, scope: Scope): Promis
     throw new ApiError(401, "Invalid, expired or revoked token");
   }
   const scopes = parseScopes(token.scopes);
-  if (!scopes.includes(scope) && !scopes.includes("admin")) {
-    throw new ApiError(403, `This token lacks the '${scope}' scope`);
-  }
   if (token.lastUsedAtNs === null || now - token.lastUsedAtNs > LAST_USED_RESOLUTION_NS) {
     token.lastUsedAtNs = now;
     await db.apiToken.update({ where: { id: token.id }, data: { lastUsedAtNs: now } });

@@ -1,5 +1,6 @@
 // Work done once when the server process starts.
 import { ensureDashboardToken, dashboardTokenPath } from "../auth/dashboardToken";
+import { ensureFirstAdmin } from "../auth/users";
 import { db } from "../db/client";
 
 export async function startup(): Promise<void> {
@@ -8,4 +9,6 @@ export async function startup(): Promise<void> {
   await database.$queryRawUnsafe("PRAGMA synchronous = NORMAL").catch(() => undefined);
   await ensureDashboardToken(database);
   console.log(`[sightdesk] API token file: ${dashboardTokenPath()}`);
+  const admin = await ensureFirstAdmin(database);
+  if (admin) console.log(`[sightdesk] created the first admin: ${admin}`);
 }

@@ -87,9 +87,23 @@ function toFilter(raw: RawFilter, ctx: z.RefinementCtx): InterruptionFilter {
 
 export const filterQuery = z.object(filterFields).transform(toFilter);
 
+export const SORTS = ["time", "severity", "type", "agent"] as const;
+export type Sort = { by: (typeof SORTS)[number]; order: "asc" | "desc" };
+
 export const listQuery = z
-  .object({ ...filterFields, limit: limitParam.optional(), cursor: z.string().min(1).optional() })
-  .transform((raw, ctx) => ({ filter: toFilter(raw, ctx), limit: raw.limit ?? 200, cursor: raw.cursor }));
+  .object({
+    ...filterFields,
+    limit: limitParam.optional(),
+    cursor: z.string().min(1).optional(),
+    sort: z.enum(SORTS).optional().describe("time (default), severity, type or agent; ties newest first"),
+    order: z.enum(["asc", "desc"]).optional().describe("desc (default) or asc"),
+    offset: z.string().regex(/^\d+$/, "expected a whole number").transform(Number).optional().describe("rows to skip (sorts other than time)"),
+  })
+  .transform((raw, ctx) => {
+    const sort: Sort = { by: raw.sort ?? "time", order: raw.order ?? "desc" };
+    if (raw.cursor && sort.by !== "time") ctx.addIssue({ code: "custom", path: ["cursor"], message: "only with sort=time (use offset)" });
+    return { filter: toFilter(raw, ctx), limit: raw.limit ?? 200, cursor: raw.cursor, sort, offset: raw.offset ?? 0 };
+  });
 
 export type ListQuery = z.output<typeof listQuery>;
 

@@ -1,7 +1,7 @@
 // Reading interruptions: lists with keyset pagination, and the unresolved counts of SPEC §5.1.
 // These are the hot read paths (the inbox, every AgentSight client), so they are plain SQL
 // shaped for the window index rather than ORM queries.
-import type { InterruptionFilter, Status } from "../../api/contracts/params";
+import type { InterruptionFilter, Sort, Status } from "../../api/contracts/params";
 import { ApiError } from "../../api/errors";
 import { SEVERITIES } from "../../detect/types";
 import type { Db, DbTx } from "../client";
@@ -60,17 +60,41 @@ function decodeCursor(cursor: string): { ns: bigint; id: string } {
   return { ns: BigInt(ns), id };
 }
 
-/** Newest first; `cursor` continues after the last row of the previous page. */
-export async function listInterruptions(db: Db, f: InterruptionFilter, limit: number, cursor?: string): Promise<Interruption[]> {
+const SEVERITY_RANK = `CASE "severity" WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 ELSE 1 END`;
+
+function orderBy(sort: Sort): string {
+  const dir = sort.order === "asc" ? "ASC" : "DESC";
+  const newest = '"occurredAtNs" DESC, "id" DESC';
+  switch (sort.by) {
+    case "time":
+      return `"occurredAtNs" ${dir}, "id" ${dir}`;
+    case "severity":
+      return `${SEVERITY_RANK} ${dir}, ${newest}`;
+    case "type":
+      return `"type" ${dir}, ${newest}`;
+    case "agent":
+      return `"agentName" ${dir}, ${newest}`;
+  }
+}
+
+export type ListOptions = { limit: number; cursor?: string; sort?: Sort; offset?: number };
+
+/**
+ * Newest first by default. With the time sort, `cursor` continues after the last row of the
+ * previous page (keyset); other sorts page by `offset`.
+ */
+export async function listInterruptions(db: Db, f: InterruptionFilter, o: ListOptions): Promise<Interruption[]> {
+  const sort = o.sort ?? { by: "time", order: "desc" };
   const where = filterSql(f);
-  if (cursor) {
-    const c = decodeCursor(cursor);
-    where.sql += ' AND ("occurredAtNs" < ? OR ("occurredAtNs" = ? AND "id" < ?))';
+  if (o.cursor) {
+    const c = decodeCursor(o.cursor);
+    const cmp = sort.order === "asc" ? ">" : "<";
+    where.sql += ` AND ("occurredAtNs" ${cmp} ? OR ("occurredAtNs" = ? AND "id" ${cmp} ?))`;
     where.params.push(c.ns, c.ns, c.id);
   }
   const rows = await readSql(db).all(
-    `SELECT * FROM "Interruption" WHERE ${where.sql} ORDER BY "occurredAtNs" DESC, "id" DESC LIMIT ?`,
-    [...where.params, limit],
+    `SELECT * FROM "Interruption" WHERE ${where.sql} ORDER BY ${orderBy(sort)} LIMIT ? OFFSET ?`,
+    [...where.params, o.limit, o.offset ?? 0],
   );
   return rows.map(toInterruption);
 }

@@ -1,0 +1,24 @@
+// The key that signs session cookies: NEXTAUTH_SECRET, or a random one kept in the data
+// directory (mode 0600) so sessions survive restarts with zero setup.
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { dataDir } from "../db/url";
+
+let cached: string | null = null;
+
+export function sessionSecret(): string {
+  if (process.env.NEXTAUTH_SECRET) return process.env.NEXTAUTH_SECRET;
+  if (cached) return cached;
+  const file = path.join(dataDir(), ".session_secret");
+  try {
+    const existing = fs.readFileSync(file, "utf8").trim();
+    if (existing.length >= 32) return (cached = existing);
+  } catch {
+    /* first start */
+  }
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const secret = crypto.randomBytes(32).toString("hex");
+  fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return (cached = secret);
+}

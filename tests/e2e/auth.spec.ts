@@ -1,0 +1,27 @@
+import { expect, test } from "@playwright/test";
+import { signIn, snapshot, USERS } from "./fixtures";
+
+test("a wrong password is refused with a message", async ({ page }) => {
+  await page.goto("/login");
+  await page.getByLabel("Email").fill(USERS.admin.email);
+  await page.getByLabel("Password").fill("not-the-password");
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByTestId("login-error")).toHaveText("Wrong email or password.");
+  await expect(page).toHaveURL(/\/login/);
+  await snapshot(page, "login-error");
+});
+
+test("pages need a signed-in user", async ({ page }) => {
+  await page.goto("/");
+  await expect(page).toHaveURL(/\/login/);
+});
+
+test("sign in, see who I am, sign out", async ({ page }) => {
+  await signIn(page, "responder");
+  await expect(page.getByTestId("current-user")).toContainText("responder");
+  await snapshot(page, "overview-signed-in");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page).toHaveURL(/\/login/);
+  await page.goto("/");
+  await expect(page).toHaveURL(/\/login/);
+});
