@@ -4,6 +4,8 @@ const nextConfig: NextConfig = {
   // Native and driver packages are loaded from node_modules at run time, not bundled.
   serverExternalPackages: ["better-sqlite3", "@prisma/adapter-better-sqlite3", "pg"],
   poweredByHeader: false,
+  // A separate build folder lets parallel work build and serve side by side (NEXT_DIST_DIR).
+  distDir: process.env.NEXT_DIST_DIR || ".next",
 };
 
 export default nextConfig;

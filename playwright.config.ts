@@ -5,7 +5,7 @@ const PORT = Number(process.env.E2E_PORT ?? 3210);
 // Debian's Chromium (never `playwright install`); the flags keep it off the closed network.
 export default defineConfig({
   testDir: "tests/e2e",
-  outputDir: "test-results/e2e",
+  outputDir: `test-results/e2e-${PORT}`,
   timeout: 30_000,
   expect: { timeout: 10_000 },
   fullyParallel: false,

@@ -14,7 +14,7 @@ export const XSS_SESSION = "e2e-xss-session";
 export const XSS_PAYLOAD = `<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>`;
 
 async function seed() {
-  const dataDir = path.resolve(".tmp/e2e");
+  const dataDir = path.resolve(`.tmp/e2e-${process.env.E2E_PORT ?? "3210"}`);
   fs.rmSync(dataDir, { recursive: true, force: true });
   process.env.SIGHTDESK_DATA_DIR = dataDir;
   await migrate();
