@@ -73,15 +73,3 @@ export function rememberChain(conversationId: string, input: ChatMessage[], inpu
   recentChains.set(conversationId, { nodes: [...inputNodes, ...outputNodes], messages: [...input, ...output] });
   if (recentChains.size > RECENT_CHAINS_MAX) recentChains.delete(recentChains.keys().next().value!);
 }
-
-/** Rebuilds a history from its tail node, given the conversation's nodes by id. */
-export function historyFrom(tailId: string | null, byId: Map<string, { parentId: string | null; role: string; parts: string }>): ChatMessage[] {
-  const out: ChatMessage[] = [];
-  for (let id = tailId; id; ) {
-    const node = byId.get(id);
-    if (!node) break;
-    out.push({ role: node.role, parts: JSON.parse(node.parts) });
-    id = node.parentId;
-  }
-  return out.reverse();
-}

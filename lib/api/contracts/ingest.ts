@@ -4,7 +4,6 @@ import { callSchema, eventSchema, httpExchangeSchema } from "../../ingest/schema
 import { ingestResultSchema } from "./schemas";
 
 const tag = "ingest";
-const batchOf = (item: z.ZodType<unknown, unknown>) => z.union([item, z.array(item)]);
 
 export const ingestCalls = contract({
   method: "POST", path: "/api/ingest/calls", tag, scope: "ingest", body: callSchema, response: ingestResultSchema,
@@ -19,5 +18,3 @@ export const ingestEvents = contract({
   response: z.object({ received: z.int(), interruptions: z.int(), withdrawn: z.int() }),
   summary: "Lifecycle events: process_exit, turn_end, tool_result.",
 });
-
-export { batchOf };
