@@ -2,10 +2,15 @@
 // server (built by the npm script), and print where to look. Safe to run again: ingest is
 // idempotent and the demo reuses its first time base.
 import { spawn } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
 import path from "node:path";
 import { dashboardTokenPath, ensureDashboardToken } from "../lib/auth/dashboardToken";
-import { createDb } from "../lib/db/client";
+import { verifyPassword } from "../lib/auth/passwords";
+import { createUser } from "../lib/auth/users";
+import { createDb, type Db } from "../lib/db/client";
 import { migrate } from "../lib/db/migrate";
+import { dataDir } from "../lib/db/url";
 import { loadDemo } from "../lib/demo/load";
 
 const port = process.env.PORT || "3000";
@@ -26,11 +31,57 @@ async function waitForHealth(deadlineMs = 60_000): Promise<boolean> {
   return false;
 }
 
+const DEMO_ADMIN_EMAIL = "admin@sightdesk.local";
+
+type DemoAdmin = { email: string; password: string | null; file: string; note: string | null };
+
+const CREATE_HINT = `${process.env.SIGHTDESK_DATA_DIR ? `SIGHTDESK_DATA_DIR=${process.env.SIGHTDESK_DATA_DIR} ` : ""}npx sightdesk user create --email you@example.com --role admin`;
+
+/**
+ * The demo's admin: created on the first run with a random password kept in
+ * $SIGHTDESK_DATA_DIR/.demo_admin_password (0600), read back from there on later runs.
+ */
+async function ensureDemoAdmin(db: Db): Promise<DemoAdmin> {
+  const file = path.join(dataDir(), ".demo_admin_password");
+  const existing = await db.user.findUnique({ where: { email: DEMO_ADMIN_EMAIL } });
+  if (!existing) {
+    const password = crypto.randomBytes(18).toString("base64url");
+    await createUser(db, { email: DEMO_ADMIN_EMAIL, name: "Demo admin", role: "admin", password });
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `${password}\n`, { mode: 0o600 });
+    fs.chmodSync(file, 0o600);
+    return { email: DEMO_ADMIN_EMAIL, password, file, note: null };
+  }
+  let password: string | null = null;
+  try {
+    password = fs.readFileSync(file, "utf8").trim() || null;
+  } catch {
+    /* the file is gone */
+  }
+  if (!password) {
+    return { email: DEMO_ADMIN_EMAIL, password: null, file, note: `its password file ${file} is missing; create another admin with:\n    ${CREATE_HINT}` };
+  }
+  if (!(await verifyPassword(password, existing.passwordHash))) {
+    return { email: DEMO_ADMIN_EMAIL, password: null, file, note: `its password was changed since the demo made it; sign in with the new one, or create another admin with:\n    ${CREATE_HINT}` };
+  }
+  const note = existing.role === "admin" ? null : `this user's role is now ${existing.role}`;
+  return { email: DEMO_ADMIN_EMAIL, password, file, note };
+}
+
+function adminBanner(admin: DemoAdmin): string {
+  const lines = [`Sign in at ${url}/login`, `  email:    ${admin.email}`];
+  const shown = path.relative(process.cwd(), admin.file);
+  if (admin.password) lines.push(`  password: ${admin.password}`, `  (saved in ${shown.startsWith("..") ? admin.file : shown})`);
+  if (admin.note) lines.push(`  Note: ${admin.note}`);
+  return lines.join("\n");
+}
+
 async function main() {
   await migrate();
   const db = createDb();
   const token = await ensureDashboardToken(db);
   const loaded = await loadDemo(db);
+  const admin = await ensureDemoAdmin(db);
   const interesting = await db.interruption.groupBy({
     by: ["sessionId"],
     where: { sessionId: { not: null }, status: { not: "resolved" } },
@@ -60,6 +111,9 @@ async function main() {
   const session = interesting[0]?.sessionId ?? loaded.sessions[0];
   console.log(`
 SightDesk is running at ${url}
+
+${adminBanner(admin)}
+
 API token (all scopes): ${token}
   (stored in ${dashboardTokenPath()})
 

@@ -1,3 +1,12 @@
+import { Suspense } from "react";
+import { Overview } from "@/components/overview/Overview";
+
+export const metadata = { title: "Overview · SightDesk" };
+
 export default function OverviewPage() {
-  return <h1 className="text-lg font-semibold">Overview</h1>;
+  return (
+    <Suspense>
+      <Overview />
+    </Suspense>
+  );
 }

@@ -56,3 +56,21 @@ export async function ensureFirstAdmin(db: DbTx, env = process.env): Promise<str
   await createUser(db, { email, password, role: "admin", name: "Admin" });
   return email;
 }
+
+/** A new password for a user (admin reset); the same length rule as createUser. */
+export async function setPassword(db: DbTx, id: string, password: string) {
+  if (password.length < MIN_PASSWORD_LENGTH) throw new ApiError(400, `password: at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (!(await db.user.findUnique({ where: { id } }))) throw new ApiError(404, "User not found");
+  return userRecord(await db.user.update({ where: { id }, data: { passwordHash: await hashPassword(password) } }));
+}
+
+/** Deletes a user (their activity rows keep their name); never the last admin. */
+export async function deleteUser(db: DbTx, id: string) {
+  const user = await db.user.findUnique({ where: { id } });
+  if (!user) throw new ApiError(404, "User not found");
+  if (user.role === "admin" && (await db.user.count({ where: { role: "admin" } })) === 1) {
+    throw new ApiError(409, "The last admin cannot be deleted");
+  }
+  await db.user.delete({ where: { id } });
+  return userRecord(user);
+}

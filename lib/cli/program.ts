@@ -1,7 +1,8 @@
-// The command line, defined with commander: global options, `interruption …` and `token …`.
+// The command line, defined with commander: global options, `interruption …`, `token …` and `user …`.
 import { Command, Option } from "commander";
 import * as interruption from "./commands/interruption";
 import * as token from "./commands/token";
+import * as user from "./commands/user";
 import type { Context } from "./context";
 import { DEFAULT_URL } from "./config";
 import type { Io } from "./io";
@@ -26,6 +27,7 @@ Examples:
   $ sightdesk interruption get 3f0c9e5d2b7a4c1e8f6a0b9d7c5e3a1f
   $ sightdesk interruption resolve 3f0c9e5d2b7a4c1e8f6a0b9d7c5e3a1f --note "provider recovered"
   $ sightdesk token create --name ci-reader --scope read --expires 2027-01-31
+  $ sightdesk user create --email alice@example.com --role admin
 
 Server and token:
   --url, else $SIGHTDESK_URL, else ${DEFAULT_URL}.
@@ -117,6 +119,18 @@ export function buildProgram(contextFor: ContextFactory, io: Io, version?: strin
     .argument("<id>", "the token id (see token list)")
     .option("--json", "print the server's JSON response")
     .action((id: string, opts: token.JsonOption, cmd: Command) => token.revoke(contextFor(cmd), id, opts));
+
+  const u = program.command("user").description("manage dashboard users in the local database (works before the server has run)");
+
+  u.command("create")
+    .description("add a user who signs in with email and password")
+    .requiredOption("--email <email>", "the user's email (their sign-in name)", user.parseEmail)
+    .addOption(new Option("--role <role>", "viewer reads, responder triages, admin manages users and tokens").choices(user.ROLE_CHOICES).makeOptionMandatory())
+    .option("--name <name>", "a display name")
+    .option("--password <password>", `the password (default: $${user.PASSWORD_ENV}, else asked on the terminal)`, parseNonEmpty)
+    .option("--json", "print the created user as JSON")
+    .addHelpText("after", "\nThe database is $SIGHTDESK_DATA_DIR/sightdesk.db (default ./data) or $DATABASE_URL.")
+    .action((opts: user.CreateOptions) => user.create(opts, { io }));
 
   return program;
 }

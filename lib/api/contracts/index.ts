@@ -4,3 +4,4 @@ import "./ingest";
 import "./interruptions";
 import "./sessions";
 import "./tokens";
+import "./users";

@@ -1,0 +1,21 @@
+import { Suspense } from "react";
+import { InterruptionDetail } from "@/components/interruption/InterruptionDetail";
+
+export const metadata = { title: "Interruption · SightDesk" };
+
+export default async function InterruptionPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  return (
+    <Suspense fallback={<p className="py-8 text-sm text-muted">Loading interruption…</p>}>
+      <InterruptionDetail id={decodeParam(id)} />
+    </Suspense>
+  );
+}
+
+function decodeParam(id: string): string {
+  try {
+    return decodeURIComponent(id);
+  } catch {
+    return id;
+  }
+}

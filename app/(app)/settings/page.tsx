@@ -1,0 +1,53 @@
+import path from "node:path";
+import type { Metadata } from "next";
+import { ConfigSection, type ConfigView } from "@/components/settings/ConfigSection";
+import { TokensSection } from "@/components/settings/TokensSection";
+import { UsersSection } from "@/components/settings/UsersSection";
+import { DASHBOARD_TOKEN_ID } from "@/lib/auth/dashboardToken";
+import { detectionConfig } from "@/lib/config/detection";
+import { databaseUrl, sqliteFilePath } from "@/lib/db/url";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Settings · SightDesk" };
+
+/** Storage and sign-in as people may see them: kinds and names only, never URLs with credentials. */
+function effectiveConfig(): ConfigView {
+  const file = sqliteFilePath(databaseUrl());
+  const storage = file ? `SQLite (${path.basename(file)})` : /^postgres(ql)?:/i.test(databaseUrl()) ? "PostgreSQL" : "external database";
+  const sso = Boolean(process.env.SIGHTDESK_OIDC_ISSUER && process.env.SIGHTDESK_OIDC_CLIENT_ID && process.env.SIGHTDESK_OIDC_CLIENT_SECRET);
+  const signIn = sso ? `Email and password; single sign-on (${process.env.SIGHTDESK_OIDC_NAME || "OIDC"})` : "Email and password";
+  return { detection: detectionConfig(), storage, signIn };
+}
+
+const SECTIONS = [
+  { id: "users", label: "Users and roles" },
+  { id: "tokens", label: "API tokens" },
+  { id: "configuration", label: "Effective configuration" },
+];
+
+export default function SettingsPage() {
+  return (
+    <div className="space-y-6 pb-8">
+      <div className="flex flex-wrap items-end justify-between gap-3">
+        <div>
+          <h1 className="text-lg font-semibold">Settings</h1>
+          <p className="text-sm text-muted">Who can sign in, which tokens can call the API, and how detection is configured.</p>
+        </div>
+        <nav aria-label="Settings sections">
+          <ul className="flex flex-wrap gap-1 text-sm">
+            {SECTIONS.map((s) => (
+              <li key={s.id}>
+                <a href={`#${s.id}`} className="rounded px-2 py-1 text-muted hover:bg-subtle hover:text-[var(--fg)]">
+                  {s.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      </div>
+      <UsersSection />
+      <TokensSection dashboardTokenId={DASHBOARD_TOKEN_ID} />
+      <ConfigSection config={effectiveConfig()} />
+    </div>
+  );
+}

@@ -1,0 +1,71 @@
+"use client";
+import { useEffect, useRef } from "react";
+
+export type KeyHandlers = {
+  enabled: boolean;
+  onMove: (delta: 1 | -1) => void;
+  onOpen: () => void;
+  onAcknowledge: () => void;
+  onResolve: () => void;
+  onSelect: () => void;
+  onSearch: () => void;
+  onEscape: () => void;
+};
+
+/** Where typed characters belong to a field, not to the inbox's shortcuts. */
+function isTyping(el: Element | null): boolean {
+  if (!(el instanceof HTMLElement)) return false;
+  if (el.isContentEditable) return true;
+  if (el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) return true;
+  if (el instanceof HTMLInputElement) return !["checkbox", "radio", "button", "submit", "reset", "range", "color", "file"].includes(el.type);
+  return false;
+}
+
+/** Controls that already do something on Enter (a link, a button, a checkbox). */
+const isControl = (el: Element | null) => el instanceof HTMLElement && !!el.closest("a, button, input, select, textarea, summary, [role=button]");
+
+/** The inbox shortcuts: j/k move, o/Enter open, a acknowledge, r resolve, x select, / search. */
+export function useKeyboard(handlers: KeyHandlers) {
+  const latest = useRef(handlers);
+  useEffect(() => {
+    latest.current = handlers;
+  });
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const h = latest.current;
+      if (!h.enabled || e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return;
+      if (isTyping(e.target as Element) || document.querySelector("dialog[open]")) return;
+      const act = (fn: () => void) => {
+        e.preventDefault();
+        fn();
+      };
+      switch (e.key) {
+        case "j":
+        case "ArrowDown":
+          if (e.key === "ArrowDown" && !(e.target as Element)?.closest?.("tbody")) return;
+          return act(() => h.onMove(1));
+        case "k":
+        case "ArrowUp":
+          if (e.key === "ArrowUp" && !(e.target as Element)?.closest?.("tbody")) return;
+          return act(() => h.onMove(-1));
+        case "o":
+          return act(h.onOpen);
+        case "Enter":
+          if (isControl(e.target as Element)) return;
+          return act(h.onOpen);
+        case "a":
+          return act(h.onAcknowledge);
+        case "r":
+          return act(h.onResolve);
+        case "x":
+          return act(h.onSelect);
+        case "/":
+          return act(h.onSearch);
+        case "Escape":
+          return h.onEscape();
+      }
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, []);
+}

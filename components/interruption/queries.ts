@@ -1,0 +1,41 @@
+"use client";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { api } from "@/components/api/client";
+import type { InterruptionRecord } from "@/components/api/types";
+import type { ActivityEntry } from "@/lib/trajectory/types";
+
+const enc = encodeURIComponent;
+
+export function useInterruption(id: string) {
+  return useQuery({ queryKey: ["interruption", id], queryFn: () => api.get<InterruptionRecord>(`/api/interruptions/${enc(id)}`) });
+}
+
+export function useActivity(id: string) {
+  return useQuery({ queryKey: ["interruption-activity", id], queryFn: () => api.get<ActivityEntry[]>(`/api/interruptions/${enc(id)}/activity`) });
+}
+
+export type TriageAction =
+  | { action: "acknowledge" | "resolve" | "reopen"; note?: string }
+  | { action: "assign"; assignee: string | null }
+  | { action: "notes"; note: string };
+
+/** One triage action on an interruption; refreshes the record, its activity and the lists. */
+export function useTriage(id: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (a: TriageAction) => {
+      const path = `/api/interruptions/${enc(id)}/${a.action}`;
+      if (a.action === "assign") return api.post<unknown>(path, { assignee: a.assignee });
+      if (a.action === "notes") return api.post<unknown>(path, { note: a.note });
+      return api.post<unknown>(path, a.note ? { note: a.note } : {});
+    },
+    onSettled: async () => {
+      await Promise.all([
+        qc.invalidateQueries({ queryKey: ["interruption", id] }),
+        qc.invalidateQueries({ queryKey: ["interruption-activity", id] }),
+      ]);
+      // Lists and counts elsewhere in the app (inbox, overview, sessions) are stale now too.
+      void qc.invalidateQueries({ predicate: (q) => !["interruption", "interruption-activity", "call"].includes(String(q.queryKey[0])) });
+    },
+  });
+}

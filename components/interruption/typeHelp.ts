@@ -1,0 +1,21 @@
+// One line per interruption type (SPEC §3.1), for people reading the detail page.
+export const TYPE_HELP: Record<string, string> = {
+  agent_crash: "The agent process exited abnormally while its session was active.",
+  dead_loop: "The agent is going round in circles: the same actions or outputs over and over.",
+  retry_storm: "Many calls in one conversation failed the same way: the agent keeps retrying.",
+  auth_error: "The provider refused the credentials (HTTP 401/403 or an invalid key).",
+  network_timeout: "The request timed out on the way to or from the provider.",
+  service_unavailable: "The provider was overloaded or unavailable (HTTP 502/503/529).",
+  context_overflow: "The request did not fit in the model's context window.",
+  sse_truncated: "A streamed response ended without its terminal event.",
+  empty_response: "The provider answered successfully with no output at all.",
+  resource_exhaustion: "Quota or billing limits stopped the call.",
+  state_machine_error: "The conversation's state is invalid (e.g. tool calls without responses).",
+  llm_error: "The provider returned an error.",
+  rate_limit: "The provider rate-limited the call (HTTP 429).",
+  token_limit: "The answer was cut off at the output token limit.",
+  safety_filter: "The provider's safety filter blocked or the model refused the answer.",
+  slow_response: "A successful call took unusually long.",
+  tool_failure: "A tool the agent ran reported a failure.",
+  unauthorized_action: "A tool call was denied by permissions or a sandbox.",
+};

@@ -1,0 +1,95 @@
+// Pure shaping of API results into what the overview panels list.
+import type { SeverityCounts, TypeCount } from "@/components/api/types";
+import { SEVERITIES, severityRank } from "@/components/ui/severity";
+import type { SessionSummary } from "@/components/sessions-list/types";
+import type { SeriesResponse, SessionCount } from "./queries";
+
+export const UNASSIGNED = "__unassigned__";
+
+const emptyCounts = (): SeverityCounts => ({ critical: 0, high: 0, medium: 0, low: 0 });
+
+function addCounts(into: SeverityCounts, from: Partial<Record<string, number>>) {
+  for (const s of SEVERITIES) into[s] += from[s] ?? 0;
+}
+
+/** The most severe non-zero severity of some counts. */
+export function worstSeverity(counts: SeverityCounts): string | null {
+  return SEVERITIES.find((s) => counts[s] > 0) ?? null;
+}
+
+export type TypeRow = { type: string; count: number; by_severity: SeverityCounts; severity: string };
+
+/** `/stats` rows folded per type (a type can carry several severities after overrides). */
+export function topTypes(stats: TypeCount[]): TypeRow[] {
+  const byType = new Map<string, TypeRow>();
+  for (const s of stats) {
+    let row = byType.get(s.interruption_type);
+    if (!row) byType.set(s.interruption_type, (row = { type: s.interruption_type, count: 0, by_severity: emptyCounts(), severity: s.severity }));
+    row.count += s.count;
+    if (s.severity in row.by_severity) row.by_severity[s.severity as keyof SeverityCounts] += s.count;
+    if (severityRank(s.severity) < severityRank(row.severity)) row.severity = s.severity;
+  }
+  return [...byType.values()].sort((a, b) => b.count - a.count || severityRank(a.severity) - severityRank(b.severity) || a.type.localeCompare(b.type));
+}
+
+export type AgentRow = { agent: string; count: number; by_severity: SeverityCounts; sessions: number };
+export type AgentTotals = { rows: AgentRow[]; unattributed: number };
+
+/**
+ * Unresolved counts per agent: the per-session counts of the window, each session named by its
+ * agent. Interruptions without a session (or whose session is not among `sessions`) cannot be
+ * named and are returned as `unattributed`.
+ */
+export function topAgents(counts: SessionCount[], sessions: SessionSummary[]): AgentTotals {
+  const agentOf = new Map(sessions.map((s) => [s.session_id, s.agent_name]));
+  const byAgent = new Map<string, AgentRow>();
+  let unattributed = 0;
+  for (const c of counts) {
+    const agent = c.session_id === UNASSIGNED ? null : agentOf.get(c.session_id);
+    if (!agent) {
+      unattributed += c.total;
+      continue;
+    }
+    let row = byAgent.get(agent);
+    if (!row) byAgent.set(agent, (row = { agent, count: 0, by_severity: emptyCounts(), sessions: 0 }));
+    row.count += c.total;
+    row.sessions += 1;
+    addCounts(row.by_severity, c.by_severity);
+  }
+  const rows = [...byAgent.values()].sort((a, b) => b.count - a.count || compareSeverities(a.by_severity, b.by_severity) || a.agent.localeCompare(b.agent));
+  return { rows, unattributed };
+}
+
+/** More critical first, then more high, … (for ties in totals). */
+export function compareSeverities(a: SeverityCounts, b: SeverityCounts): number {
+  for (const s of SEVERITIES) if (a[s] !== b[s]) return b[s] - a[s];
+  return 0;
+}
+
+export type SessionRow = SessionCount & { agent: string | null };
+
+/** Sessions with the most unresolved interruptions in the window (most severe first on ties). */
+export function topSessions(counts: SessionCount[], sessions: SessionSummary[]): SessionRow[] {
+  const agentOf = new Map(sessions.map((s) => [s.session_id, s.agent_name]));
+  return counts
+    .filter((c) => c.session_id !== UNASSIGNED)
+    .map((c) => ({ ...c, agent: agentOf.get(c.session_id) ?? null }))
+    .sort((a, b) => b.total - a.total || compareSeverities(a.by_severity, b.by_severity) || a.session_id.localeCompare(b.session_id));
+}
+
+export type ChartPoint = { t: number; total: number } & SeverityCounts;
+
+/** Timeseries buckets as chart rows (bucket start in epoch ms). */
+export function chartPoints(series: SeriesResponse): ChartPoint[] {
+  return series.buckets.map((b) => {
+    const counts = emptyCounts();
+    addCounts(counts, b.counts);
+    return { t: Number(BigInt(b.start_ns) / 1_000_000n), ...counts, total: SEVERITIES.reduce((n, s) => n + counts[s], 0) };
+  });
+}
+
+export function seriesTotals(points: ChartPoint[]): SeverityCounts {
+  const totals = emptyCounts();
+  for (const p of points) addCounts(totals, p);
+  return totals;
+}

@@ -1,0 +1,45 @@
+// Class names for severities and turn ends, written out in full so Tailwind generates them.
+export const SEV_BG: Record<string, string> = {
+  critical: "bg-sev-critical text-white",
+  high: "bg-sev-high text-white",
+  medium: "bg-sev-medium text-white",
+  low: "bg-sev-low text-white",
+};
+
+export const SEV_BORDER: Record<string, string> = {
+  critical: "border-l-sev-critical",
+  high: "border-l-sev-high",
+  medium: "border-l-sev-medium",
+  low: "border-l-sev-low",
+};
+
+export const SEV_FILL: Record<string, string> = {
+  critical: "var(--color-sev-critical)",
+  high: "var(--color-sev-high)",
+  medium: "var(--color-sev-medium)",
+  low: "var(--color-sev-low)",
+};
+
+export const TURN_END_STYLE: Record<string, string> = {
+  completed: "border-green-600/60 text-green-700 dark:text-green-400",
+  failed: "border-red-600/70 text-red-700 dark:text-red-400",
+  cancelled: "border-[var(--border)] text-muted",
+  steered: "border-sky-600/60 text-sky-700 dark:text-sky-400",
+  drained: "border-violet-600/60 text-violet-700 dark:text-violet-400",
+  dispatched: "border-indigo-600/60 text-indigo-700 dark:text-indigo-400",
+  awaiting: "border-amber-600/60 text-amber-700 dark:text-amber-400",
+  open: "border-dashed border-[var(--border)] text-muted",
+  unsettled: "border-dashed border-red-600/70 text-red-700 dark:text-red-400",
+};
+
+export const TURN_END_HELP: Record<string, string> = {
+  completed: "the turn reached its final answer",
+  failed: "the turn ended with a failure",
+  cancelled: "the turn was cancelled",
+  steered: "a person steered the agent mid-turn",
+  drained: "the agent stopped taking work (shutdown drain)",
+  dispatched: "the work was handed to a sub-agent",
+  awaiting: "the agent is waiting for input",
+  open: "no turn end has been reported yet",
+  unsettled: "no turn end and no activity for a long time",
+};

@@ -1,0 +1,411 @@
+// The inbox (SPEC §6): filters in the URL, triage from the table, bulk actions, roles, keyboard,
+// live arrivals and untrusted text. Each test picks its own interruptions (by agent or type) so
+// the tests do not depend on each other's changes to the shared seeded data.
+import { expect, test, type Page } from "@playwright/test";
+import { signIn, snapshot } from "./fixtures";
+
+// Mirrors scripts/e2e-server.ts (importing it would start a server).
+const XSS_PAYLOAD = `<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>`;
+
+const rows = (page: Page) => page.locator('[data-testid="inbox-table"] tbody tr');
+const total = (page: Page) => page.getByTestId("inbox-total");
+const severityGroup = (page: Page) => page.getByRole("group", { name: "Severity" });
+
+/** Waits until the table has settled (no fetch in flight, no stale rows shown). */
+async function settled(page: Page) {
+  await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
+  await expect(page.getByTestId("inbox-table").or(page.getByTestId("inbox-empty"))).toBeVisible();
+}
+
+async function unresolvedCount(page: Page): Promise<number> {
+  await expect(total(page)).toHaveText(/^\d+ unresolved$/);
+  return Number((await total(page).textContent())!.split(" ")[0]);
+}
+
+const visibleSeverities = (page: Page) => rows(page).locator('[data-testid^="severity-"]').allTextContents();
+
+test("filter by severity through the controls, then reopen the same view from a pasted URL", async ({ page, context }) => {
+  await signIn(page, "viewer");
+  await page.goto("/inbox");
+  await settled(page);
+  expect(new Set(await visibleSeverities(page)).size).toBeGreaterThan(1);
+
+  await severityGroup(page).getByRole("button", { name: "critical", exact: true }).click();
+  await expect(page).toHaveURL(/[?&]severity=critical(&|$)/);
+  await expect(severityGroup(page).getByRole("button", { name: "critical", exact: true })).toHaveAttribute("aria-pressed", "true");
+  await settled(page);
+  await expect.poll(async () => [...new Set(await visibleSeverities(page))]).toEqual(["critical"]);
+  const shown = await rows(page).count();
+  expect(shown).toBeGreaterThan(0);
+  const criticalTotal = await unresolvedCount(page);
+  expect(criticalTotal).toBe(shown);
+  await expect(page.getByTestId("inbox-severity-counts")).toHaveText(`critical${criticalTotal}`);
+
+  // A link someone pasted: a new page opens the same filtered view, with the controls showing it.
+  const pasted = await context.newPage();
+  await pasted.goto(page.url());
+  await settled(pasted);
+  await expect(rows(pasted)).toHaveCount(shown);
+  await pasted.goto("/inbox?severity=critical");
+  await settled(pasted);
+  await expect(severityGroup(pasted).getByRole("button", { name: "critical", exact: true })).toHaveAttribute("aria-pressed", "true");
+  await expect(severityGroup(pasted).getByRole("button", { name: "high", exact: true })).toHaveAttribute("aria-pressed", "false");
+  await expect(rows(pasted)).toHaveCount(shown);
+  expect([...new Set(await visibleSeverities(pasted))]).toEqual(["critical"]);
+  await expect(total(pasted)).toHaveText(`${criticalTotal} unresolved`);
+
+  // A type picked in the dropdown narrows further and joins the URL (under the API's name).
+  await pasted.getByTestId("filter-type").getByRole("button").first().click();
+  await pasted.getByRole("group", { name: "Type" }).getByLabel("agent_crash").check();
+  await expect(pasted).toHaveURL(/[?&]interruption_type=agent_crash(&|$)/);
+  await expect(pasted).toHaveURL(/[?&]severity=critical(&|$)/);
+  await pasted.keyboard.press("Escape");
+  await settled(pasted);
+  await expect.poll(async () => [...new Set(await rows(pasted).getByTestId("cell-type").allTextContents())]).toEqual(["agent_crash"]);
+  await expect(pasted.getByTestId("filter-type").getByRole("button").first()).toContainText("agent_crash");
+
+  // Several filters and the sort survive a reload too.
+  await pasted.goto("/inbox?severity=high,medium&sort=severity&order=asc&range=7d");
+  await settled(pasted);
+  await expect(severityGroup(pasted).getByRole("button", { name: "high", exact: true })).toHaveAttribute("aria-pressed", "true");
+  await expect(pasted.getByRole("radio", { name: "7 d" })).toHaveAttribute("aria-checked", "true");
+  await expect(pasted.getByRole("columnheader", { name: /Severity/ })).toHaveAttribute("aria-sort", "ascending");
+  const sevs = await visibleSeverities(pasted);
+  expect(sevs.indexOf("high")).toBeGreaterThan(sevs.lastIndexOf("medium"));
+});
+
+test("sorting is done by the server, and Load more follows the Link header with the page count in the URL", async ({ page }) => {
+  // Smaller pages than the UI asks for, so the seeded data spans several (the server's Link
+  // header then carries the same limit onwards).
+  await page.route(/\/api\/interruptions\?/, (route) => {
+    const url = new URL(route.request().url());
+    if (url.searchParams.get("limit") === "50") url.searchParams.set("limit", "10");
+    return route.continue({ url: url.toString() });
+  });
+  await signIn(page, "viewer");
+  await page.goto("/inbox");
+  await settled(page);
+  await expect(rows(page)).toHaveCount(10);
+  await expect(page.getByTestId("inbox-showing")).toHaveText("Showing 10");
+  const first = await rows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")));
+
+  await page.getByRole("button", { name: "Load more" }).click();
+  await expect(rows(page)).toHaveCount(20);
+  await expect(page).toHaveURL(/[?&]pages=2(&|$)/);
+  const both = await rows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")));
+  expect(both.slice(0, 10)).toEqual(first);
+  expect(new Set(both).size).toBe(20);
+  const times = await rows(page).locator("time").evaluateAll((ts) => ts.map((t) => Date.parse(t.getAttribute("datetime")!)));
+  expect([...times].sort((a, b) => b - a)).toEqual(times);
+
+  // The copied link reopens with both pages.
+  await page.reload();
+  await settled(page);
+  await expect(rows(page)).toHaveCount(20);
+  expect(await rows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")))).toEqual(both);
+
+  // A header click sorts on the server (offset paging) and starts again from one page.
+  await page.getByRole("columnheader", { name: /Severity/ }).getByRole("button").click();
+  await expect(page).toHaveURL(/[?&]sort=severity(&|$)/);
+  await expect(page).not.toHaveURL(/[?&]pages=/);
+  await settled(page);
+  await expect(rows(page)).toHaveCount(10);
+  await page.getByRole("button", { name: "Load more" }).click();
+  await expect(rows(page)).toHaveCount(20);
+  const rank = { critical: 0, high: 1, medium: 2, low: 3 } as Record<string, number>;
+  const sevs = (await visibleSeverities(page)).map((s) => rank[s]);
+  expect([...sevs].sort((a, b) => a - b)).toEqual(sevs);
+  await expect(page.getByRole("columnheader", { name: /Severity/ })).toHaveAttribute("aria-sort", "descending");
+
+  await page.getByRole("columnheader", { name: /Severity/ }).getByRole("button").click();
+  await expect(page).toHaveURL(/[?&]order=asc(&|$)/);
+  await settled(page);
+  await expect(page.getByRole("columnheader", { name: /Severity/ })).toHaveAttribute("aria-sort", "ascending");
+  const asc = (await visibleSeverities(page)).map((s) => rank[s]);
+  expect([...asc].sort((a, b) => b - a)).toEqual(asc);
+});
+
+test("resolve from the inbox with a note updates the row and the counts", async ({ page }) => {
+  await signIn(page, "responder");
+  await page.goto("/inbox?agent_name=explorer&interruption_type=unauthorized_action");
+  await settled(page);
+  const before = await unresolvedCount(page);
+  expect(before).toBeGreaterThan(0);
+  const row = rows(page).first();
+  await expect(row.getByTestId("cell-status")).toHaveText("open");
+
+  await row.getByRole("button", { name: "Resolve", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: "Resolve interruption" });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByLabel("Note (optional)")).toBeFocused();
+  await dialog.getByLabel("Note (optional)").fill("Expected: the key directory is off limits.");
+  await dialog.getByRole("button", { name: "Resolve", exact: true }).click();
+  await expect(dialog).toBeHidden();
+
+  // The row stays in place with its new status; the counts drop at once.
+  await expect(row.getByTestId("cell-status")).toHaveText("resolved");
+  await expect(total(page)).toHaveText(`${before - 1} unresolved`);
+  await expect(row.getByRole("button", { name: "Resolve", exact: true })).toBeDisabled();
+
+  // The note reached the server.
+  const id = await row.getAttribute("data-id");
+  const activity = await (await page.request.get(`/api/interruptions/${id}/activity`)).json();
+  expect(JSON.stringify(activity)).toContain("the key directory is off limits");
+
+  // After a reload the unresolved view no longer lists it.
+  await page.reload();
+  await settled(page);
+  await expect(page.locator(`tr[data-id="${id}"]`)).toHaveCount(0);
+});
+
+test("acknowledge from the inbox updates the row and the open count", async ({ page }) => {
+  await signIn(page, "responder");
+  await page.goto("/inbox?agent_name=explorer&interruption_type=tool_failure");
+  await settled(page);
+  const openCount = page.getByTestId("inbox-open-count");
+  await expect(openCount).toHaveText(/^\d+ open · \d+ acknowledged$/);
+  const [open, acked] = ((await openCount.textContent())!.match(/\d+/g) ?? []).map(Number);
+  const unresolved = await unresolvedCount(page);
+
+  const openRow = rows(page).filter({ has: page.getByTestId("cell-status").getByText("open", { exact: true }) }).first();
+  const row = page.locator(`tr[data-id="${await openRow.getAttribute("data-id")}"]`);
+  await row.getByRole("button", { name: "Acknowledge", exact: true }).click();
+  await expect(row.getByTestId("cell-status")).toHaveText("acknowledged");
+  await expect(openCount).toHaveText(`${open - 1} open · ${acked + 1} acknowledged`);
+  await expect(total(page)).toHaveText(`${unresolved} unresolved`); // still unresolved
+  await expect(row.getByRole("button", { name: "Acknowledge", exact: true })).toBeDisabled();
+});
+
+test("a failed write shows the server's error", async ({ page }) => {
+  await signIn(page, "responder");
+  await page.route("**/api/interruptions/*/acknowledge", (route) =>
+    route.fulfill({ status: 409, contentType: "application/json", body: JSON.stringify({ error: "Interruption is already resolved" }) }),
+  );
+  await page.goto("/inbox?interruption_type=slow_response");
+  await settled(page);
+  await rows(page).first().getByRole("button", { name: "Acknowledge", exact: true }).click();
+  const notice = page.getByTestId("inbox-notice");
+  await expect(notice).toHaveAttribute("role", "alert");
+  await expect(notice).toContainText("Could not acknowledge: Interruption is already resolved");
+  await expect(rows(page).first().getByTestId("cell-status")).toHaveText("open");
+});
+
+test("bulk resolve of all N matching asks for confirmation, then they leave the unresolved view", async ({ page }) => {
+  await signIn(page, "responder");
+  await page.goto("/inbox?interruption_type=auth_error");
+  await settled(page);
+  const n = await unresolvedCount(page);
+  expect(n).toBeGreaterThan(1);
+  await expect(rows(page)).toHaveCount(n);
+
+  // One row ticked, then widened to everything matching the filter.
+  await rows(page).first().getByRole("checkbox").check();
+  await expect(page.getByTestId("bulk-selected")).toHaveText("1 selected");
+  await page.getByRole("button", { name: `Select all ${n} matching` }).click();
+  await expect(page.getByRole("checkbox", { name: "Select all shown" })).toBeChecked();
+  await expect(page.getByTestId("bulk-selected")).toHaveText(`All ${n} interruptions matching selected`);
+  await page.getByRole("button", { name: "Resolve selected" }).click();
+
+  const dialog = page.getByRole("dialog", { name: `Resolve ${n} interruptions?` });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByTestId("bulk-dialog-summary")).toContainText(`all ${n} interruptions`);
+  // Cancelling changes nothing.
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(total(page)).toHaveText(`${n} unresolved`);
+
+  await page.getByRole("button", { name: "Resolve selected" }).click();
+  await dialog.getByRole("button", { name: `Resolve ${n}`, exact: true }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByRole("status").filter({ hasText: `Resolved ${n} interruptions` })).toBeVisible();
+  await expect(page.getByTestId("inbox-empty")).toBeVisible();
+  await expect(total(page)).toHaveText("0 unresolved");
+
+  // With "unresolved only" off they are still there, resolved.
+  await page.getByLabel("Unresolved only").uncheck();
+  await settled(page);
+  await expect(rows(page)).toHaveCount(n);
+  expect(new Set(await rows(page).getByTestId("cell-status").allTextContents())).toEqual(new Set(["resolved"]));
+});
+
+test("bulk acknowledge of a page selection states the count and updates the rows", async ({ page }) => {
+  await signIn(page, "responder");
+  await page.goto("/inbox?interruption_type=safety_filter");
+  await settled(page);
+  const n = await rows(page).count();
+  expect(n).toBeGreaterThan(1);
+  for (const box of await rows(page).getByRole("checkbox").all()) await box.check();
+  await expect(page.getByTestId("bulk-selected")).toHaveText(`${n} selected`);
+  await expect(page.getByRole("checkbox", { name: "Select all shown" })).toBeChecked();
+  // Every match is already ticked: no "select all matching" offer.
+  await expect(page.getByRole("button", { name: /^Select all \d+ matching$/ })).toHaveCount(0);
+  await page.getByRole("button", { name: "Acknowledge selected" }).click();
+  const dialog = page.getByRole("dialog", { name: `Acknowledge ${n} interruptions?` });
+  await expect(dialog.getByTestId("bulk-dialog-summary")).toHaveText(`This will acknowledge the ${n} interruptions you selected.`);
+  await dialog.getByRole("button", { name: `Acknowledge ${n}`, exact: true }).click();
+  await expect(dialog).toBeHidden();
+  await expect.poll(async () => [...new Set(await rows(page).getByTestId("cell-status").allTextContents())]).toEqual(["acknowledged"]);
+  await expect(page.getByTestId("bulk-selected")).toHaveCount(0);
+});
+
+test("grouped view collapses one fingerprint into a row whose actions cover the group", async ({ page }) => {
+  // (Not rate_limit: the detail page's test needs an open one of those.)
+  await signIn(page, "responder");
+  await page.goto("/inbox?interruption_type=state_machine_error");
+  await settled(page);
+  const n = await rows(page).count();
+  expect(n).toBeGreaterThan(2);
+
+  await page.getByLabel("Group similar").check();
+  await expect(page).toHaveURL(/[?&]group=true(&|$)/);
+  await expect(rows(page)).toHaveCount(1);
+  await expect(rows(page).getByTestId("group-size")).toHaveText(`+${n - 1} similar`);
+  await expect(page.getByTestId("inbox-showing")).toHaveText(`${n} interruptions shown in 1 group`);
+
+  await rows(page).getByRole("button", { name: "Acknowledge", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: `Acknowledge ${n} interruptions?` });
+  await expect(dialog.getByTestId("bulk-dialog-summary")).toContainText(`all ${n} interruptions in this group`);
+  await dialog.getByRole("button", { name: `Acknowledge ${n}`, exact: true }).click();
+  await expect(dialog).toBeHidden();
+
+  await page.getByLabel("Group similar").uncheck();
+  await expect(rows(page)).toHaveCount(n);
+  await expect.poll(async () => [...new Set(await rows(page).getByTestId("cell-status").allTextContents())]).toEqual(["acknowledged"]);
+});
+
+test("a viewer sees no triage actions, and the API refuses the viewer's resolve", async ({ page }) => {
+  await signIn(page, "viewer");
+  await page.goto("/inbox");
+  await settled(page);
+  await expect(rows(page).first()).toBeVisible();
+  await expect(page.getByTestId("read-only-note")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Resolve", exact: true })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Acknowledge", exact: true })).toHaveCount(0);
+  await expect(page.getByRole("button", { name: "Resolve selected" })).toHaveCount(0);
+  await expect(page.getByTestId("inbox-table").getByRole("checkbox")).toHaveCount(0);
+  await expect(rows(page).first().getByRole("link", { name: "Open" })).toBeVisible();
+
+  // The shortcut does not open a resolve dialog either.
+  await page.keyboard.press("j");
+  await page.keyboard.press("r");
+  await expect(page.getByRole("dialog")).toHaveCount(0);
+  await expect(page.getByTestId("inbox-notice")).toContainText("Your role (viewer) cannot resolve");
+
+  // Straight to the API with the viewer's session cookie (same origin): 403, nothing changes.
+  const id = await rows(page).first().getAttribute("data-id");
+  const origin = new URL(page.url()).origin;
+  const res = await page.request.post(`/api/interruptions/${id}/resolve`, { data: { note: "nope" }, headers: { origin } });
+  expect(res.status()).toBe(403);
+  expect((await res.json()).error).toContain("viewer");
+  const ack = await page.request.post(`/api/interruptions/${id}/acknowledge`, { data: {}, headers: { origin } });
+  expect(ack.status()).toBe(403);
+  const after = await (await page.request.get(`/api/interruptions/${id}`)).json();
+  expect(after.status).not.toBe("resolved");
+});
+
+test("keyboard: j/k move, o and Enter open, / focuses search", async ({ page }) => {
+  await signIn(page, "viewer");
+  await page.goto("/inbox");
+  await settled(page);
+  const ids = await rows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")));
+  expect(ids.length).toBeGreaterThan(3);
+
+  // "/" focuses search, and letters typed there stay in the field.
+  const search = page.getByRole("searchbox", { name: "Search interruptions" });
+  await page.keyboard.press("/");
+  await expect(search).toBeFocused();
+  await page.keyboard.type("jk");
+  await expect(search).toHaveValue("jk");
+  await expect(page.locator("tr[data-focused]")).toHaveCount(0);
+  await search.fill("");
+  await page.keyboard.press("Escape");
+  await expect(search).not.toBeFocused();
+  await expect(page).not.toHaveURL(/[?&]q=/);
+  await settled(page);
+
+  await page.keyboard.press("j");
+  await expect(rows(page).nth(0)).toBeFocused();
+  await page.keyboard.press("j");
+  await page.keyboard.press("j");
+  await expect(rows(page).nth(2)).toBeFocused();
+  await expect(rows(page).nth(2)).toHaveAttribute("data-focused", "true");
+  await page.keyboard.press("k");
+  await expect(rows(page).nth(1)).toBeFocused();
+
+  await page.keyboard.press("o");
+  await expect(page).toHaveURL(new RegExp(`/interruptions/${ids[1]}$`));
+
+  await page.goto("/inbox");
+  await settled(page);
+  await page.keyboard.press("j");
+  await expect(rows(page).nth(0)).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`/interruptions/${ids[0]}$`));
+});
+
+test("the XSS probe shows as literal text and runs nothing", async ({ page }) => {
+  await signIn(page, "viewer");
+  await page.goto("/inbox");
+  await settled(page);
+  await page.getByRole("searchbox", { name: "Search interruptions" }).fill("onerror");
+  await expect(page).toHaveURL(/[?&]q=onerror/);
+  await settled(page);
+  const row = rows(page).first();
+  await expect(row.getByTestId("cell-agent")).toHaveText(`agent${XSS_PAYLOAD}`);
+  await expect(row.getByTestId("cell-summary")).toContainText(XSS_PAYLOAD);
+
+  // The agent filter lists the name too (as text).
+  await page.getByTestId("filter-agent").getByRole("button").first().click();
+  await expect(page.getByTestId("filter-agent").getByText(`agent${XSS_PAYLOAD}`)).toBeVisible();
+
+  await expect(page.locator("main img, main script")).toHaveCount(0);
+  expect(await page.evaluate(() => (window as unknown as { __xss?: unknown }).__xss)).toBeUndefined();
+});
+
+test("new events announce themselves without moving rows until asked", async ({ page }) => {
+  await signIn(page, "admin");
+  await page.goto("/inbox");
+  await settled(page);
+  const before = await rows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")));
+  const unresolved = await unresolvedCount(page);
+
+  // A new failing call arrives (ingested with the admin's session, which has the ingest scope).
+  // It joins an existing demo session, so other specs' session lists keep their size.
+  const origin = new URL(page.url()).origin;
+  const [host] = await (await page.request.get("/api/interruptions?agent_name=explorer&limit=1")).json();
+  const start = BigInt(Date.now()) * 1_000_000n;
+  const res = await page.request.post("/api/ingest/calls", {
+    headers: { origin },
+    data: {
+      call_id: `e2e-inbox-new-${Date.now()}`,
+      session_id: host.session_id,
+      agent_name: "explorer",
+      start_ns: String(start),
+      end_ns: String(start + 300_000_000n),
+      status_code: 500,
+      error: "upstream exploded (e2e new arrival)",
+      input_messages: [{ role: "user", parts: [{ type: "text", content: "hello" }] }],
+      output_messages: [],
+    },
+  });
+  expect(res.ok(), await res.text()).toBeTruthy();
+
+  const banner = page.getByTestId("new-banner");
+  await expect(banner).toHaveText(/^1 new interruption/, { timeout: 20_000 });
+  // Nothing moved meanwhile.
+  expect(await rows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")))).toEqual(before);
+  await expect(total(page)).toHaveText(`${unresolved} unresolved`);
+
+  await banner.click();
+  await expect(banner).toBeHidden();
+  await expect(rows(page).first().getByTestId("cell-summary")).toContainText("upstream exploded (e2e new arrival)");
+  await expect(rows(page).first().getByTestId("cell-agent")).toHaveText("explorer");
+  expect(await rows(page).evaluateAll((trs) => trs.slice(1).map((t) => t.getAttribute("data-id")))).toEqual(before);
+  await expect(total(page)).toHaveText(`${unresolved + 1} unresolved`);
+  await snapshot(page, "inbox");
+
+  // Leave the shared data as it was for other tests' counts.
+  await rows(page).first().getByRole("button", { name: "Resolve", exact: true }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Resolve", exact: true }).click();
+  await expect(total(page)).toHaveText(`${unresolved} unresolved`);
+});

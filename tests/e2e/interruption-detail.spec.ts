@@ -1,0 +1,152 @@
+import { expect, test, type Page } from "@playwright/test";
+import { signIn, snapshot } from "./fixtures";
+
+type Rec = { interruption_id: string; session_id: string | null; call_id: string | null; conversation_id: string | null; detail: string; status: string; interruption_type: string; agent_name: string | null };
+
+const XSS = `<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>`;
+
+/** Interruptions of a type, through the API in the signed-in context (all of time). */
+async function byType(page: Page, type: string, extra: Record<string, string> = {}): Promise<Rec[]> {
+  const qs = new URLSearchParams({ interruption_type: type, start_ns: "0", limit: "200", ...extra });
+  const res = await page.request.get(`/api/interruptions?${qs}`);
+  expect(res.ok()).toBeTruthy();
+  const list = (await res.json()) as Rec[];
+  expect(list.length, `demo data has ${type}`).toBeGreaterThan(0);
+  return list;
+}
+
+const detailOf = (r: Rec) => JSON.parse(r.detail) as Record<string, unknown>;
+
+test.describe("interruption detail", () => {
+  test("shows every field, links and the token_limit ratio", async ({ page }) => {
+    await signIn(page, "viewer");
+    const [r] = await byType(page, "token_limit");
+    const d = detailOf(r);
+    await page.goto(`/interruptions/${r.interruption_id}`);
+    await expect(page.getByTestId("interruption-type")).toHaveText("token_limit");
+    const ratio = page.getByTestId("token-ratio");
+    await expect(ratio).toBeVisible();
+    await expect(ratio).toContainText(`ratio ${Number(d.ratio).toFixed(3)}`);
+    await expect(page.getByTestId("evidence")).toContainText(String(d.max_tokens));
+    const fields = page.getByTestId("fields");
+    for (const key of ["interruption_id", "session_id", "conversation_id", "call_id", "trace_id", "fingerprint", "occurrences", "resolved_by"]) await expect(fields).toContainText(key);
+    await expect(fields).toContainText(r.interruption_id);
+    await expect(page.getByTestId("link-session")).toHaveAttribute("href", `/sessions/${r.session_id}`);
+    await expect(page.getByTestId("link-conversation")).toHaveAttribute("href", `/sessions/${r.session_id}?conversation=${r.conversation_id}`);
+    await expect(page.getByTestId("link-call")).toHaveAttribute("href", `/sessions/${r.session_id}?call=${r.call_id}`);
+    // The call's messages around it: the output is there.
+    await expect(page.getByTestId("call-context").getByTestId("message").first()).toBeVisible();
+    await expect(page.getByTestId("call-context").locator('[data-testid="message"][data-role="assistant"]').last()).toBeVisible();
+  });
+
+  test("shows the dead_loop rule and its repeated tool signature", async ({ page }) => {
+    await signIn(page, "viewer");
+    const loops = await byType(page, "dead_loop");
+    const r = loops.find((x) => Array.isArray(detailOf(x).repeated_tools)) ?? loops[0];
+    const d = detailOf(r);
+    await page.goto(`/interruptions/${r.interruption_id}`);
+    await expect(page.getByTestId("dead-loop-rule")).toHaveText(String(d.rule));
+    const tools = (d.repeated_tools as string[]).map((s) => (s.lastIndexOf("#") > 0 ? s.slice(0, s.lastIndexOf("#")) : s));
+    await expect(page.getByTestId("repeated-tool-name").first()).toHaveText(tools[0]);
+    await expect(page.getByTestId("evidence")).toContainText(`repeated ${d.repeat_count} times`);
+  });
+
+  test("shows agent_crash exit code, signal and OOM", async ({ page }) => {
+    await signIn(page, "viewer");
+    const crashes = await byType(page, "agent_crash");
+    const r = crashes.find((x) => detailOf(x).oom === true);
+    expect(r, "the demo has an OOM crash").toBeTruthy();
+    const d = detailOf(r!);
+    await page.goto(`/interruptions/${r!.interruption_id}`);
+    await expect(page.getByTestId("crash-oom")).toContainText("yes");
+    await expect(page.getByTestId("crash-facts")).toContainText(String(d.exit_code));
+    await expect(page.getByTestId("crash-facts")).toContainText(String(d.signal));
+  });
+
+  test("shows slow_response duration against its threshold", async ({ page }) => {
+    await signIn(page, "viewer");
+    const [r] = await byType(page, "slow_response");
+    await page.goto(`/interruptions/${r.interruption_id}`);
+    await expect(page.getByTestId("duration-bar")).toBeVisible();
+    await expect(page.getByTestId("evidence")).toContainText("threshold");
+  });
+
+  test("shows dangling tool ids and the bricked-since call of a state machine error", async ({ page }) => {
+    await signIn(page, "viewer");
+    const list = await byType(page, "state_machine_error");
+    const later = list.find((x) => detailOf(x).bricked_since_call_id);
+    expect(later, "a 400 linked to the bricking call").toBeTruthy();
+    const d = detailOf(later!);
+    await page.goto(`/interruptions/${later!.interruption_id}`);
+    const dangling = (d.dangling as string[])[0];
+    await expect(page.getByTestId("dangling-ids")).toContainText(dangling);
+    const link = page.getByTestId("bricked-since").getByRole("link");
+    await expect(link).toHaveAttribute("href", `/sessions/${later!.session_id}?call=${d.bricked_since_call_id}`);
+    // The dangling tool call is visible in the call's messages, marked as such.
+    await expect(page.getByTestId("call-context").locator(`[data-testid="tool-call"][data-tool-call-id="${dangling}"]`)).toContainText("dangling");
+    await snapshot(page, "interruption-detail");
+  });
+
+  test("a responder acknowledges, notes and resolves; the activity log shows it", async ({ page }) => {
+    await signIn(page, "responder");
+    const open = (await byType(page, "rate_limit", { status: "open" }))[0];
+    await page.goto(`/interruptions/${open.interruption_id}`);
+    const status = page.getByTestId("interruption-status");
+    await expect(status).toHaveText("open");
+    await page.getByRole("button", { name: "Acknowledge" }).click();
+    await expect(status).toHaveText("acknowledged");
+    const log = page.getByTestId("activity-log");
+    await expect(log.locator('[data-action="acknowledge"]')).toContainText("responder@e2e.test");
+
+    await page.getByRole("button", { name: "Assign to me" }).click();
+    await expect(page.getByTestId("assignee")).toContainText("responder@e2e.test");
+    await expect(log.locator('[data-action="assign"]')).toContainText("assigned to responder@e2e.test");
+
+    await page.getByLabel("Note", { exact: true }).fill("Checked the provider status page: a regional incident.");
+    await page.getByRole("button", { name: "Add note" }).click();
+    await expect(log.locator('[data-action="note"]')).toContainText("Checked the provider status page");
+
+    await page.getByLabel("Resolution note (optional)").fill("Backoff raised to 30 s.");
+    await page.getByRole("button", { name: "Resolve", exact: true }).click();
+    await expect(status).toHaveText("resolved");
+    await expect(log.locator('[data-action="resolve"]')).toContainText("Backoff raised to 30 s.");
+    await expect(page.getByTestId("fields")).toContainText("responder@e2e.test");
+
+    await page.getByRole("button", { name: "Reopen" }).click();
+    await expect(status).toHaveText("open");
+    await expect(log.locator('[data-action="reopen"]')).toBeVisible();
+  });
+
+  test("a viewer sees no actions, and the API refuses them", async ({ page }) => {
+    await signIn(page, "viewer");
+    const [r] = await byType(page, "auth_error");
+    await page.goto(`/interruptions/${r.interruption_id}`);
+    await expect(page.getByTestId("read-only")).toBeVisible();
+    await expect(page.getByTestId("activity-log")).toBeVisible();
+    for (const name of ["Acknowledge", "Resolve", "Reopen", "Assign to me", "Add note"]) {
+      await expect(page.getByRole("button", { name, exact: true })).toHaveCount(0);
+    }
+    const res = await page.request.post(`/api/interruptions/${r.interruption_id}/resolve`, { data: {}, headers: { origin: new URL(page.url()).origin } });
+    expect(res.status()).toBe(403);
+  });
+
+  test("untrusted text of the XSS probe renders literally and runs nothing", async ({ page }) => {
+    await signIn(page, "viewer");
+    const res = await page.request.get(`/api/interruptions?session_id=e2e-xss-session&start_ns=0`);
+    const [r] = (await res.json()) as Rec[];
+    expect(r).toBeTruthy();
+    await page.goto(`/interruptions/${r.interruption_id}`);
+    await expect(page.getByTestId("evidence-message")).toContainText(XSS);
+    await expect(page.getByTestId("fields")).toContainText(`agent${XSS}`);
+    await expect(page.getByTestId("call-context").getByTestId("part-text").last()).toHaveText(XSS);
+    await expect(page.getByTestId("call-error")).toContainText(XSS);
+    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await page.locator('img[src="x"]').count()).toBe(0);
+  });
+
+  test("an unknown id says so", async ({ page }) => {
+    await signIn(page, "viewer");
+    await page.goto(`/interruptions/${"0".repeat(32)}`);
+    await expect(page.getByRole("heading", { name: "Interruption not found" })).toBeVisible();
+  });
+});
