@@ -75,19 +75,7 @@ export function useNewSince(filter: FilterQuery, sinceNs: bigint | null, endNs?:
   });
 }
 
-type SessionRow = { agent_name: string | null };
-
-/** Agent names for the filter's suggestions (from recent sessions). */
-export function useAgentNames() {
-  return useQuery({
-    queryKey: ["inbox", "agents"],
-    queryFn: async () => {
-      const sessions = await api.get<SessionRow[]>("/api/sessions", { limit: 1000 });
-      return [...new Set(sessions.map((s) => s.agent_name).filter((a): a is string => !!a))].sort((a, b) => a.localeCompare(b));
-    },
-    staleTime: 5 * 60_000,
-  });
-}
+export { useAgentNames } from "@/components/api/agents";
 
 /** Rewrites one row wherever the inbox lists hold it (so it changes in place, without a jump). */
 function patchRow(qc: QueryClient, id: string, patch: Partial<InterruptionRecord>) {

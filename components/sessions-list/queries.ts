@@ -22,19 +22,4 @@ export function useSessionsPage(f: SessionFilter) {
   });
 }
 
-// Agent names for the filter. There is no agents route, so they come from the most recently
-// active sessions (the agents anyone filters by are the ones that ran lately).
-const AGENT_SAMPLE = 1000;
-
-export function useAgentNames() {
-  return useQuery({
-    queryKey: ["sessions", "agent-names"],
-    queryFn: async () => {
-      const sessions = await api.get<SessionSummary[]>("/api/sessions", { limit: AGENT_SAMPLE });
-      const names = new Set<string>();
-      for (const s of sessions) if (s.agent_name) names.add(s.agent_name);
-      return [...names].sort((a, b) => a.localeCompare(b));
-    },
-    staleTime: 5 * 60_000,
-  });
-}
+export { useAgentNames } from "@/components/api/agents";

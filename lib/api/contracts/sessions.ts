@@ -53,3 +53,9 @@ export const getCall = contract({
   response: callSchema.extend({ input_messages: z.array(z.unknown()), output_messages: z.array(z.unknown()), tool_balance: z.unknown() }),
   summary: "One call with its messages, tool-call balance (with safe cut points) and interruptions.",
 });
+
+export const listAgents = contract({
+  method: "GET", path: "/api/agents", tag, scope: "read",
+  response: z.array(z.object({ agent_name: z.string(), first_seen_ns: ns, last_seen_ns: ns })),
+  summary: "Every agent that has sent calls, by name.",
+});

@@ -214,3 +214,8 @@ export async function callDetail(db: Db, id: string) {
     })),
   };
 }
+
+export async function listAgents(db: DbTx) {
+  const agents = await db.agent.findMany({ orderBy: { name: "asc" } });
+  return agents.map((a) => ({ agent_name: a.name, first_seen_ns: a.firstSeenNs, last_seen_ns: a.lastSeenNs }));
+}
