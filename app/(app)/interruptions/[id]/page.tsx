@@ -1,4 +1,5 @@
 import { Suspense } from "react";
+import { decodeParam } from "@/components/ui/routeParam";
 import { InterruptionDetail } from "@/components/interruption/InterruptionDetail";
 
 export const metadata = { title: "Interruption · SightDesk" };
@@ -10,12 +11,4 @@ export default async function InterruptionPage({ params }: { params: Promise<{ i
       <InterruptionDetail id={decodeParam(id)} />
     </Suspense>
   );
-}
-
-function decodeParam(id: string): string {
-  try {
-    return decodeURIComponent(id);
-  } catch {
-    return id;
-  }
 }

@@ -1,4 +1,5 @@
 import { Suspense } from "react";
+import { decodeParam } from "@/components/ui/routeParam";
 import { SessionTrajectory } from "@/components/trajectory/SessionTrajectory";
 
 export const metadata = { title: "Session trajectory · SightDesk" };
@@ -10,12 +11,4 @@ export default async function SessionPage({ params }: { params: Promise<{ id: st
       <SessionTrajectory sessionId={decodeParam(id)} />
     </Suspense>
   );
-}
-
-function decodeParam(id: string): string {
-  try {
-    return decodeURIComponent(id);
-  } catch {
-    return id;
-  }
 }
