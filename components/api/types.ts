@@ -22,6 +22,8 @@ export type InterruptionRecord = {
   occurrences: number;
   last_seen_ns: Ns;
   fingerprint: string;
+  /** its fingerprint had been resolved before it occurred */
+  regressed: boolean;
 };
 
 export type SeverityCounts = { critical: number; high: number; medium: number; low: number };

@@ -1,7 +1,7 @@
 // The AgentSight interruption record (SPEC §5.1) plus SightDesk's own fields.
 import type { Interruption, InterruptionActivity } from "../db/generated/client";
 
-export function interruptionRecord(i: Interruption) {
+export function interruptionRecord(i: Interruption & { regressed?: boolean }) {
   return {
     interruption_id: i.id,
     session_id: i.sessionId,
@@ -24,6 +24,7 @@ export function interruptionRecord(i: Interruption) {
     occurrences: i.occurrences,
     last_seen_ns: i.lastSeenNs,
     fingerprint: i.fingerprint,
+    regressed: i.regressed ?? false,
   };
 }
 

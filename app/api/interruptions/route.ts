@@ -1,11 +1,12 @@
+import { resolveMe } from "@/lib/api/actors";
 import * as c from "@/lib/api/contracts/interruptions";
 import { nextLinkHeader, nextOffsetHeader } from "@/lib/api/pagination";
 import { interruptionRecord } from "@/lib/api/records";
 import { handle, json } from "@/lib/api/route";
 import { encodeCursor, listInterruptions } from "@/lib/db/queries/interruptions";
 
-export const GET = handle(c.listInterruptions, async ({ req, db, query }) => {
-  const rows = await listInterruptions(db, query.filter, query);
+export const GET = handle(c.listInterruptions, async ({ req, db, query, actor }) => {
+  const rows = await listInterruptions(db, resolveMe(query.filter, actor), query);
   const more = rows.length === query.limit;
   const headers = !more
     ? {}

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { contract } from "../contract";
-import { filterQuery, listQuery, seriesQuery } from "./params";
+import { filterFields, filterQuery, groupsQuery, listQuery, seriesQuery } from "./params";
 import { activitySchema, conversationCountsSchema, countSchema, recordSchema, sessionCountsSchema, statsSchema } from "./schemas";
 
 const tag = "interruptions";
@@ -57,11 +57,8 @@ export const noteInterruption = contract({
   body: z.object({ note: z.string().min(1).max(10_000) }), response: recordSchema, status: 201, summary: "Add a note.",
 });
 
-const bulkFilter = z.object({
-  start_ns: z.string().optional(), end_ns: z.string().optional(), agent_name: z.string().optional(),
-  interruption_type: z.string().optional(), severity: z.string().optional(), resolved: z.string().optional(),
-  status: z.string().optional(), session_id: z.string().optional(), conversation_id: z.string().optional(), q: z.string().optional(),
-});
+/** The list filters as query-string values (validated like the query string). */
+const bulkFilter = z.object(Object.fromEntries(Object.keys(filterFields).map((k) => [k, z.string().optional()])));
 
 export const bulkInterruptions = contract({
   method: "POST", path: "/api/interruptions/bulk", tag, scope: "triage",
@@ -95,4 +92,14 @@ export const interruptionTimeseries = contract({
     buckets: z.array(z.object({ start_ns: z.int(), counts: z.record(z.string(), z.int()) })),
   }),
   summary: "Interruption counts per time bucket, by severity or type (all statuses unless filtered).",
+});
+
+export const interruptionGroups = contract({
+  method: "GET", path: "/api/interruptions/groups", tag, scope: "read", query: groupsQuery,
+  response: z.array(z.object({
+    fingerprint: z.string(), interruption_type: z.string(), agent_name: z.string().nullable(), model: z.string().nullable(),
+    severity: z.string(), count: z.int(), by_status: z.object({ open: z.int(), acknowledged: z.int(), resolved: z.int() }),
+    first_seen_ns: z.int(), last_seen_ns: z.int(), regressed: z.boolean(), trend: z.array(z.int()),
+  })),
+  summary: "Interruptions grouped by fingerprint, most recent first: counts per state, first/last seen, trend, regressed. Resolve a group with bulk {filter: {fingerprint}}.",
 });

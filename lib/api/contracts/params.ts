@@ -45,9 +45,13 @@ export type InterruptionFilter = {
   sessionId?: string;
   conversationId?: string;
   q?: string;
+  fingerprints?: string[];
+  /** `none` for unassigned; `me` is replaced by the caller's name before querying */
+  assignees?: string[];
+  regressed?: boolean;
 };
 
-const filterFields = {
+export const filterFields = {
   start_ns: nsParam.optional(),
   end_ns: nsParam.optional(),
   agent_name: csv.optional(),
@@ -58,6 +62,9 @@ const filterFields = {
   session_id: z.string().min(1).optional(),
   conversation_id: z.string().min(1).optional(),
   q: z.string().min(1).max(200).optional(),
+  fingerprint: csv.optional().describe("fingerprints, comma-separated (a group of the grouped view)"),
+  assignee: csv.optional().describe("assignees, comma-separated; `me` is the caller, `none` unassigned"),
+  regressed: boolParam.optional().describe("only (or no) interruptions whose fingerprint had been resolved before"),
 };
 
 type RawFilter = z.output<z.ZodObject<typeof filterFields>>;
@@ -82,6 +89,9 @@ function toFilter(raw: RawFilter, ctx: z.RefinementCtx): InterruptionFilter {
     sessionId: raw.session_id,
     conversationId: raw.conversation_id,
     q: raw.q,
+    fingerprints: raw.fingerprint,
+    assignees: raw.assignee,
+    regressed: raw.regressed,
   };
 }
 
@@ -114,3 +124,11 @@ export const seriesQuery = z
     group_by: z.enum(["severity", "type"]).optional(),
   })
   .transform((raw, ctx) => ({ filter: toFilter(raw, ctx), buckets: raw.buckets ?? 48, groupBy: raw.group_by ?? ("severity" as const) }));
+
+export const groupsQuery = z
+  .object({
+    ...filterFields,
+    limit: limitParam.optional(),
+    buckets: z.string().regex(/^\d+$/, "expected a whole number").transform(Number).refine((n) => n >= 1 && n <= 100, "expected 1 to 100").optional(),
+  })
+  .transform((raw, ctx) => ({ filter: toFilter(raw, ctx), limit: raw.limit ?? 100, buckets: raw.buckets ?? 12 }));

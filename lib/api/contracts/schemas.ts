@@ -26,6 +26,7 @@ export const recordSchema = z.object({
   occurrences: z.int(),
   last_seen_ns: ns,
   fingerprint: z.string(),
+  regressed: z.boolean().describe("an earlier interruption with this fingerprint was resolved before this one occurred"),
 });
 
 const bySeverity = z.object({ critical: z.int(), high: z.int(), medium: z.int(), low: z.int() });

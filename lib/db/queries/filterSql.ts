@@ -5,6 +5,12 @@ import { marks } from "../sql";
 
 export type SqlWhere = { sql: string; params: unknown[] };
 
+/**
+ * An interruption is regressed when another one of its fingerprint had been resolved before it
+ * was detected: the problem was closed and fired again (SPEC §3.4).
+ */
+export const REGRESSED_SQL = `EXISTS (SELECT 1 FROM "Interruption" AS "earlier" WHERE "earlier"."fingerprint" = "Interruption"."fingerprint" AND "earlier"."status" = 'resolved' AND "earlier"."resolvedAtNs" < "Interruption"."createdAtNs" AND "earlier"."id" <> "Interruption"."id")`;
+
 export function filterSql(f: InterruptionFilter): SqlWhere {
   const parts = ['"occurredAtNs" >= ?', '"occurredAtNs" <= ?'];
   const params: unknown[] = [f.startNs, f.endNs];
@@ -17,6 +23,7 @@ export function filterSql(f: InterruptionFilter): SqlWhere {
   inList("severity", f.severities);
   inList("type", f.types);
   inList("agentName", f.agentNames);
+  inList("fingerprint", f.fingerprints);
   if (f.sessionId) {
     parts.push('"sessionId" = ?');
     params.push(f.sessionId);
@@ -25,6 +32,13 @@ export function filterSql(f: InterruptionFilter): SqlWhere {
     parts.push('"conversationId" = ?');
     params.push(f.conversationId);
   }
+  if (f.assignees?.length) {
+    const named = f.assignees.filter((a) => a !== "none");
+    const terms = [...(named.length ? [`"assignee" IN (${marks(named.length)})`] : []), ...(f.assignees.includes("none") ? ['"assignee" IS NULL'] : [])];
+    parts.push(`(${terms.join(" OR ")})`);
+    params.push(...named);
+  }
+  if (f.regressed !== undefined) parts.push(`${f.regressed ? "" : "NOT "}${REGRESSED_SQL}`);
   if (f.q) {
     const like = `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     parts.push(`("id" = ? OR "callId" = ? OR "traceId" = ? OR "type" LIKE ? ESCAPE '\\' OR "agentName" LIKE ? ESCAPE '\\' OR "detail" LIKE ? ESCAPE '\\')`);

@@ -7,7 +7,7 @@ import { SEVERITIES } from "../../detect/types";
 import type { Db, DbTx } from "../client";
 import type { Interruption } from "../generated/client";
 import { asBigInt, asNumber, asText, readSql, type Row } from "../sql";
-import { filterSql } from "./filterSql";
+import { filterSql, REGRESSED_SQL } from "./filterSql";
 
 export const UNASSIGNED = "__unassigned__";
 const UNRESOLVED: Status[] = ["open", "acknowledged"];
@@ -83,7 +83,7 @@ export type ListOptions = { limit: number; cursor?: string; sort?: Sort; offset?
  * Newest first by default. With the time sort, `cursor` continues after the last row of the
  * previous page (keyset); other sorts page by `offset`.
  */
-export async function listInterruptions(db: Db, f: InterruptionFilter, o: ListOptions): Promise<Interruption[]> {
+export async function listInterruptions(db: Db, f: InterruptionFilter, o: ListOptions): Promise<Flagged[]> {
   const sort = o.sort ?? { by: "time", order: "desc" };
   const where = filterSql(f);
   if (o.cursor) {
@@ -93,10 +93,24 @@ export async function listInterruptions(db: Db, f: InterruptionFilter, o: ListOp
     where.params.push(c.ns, c.ns, c.id);
   }
   const rows = await readSql(db).all(
-    `SELECT * FROM "Interruption" WHERE ${where.sql} ORDER BY ${orderBy(sort)} LIMIT ? OFFSET ?`,
+    `SELECT *, ${REGRESSED_SQL} AS "regressed" FROM "Interruption" WHERE ${where.sql} ORDER BY ${orderBy(sort)} LIMIT ? OFFSET ?`,
     [...where.params, o.limit, o.offset ?? 0],
   );
-  return rows.map(toInterruption);
+  return rows.map((r) => ({ ...toInterruption(r), regressed: Boolean(Number(r.regressed)) }));
+}
+
+export type Flagged = Interruption & { regressed: boolean };
+
+/** Adds the regressed flag (SPEC §3.4) to interruptions read elsewhere, in one query. */
+export async function withRegressed(db: Db, rows: Interruption[]): Promise<Flagged[]> {
+  if (!rows.length) return [];
+  const ids = rows.map((r) => r.id);
+  const hits = await readSql(db).all(
+    `SELECT "id" FROM "Interruption" WHERE "id" IN (${ids.map(() => "?").join(", ")}) AND ${REGRESSED_SQL}`,
+    ids,
+  );
+  const regressed = new Set(hits.map((h) => String(h.id)));
+  return rows.map((r) => ({ ...r, regressed: regressed.has(r.id) }));
 }
 
 /** Ids of every interruption matching a filter (for bulk actions on "all N matching"). */

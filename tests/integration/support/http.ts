@@ -80,6 +80,7 @@ export const SIGHTDESK_KEYS = [
   "occurrences",
   "last_seen_ns",
   "fingerprint",
+  "regressed",
 ] as const;
 
 export type Status = "open" | "acknowledged" | "resolved";
@@ -105,6 +106,7 @@ export type InterruptionRecord = {
   occurrences: number;
   last_seen_ns: string;
   fingerprint: string;
+  regressed: boolean;
 };
 
 export type BySeverity = { critical: number; high: number; medium: number; low: number };

@@ -2,10 +2,10 @@ import * as c from "@/lib/api/contracts/interruptions";
 import { ApiError } from "@/lib/api/errors";
 import { interruptionRecord } from "@/lib/api/records";
 import { handle } from "@/lib/api/route";
-import { getInterruption } from "@/lib/db/queries/interruptions";
+import { getInterruption, withRegressed } from "@/lib/db/queries/interruptions";
 
 export const GET = handle(c.getInterruption, async ({ db, params }) => {
   const row = await getInterruption(db, params.id);
   if (!row) throw new ApiError(404, "Interruption not found");
-  return interruptionRecord(row);
+  return interruptionRecord((await withRegressed(db, [row]))[0]);
 });

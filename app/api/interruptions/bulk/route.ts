@@ -1,4 +1,4 @@
-import { actorName } from "@/lib/api/actors";
+import { actorName, resolveMe } from "@/lib/api/actors";
 import * as c from "@/lib/api/contracts/interruptions";
 import { filterQuery } from "@/lib/api/contracts/params";
 import { handle } from "@/lib/api/route";
@@ -7,6 +7,6 @@ import { matchingIds } from "@/lib/db/queries/interruptions";
 import { applyToMany } from "@/lib/triage/lifecycle";
 
 export const POST = handle(c.bulkInterruptions, async ({ db, actor, body }) => {
-  const ids = body.ids ?? (await matchingIds(db, parseOrThrow(filterQuery, body.filter, "filter.")));
+  const ids = body.ids ?? (await matchingIds(db, resolveMe(parseOrThrow(filterQuery, body.filter, "filter."), actor)));
   return applyToMany(db, ids, { action: body.action, actor: actorName(actor), assignee: body.assignee, note: body.note });
 });

@@ -1,5 +1,6 @@
+import { resolveMe } from "@/lib/api/actors";
 import * as c from "@/lib/api/contracts/interruptions";
 import { handle } from "@/lib/api/route";
 import { conversationCounts } from "@/lib/db/queries/interruptions";
 
-export const GET = handle(c.conversationCounts, ({ db, query }) => conversationCounts(db, query));
+export const GET = handle(c.conversationCounts, ({ db, query, actor }) => conversationCounts(db, resolveMe(query, actor)));

@@ -2,8 +2,9 @@ import { actorName } from "@/lib/api/actors";
 import * as c from "@/lib/api/contracts/interruptions";
 import { interruptionRecord } from "@/lib/api/records";
 import { handle } from "@/lib/api/route";
+import { withRegressed } from "@/lib/db/queries/interruptions";
 import { applyToOne } from "@/lib/triage/lifecycle";
 
 export const POST = handle(c.acknowledgeInterruption, async ({ db, params, actor, body }) =>
-  interruptionRecord(await applyToOne(db, params.id, { action: "acknowledge", actor: actorName(actor), note: body?.note })),
+  interruptionRecord((await withRegressed(db, [await applyToOne(db, params.id, { action: "acknowledge", actor: actorName(actor), note: body?.note })]))[0]),
 );

@@ -1,8 +1,8 @@
 import * as c from "@/lib/api/contracts/interruptions";
 import { interruptionRecord } from "@/lib/api/records";
 import { handle } from "@/lib/api/route";
-import { interruptionsOf } from "@/lib/db/queries/interruptions";
+import { interruptionsOf, withRegressed } from "@/lib/db/queries/interruptions";
 
 export const GET = handle(c.sessionInterruptions, async ({ db, params }) =>
-  (await interruptionsOf(db, { sessionId: params.id })).map(interruptionRecord),
+  (await withRegressed(db, await interruptionsOf(db, { sessionId: params.id }))).map(interruptionRecord),
 );

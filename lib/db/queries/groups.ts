@@ -1,0 +1,55 @@
+// The grouped inbox (SPEC §3.4): interruptions grouped by fingerprint (type + agent + model +
+// error code), with counts per state, first/last seen, a small trend and the regressed flag.
+import type { InterruptionFilter } from "../../api/contracts/params";
+import type { Db } from "../client";
+import { asBigInt, asText, marks, readSql } from "../sql";
+import { filterSql, REGRESSED_SQL } from "./filterSql";
+
+export type GroupsQuery = { filter: InterruptionFilter; limit: number; buckets: number };
+
+export async function interruptionGroups(db: Db, q: GroupsQuery) {
+  const sql = readSql(db);
+  const where = filterSql(q.filter);
+  const rows = await sql.all(
+    `SELECT "fingerprint", MIN("type") AS "type", MIN("agentName") AS "agentName", MIN("model") AS "model",
+            MAX(CASE "severity" WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 ELSE 1 END) AS "rank",
+            COUNT(*) AS "n",
+            SUM(CASE WHEN "status" = 'open' THEN 1 ELSE 0 END) AS "open",
+            SUM(CASE WHEN "status" = 'acknowledged' THEN 1 ELSE 0 END) AS "acknowledged",
+            SUM(CASE WHEN "status" = 'resolved' THEN 1 ELSE 0 END) AS "resolved",
+            MIN("occurredAtNs") AS "first", MAX("occurredAtNs") AS "last",
+            MAX(CASE WHEN ${REGRESSED_SQL} THEN 1 ELSE 0 END) AS "regressed"
+       FROM "Interruption" WHERE ${where.sql}
+       GROUP BY "fingerprint" ORDER BY "last" DESC LIMIT ?`,
+    [...where.params, q.limit],
+  );
+  const fingerprints = rows.map((r) => String(r.fingerprint));
+  const width = (q.filter.endNs - q.filter.startNs + 1n + BigInt(q.buckets) - 1n) / BigInt(q.buckets);
+  const trend = new Map<string, number[]>(fingerprints.map((f) => [f, Array(q.buckets).fill(0)]));
+  if (fingerprints.length) {
+    const series = await sql.all(
+      `SELECT "fingerprint", ("occurredAtNs" - ?) / ? AS "bucket", COUNT(*) AS "n" FROM "Interruption"
+        WHERE ${where.sql} AND "fingerprint" IN (${marks(fingerprints.length)}) GROUP BY "fingerprint", "bucket"`,
+      [q.filter.startNs, width, ...where.params, ...fingerprints],
+    );
+    for (const s of series) {
+      const counts = trend.get(String(s.fingerprint));
+      const i = Number(s.bucket);
+      if (counts && i >= 0 && i < counts.length) counts[i] = Number(s.n);
+    }
+  }
+  const SEVERITY = ["low", "low", "medium", "high", "critical"];
+  return rows.map((r) => ({
+    fingerprint: String(r.fingerprint),
+    interruption_type: String(r.type),
+    agent_name: asText(r.agentName),
+    model: asText(r.model),
+    severity: SEVERITY[Number(r.rank)],
+    count: Number(r.n),
+    by_status: { open: Number(r.open), acknowledged: Number(r.acknowledged), resolved: Number(r.resolved) },
+    first_seen_ns: asBigInt(r.first),
+    last_seen_ns: asBigInt(r.last),
+    regressed: Number(r.regressed) === 1,
+    trend: trend.get(String(r.fingerprint)) ?? [],
+  }));
+}
