@@ -5,6 +5,9 @@ import { marks } from "../sql";
 
 export type SqlWhere = { sql: string; params: unknown[] };
 
+/** Severity as its weight (critical 4 … low 1), for sorting and "worst of" aggregates. */
+export const SEVERITY_RANK_SQL = `CASE "severity" WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 ELSE 1 END`;
+
 /**
  * An interruption is regressed when another one of its fingerprint had been resolved before it
  * was detected: the problem was closed and fired again (SPEC §3.4).

@@ -3,7 +3,7 @@
 import type { InterruptionFilter } from "../../api/contracts/params";
 import type { Db } from "../client";
 import { asBigInt, asText, marks, readSql } from "../sql";
-import { filterSql, REGRESSED_SQL } from "./filterSql";
+import { filterSql, REGRESSED_SQL, SEVERITY_RANK_SQL } from "./filterSql";
 
 export type GroupsQuery = { filter: InterruptionFilter; limit: number; buckets: number };
 
@@ -12,7 +12,7 @@ export async function interruptionGroups(db: Db, q: GroupsQuery) {
   const where = filterSql(q.filter);
   const rows = await sql.all(
     `SELECT "fingerprint", MIN("type") AS "type", MIN("agentName") AS "agentName", MIN("model") AS "model",
-            MAX(CASE "severity" WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 ELSE 1 END) AS "rank",
+            MAX(${SEVERITY_RANK_SQL}) AS "rank",
             COUNT(*) AS "n",
             SUM(CASE WHEN "status" = 'open' THEN 1 ELSE 0 END) AS "open",
             SUM(CASE WHEN "status" = 'acknowledged' THEN 1 ELSE 0 END) AS "acknowledged",

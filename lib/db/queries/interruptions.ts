@@ -7,7 +7,7 @@ import { SEVERITIES } from "../../detect/types";
 import type { Db, DbTx } from "../client";
 import type { Interruption } from "../generated/client";
 import { asBigInt, asNumber, asText, readSql, type Row } from "../sql";
-import { filterSql, REGRESSED_SQL } from "./filterSql";
+import { filterSql, REGRESSED_SQL, SEVERITY_RANK_SQL } from "./filterSql";
 
 export const UNASSIGNED = "__unassigned__";
 const UNRESOLVED: Status[] = ["open", "acknowledged"];
@@ -60,8 +60,6 @@ function decodeCursor(cursor: string): { ns: bigint; id: string } {
   return { ns: BigInt(ns), id };
 }
 
-const SEVERITY_RANK = `CASE "severity" WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 ELSE 1 END`;
-
 function orderBy(sort: Sort): string {
   const dir = sort.order === "asc" ? "ASC" : "DESC";
   const newest = '"occurredAtNs" DESC, "id" DESC';
@@ -69,7 +67,7 @@ function orderBy(sort: Sort): string {
     case "time":
       return `"occurredAtNs" ${dir}, "id" ${dir}`;
     case "severity":
-      return `${SEVERITY_RANK} ${dir}, ${newest}`;
+      return `${SEVERITY_RANK_SQL} ${dir}, ${newest}`;
     case "type":
       return `"type" ${dir}, ${newest}`;
     case "agent":
