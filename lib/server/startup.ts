@@ -2,6 +2,7 @@
 import { ensureDashboardToken, dashboardTokenPath } from "../auth/dashboardToken";
 import { ensureFirstAdmin } from "../auth/users";
 import { db } from "../db/client";
+import { startAlertWorker } from "../alerts/worker";
 
 export async function startup(): Promise<void> {
   const database = db();
@@ -11,4 +12,5 @@ export async function startup(): Promise<void> {
   console.log(`[sightdesk] API token file: ${dashboardTokenPath()}`);
   const admin = await ensureFirstAdmin(database);
   if (admin) console.log(`[sightdesk] created the first admin: ${admin}`);
+  startAlertWorker(database);
 }

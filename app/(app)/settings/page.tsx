@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import { ConfigSection, type ConfigView } from "@/components/settings/ConfigSection";
 import { TokensSection } from "@/components/settings/TokensSection";
 import { UsersSection } from "@/components/settings/UsersSection";
+import { WebhooksSection } from "@/components/settings/WebhooksSection";
 import { DASHBOARD_TOKEN_ID } from "@/lib/auth/dashboardToken";
 import { detectionConfig } from "@/lib/config/detection";
 import { databaseUrl, sqliteFilePath } from "@/lib/db/url";
@@ -22,6 +23,7 @@ function effectiveConfig(): ConfigView {
 const SECTIONS = [
   { id: "users", label: "Users and roles" },
   { id: "tokens", label: "API tokens" },
+  { id: "webhooks", label: "Alert webhooks" },
   { id: "configuration", label: "Effective configuration" },
 ];
 
@@ -47,6 +49,7 @@ export default function SettingsPage() {
       </div>
       <UsersSection />
       <TokensSection dashboardTokenId={DASHBOARD_TOKEN_ID} />
+      <WebhooksSection />
       <ConfigSection config={effectiveConfig()} />
     </div>
   );

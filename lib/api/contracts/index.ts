@@ -5,3 +5,4 @@ import "./interruptions";
 import "./sessions";
 import "./tokens";
 import "./users";
+import "./webhooks";

@@ -1,0 +1,8 @@
+import { actorName } from "@/lib/api/actors";
+import * as c from "@/lib/api/contracts/webhooks";
+import { handle } from "@/lib/api/route";
+import { createWebhook, listWebhooks } from "@/lib/alerts/webhooks";
+
+export const GET = handle(c.listWebhooks, ({ db }) => listWebhooks(db));
+
+export const POST = handle(c.createWebhook, ({ db, body, actor }) => createWebhook(db, body, actorName(actor)));

@@ -1,0 +1,313 @@
+// The alert worker (SPEC §7): runs inside the server process, apart from ingest. Each tick it
+//  1. scans interruptions created since its high-water mark (kept in the Setting table) and
+//     queues one AlertDelivery per matching enabled webhook — deduplicated per webhook and
+//     interruption (a unique key) and per fingerprint within the webhook's repeat interval;
+//  2. starts due deliveries without waiting for them (a small global and per-webhook limit, a
+//     timeout per attempt), so a hanging receiver delays neither ingest nor other webhooks.
+// Failed attempts are retried with exponential backoff. Clock, fetch and tick are injectable.
+import crypto from "node:crypto";
+import { interruptionRecord } from "../api/records";
+import { stringifyExact } from "../api/json";
+import type { Db } from "../db/client";
+import type { AlertDelivery, Interruption, Webhook } from "../db/generated/client";
+import { nowNs, NS_PER_MS } from "../time";
+import { backoffMs, genericPayload, matchesRule, parseList, publicBaseUrl, severitiesAtOrAbove, type AlertEvent, type AlertRule } from "./rules";
+import { DEFAULT_TIMEOUT_MS, sendOnce, type FetchLike } from "./send";
+
+export const MARK_KEY = "alerts.high_water_ns";
+const NS_PER_SEC = 1_000_000_000n;
+/** Rows committed a little after rows with a later createdAtNs are still found (the mark is re-read this far back). */
+const LOOKBACK_NS = 10n * NS_PER_SEC;
+const PAGE = 500;
+const MAX_PAGES = 20;
+const RETENTION_NS = 30n * 86_400n * NS_PER_SEC;
+const PRUNE_EVERY_NS = 3600n * NS_PER_SEC;
+
+export type AlertWorkerOptions = {
+  db: Db;
+  /** the clock, integer ns */
+  now?: () => bigint;
+  fetch?: FetchLike;
+  timeoutMs?: number;
+  /** deliveries in flight at once, and per webhook */
+  concurrency?: number;
+  perWebhook?: number;
+  baseUrl?: string;
+  log?: (message: string) => void;
+};
+
+type Ruled = Webhook & { rule: AlertRule };
+
+export class AlertWorker {
+  private readonly db: Db;
+  private readonly now: () => bigint;
+  private readonly fetchImpl: FetchLike;
+  private readonly timeoutMs: number;
+  private readonly concurrency: number;
+  private readonly perWebhook: number;
+  private readonly baseUrl: string;
+  private readonly log: (message: string) => void;
+  private ticking = false;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private mark: bigint | null = null;
+  private lastPruneNs = 0n;
+  /** pairs already decided (queued or suppressed) within the lookback: `${webhookId}|${interruptionId}` → createdAtNs */
+  private readonly decided = new Map<string, bigint>();
+  private readonly inflight = new Map<string, Promise<void>>();
+  private readonly inflightByHook = new Map<string, number>();
+
+  constructor(o: AlertWorkerOptions) {
+    this.db = o.db;
+    this.now = o.now ?? nowNs;
+    this.fetchImpl = o.fetch ?? ((url, init) => fetch(url, init));
+    this.timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.concurrency = o.concurrency ?? 8;
+    this.perWebhook = o.perWebhook ?? 2;
+    this.baseUrl = o.baseUrl ?? publicBaseUrl();
+    this.log = o.log ?? ((m) => console.error(`[alerts] ${m}`));
+  }
+
+  start(intervalMs = 1000): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.tick(), intervalMs);
+    this.timer.unref?.();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** One scan and dispatch; a tick that finds the previous one still running does nothing. */
+  async tick(): Promise<void> {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      await this.scan();
+      await this.dispatch();
+      await this.prune();
+    } catch (e) {
+      this.log(`tick failed: ${(e as Error)?.message ?? e}`);
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  /** Waits for the deliveries in flight (tests). */
+  async settle(): Promise<void> {
+    while (this.inflight.size) await Promise.all([...this.inflight.values()]);
+  }
+
+  get inFlight(): number {
+    return this.inflight.size;
+  }
+
+  // ── 1. queue ────────────────────────────────────────────────────────────────────────────
+
+  private async readMark(): Promise<bigint> {
+    if (this.mark === null) {
+      const row = await this.db.setting.findUnique({ where: { key: MARK_KEY } });
+      this.mark = row && /^\d+$/.test(row.value) ? BigInt(row.value) : 0n;
+    }
+    return this.mark;
+  }
+
+  private async writeMark(mark: bigint): Promise<void> {
+    this.mark = mark;
+    await this.db.setting.upsert({ where: { key: MARK_KEY }, create: { key: MARK_KEY, value: String(mark) }, update: { value: String(mark) } });
+  }
+
+  async scan(): Promise<number> {
+    const hooks: Ruled[] = (await this.db.webhook.findMany({ where: { enabled: true } })).map((w) => ({
+      ...w,
+      rule: { minSeverity: w.minSeverity as AlertRule["minSeverity"], types: parseList(w.types), agents: parseList(w.agents) },
+    }));
+    if (!hooks.length) return 0;
+    const mark = await this.readMark();
+    const oldestHook = hooks.reduce((m, w) => (w.createdAtNs < m ? w.createdAtNs : m), hooks[0].createdAtNs);
+    let lo = mark - LOOKBACK_NS;
+    if (lo < oldestHook) lo = oldestHook - 1n;
+    for (const [k, at] of this.decided) if (at <= lo) this.decided.delete(k);
+    const severities = [...new Set(hooks.flatMap((w) => severitiesAtOrAbove(w.rule.minSeverity)))];
+
+    let queued = 0;
+    let high = mark;
+    let cursor: { at: bigint; id: string } | null = null;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const rows: Interruption[] = await this.db.interruption.findMany({
+        where: {
+          severity: { in: severities },
+          ...(cursor ? { OR: [{ createdAtNs: { gt: cursor.at } }, { createdAtNs: cursor.at, id: { gt: cursor.id } }] } : { createdAtNs: { gt: lo } }),
+        },
+        orderBy: [{ createdAtNs: "asc" }, { id: "asc" }],
+        take: PAGE,
+      });
+      if (!rows.length) break;
+      queued += await this.queue(hooks, rows);
+      const last = rows[rows.length - 1];
+      cursor = { at: last.createdAtNs, id: last.id };
+      if (last.createdAtNs > high) high = last.createdAtNs;
+      if (rows.length < PAGE) break;
+    }
+    if (high !== mark) await this.writeMark(high);
+    return queued;
+  }
+
+  private async queue(hooks: Ruled[], rows: Interruption[]): Promise<number> {
+    const pairs: { w: Ruled; i: Interruption; key: string }[] = [];
+    for (const i of rows) {
+      for (const w of hooks) {
+        const key = `${w.id}|${i.id}`;
+        if (this.decided.has(key) || i.createdAtNs < w.createdAtNs || !matchesRule(w.rule, i)) continue;
+        pairs.push({ w, i, key });
+      }
+    }
+    if (!pairs.length) return 0;
+    const existing = await this.db.alertDelivery.findMany({
+      where: { webhookId: { in: [...new Set(pairs.map((p) => p.w.id))] }, dedupeKey: { in: [...new Set(pairs.map((p) => p.i.id))] } },
+      select: { webhookId: true, dedupeKey: true },
+    });
+    const seen = new Set(existing.map((d) => `${d.webhookId}|${d.dedupeKey}`));
+    const regressed = new Map<string, boolean>();
+    let queued = 0;
+    for (const { w, i, key } of pairs) {
+      if (seen.has(key)) {
+        this.decided.set(key, i.createdAtNs);
+        continue;
+      }
+      if (!regressed.has(i.id)) regressed.set(i.id, await this.isRegressed(i));
+      const isRegression = regressed.get(i.id)!;
+      // a regression always alerts; otherwise one alert per fingerprint per repeat interval
+      if (!isRegression && w.repeatIntervalSecs > 0) {
+        const interval = BigInt(w.repeatIntervalSecs) * NS_PER_SEC;
+        const recent = await this.db.alertDelivery.findFirst({
+          where: { webhookId: w.id, fingerprint: i.fingerprint, sourceAtNs: { gt: i.createdAtNs - interval, lt: i.createdAtNs + interval }, NOT: { dedupeKey: i.id } },
+          select: { id: true },
+        });
+        if (recent) {
+          this.decided.set(key, i.createdAtNs);
+          continue;
+        }
+      }
+      const event: AlertEvent = isRegression ? "interruption.regressed" : "interruption.created";
+      const now = this.now();
+      try {
+        await this.db.alertDelivery.create({
+          data: {
+            id: crypto.randomUUID(),
+            webhookId: w.id,
+            interruptionId: i.id,
+            fingerprint: i.fingerprint,
+            sourceAtNs: i.createdAtNs,
+            event,
+            dedupeKey: i.id,
+            status: "pending",
+            attempts: 0,
+            nextAttemptAtNs: now,
+            createdAtNs: now,
+            payload: stringifyExact(genericPayload(event, interruptionRecord(i), this.baseUrl)),
+          },
+        });
+        queued++;
+      } catch (e) {
+        if ((e as { code?: string })?.code !== "P2002") throw e; // already queued: fine
+      }
+      this.decided.set(key, i.createdAtNs);
+    }
+    return queued;
+  }
+
+  /** A fingerprint that was resolved before this interruption occurred has come back. */
+  private async isRegressed(i: Interruption): Promise<boolean> {
+    const earlier = await this.db.interruption.findFirst({
+      where: { fingerprint: i.fingerprint, status: "resolved", resolvedAtNs: { lt: i.occurredAtNs }, NOT: { id: i.id } },
+      select: { id: true },
+    });
+    return earlier !== null;
+  }
+
+  // ── 2. deliver ──────────────────────────────────────────────────────────────────────────
+
+  async dispatch(): Promise<number> {
+    const free = this.concurrency - this.inflight.size;
+    if (free <= 0) return 0;
+    const due = await this.db.alertDelivery.findMany({
+      where: { status: "pending", nextAttemptAtNs: { lte: this.now() }, id: { notIn: [...this.inflight.keys()] } },
+      orderBy: [{ nextAttemptAtNs: "asc" }, { id: "asc" }],
+      take: Math.max(50, free * 4),
+    });
+    if (!due.length) return 0;
+    const hooks = new Map((await this.db.webhook.findMany({ where: { id: { in: [...new Set(due.map((d) => d.webhookId))] } } })).map((w) => [w.id, w]));
+    let started = 0;
+    for (const d of due) {
+      if (this.inflight.size >= this.concurrency) break;
+      const w = hooks.get(d.webhookId);
+      if (!w || !w.enabled) {
+        await this.db.alertDelivery.updateMany({
+          where: { id: d.id, status: "pending" },
+          data: { status: "failed", lastError: w ? "webhook disabled before delivery" : "webhook deleted" },
+        });
+        continue;
+      }
+      if ((this.inflightByHook.get(w.id) ?? 0) >= this.perWebhook) continue;
+      this.inflightByHook.set(w.id, (this.inflightByHook.get(w.id) ?? 0) + 1);
+      const p = this.attempt(d, w).finally(() => {
+        this.inflight.delete(d.id);
+        const n = (this.inflightByHook.get(w.id) ?? 1) - 1;
+        if (n <= 0) this.inflightByHook.delete(w.id);
+        else this.inflightByHook.set(w.id, n);
+      });
+      this.inflight.set(d.id, p);
+      started++;
+    }
+    return started;
+  }
+
+  private async attempt(d: AlertDelivery, w: Webhook): Promise<void> {
+    try {
+      const result = await sendOnce(this.fetchImpl, w, { id: d.id, event: d.event, payload: d.payload }, this.timeoutMs);
+      const attempts = d.attempts + 1;
+      const now = this.now();
+      if (result.ok) {
+        await this.db.alertDelivery.updateMany({
+          where: { id: d.id },
+          data: { status: "delivered", attempts, lastStatusCode: result.statusCode, lastError: null, deliveredAtNs: now },
+        });
+        return;
+      }
+      const delay = backoffMs(attempts);
+      await this.db.alertDelivery.updateMany({
+        where: { id: d.id },
+        data: {
+          status: delay === null ? "failed" : "pending",
+          attempts,
+          lastStatusCode: result.statusCode,
+          lastError: result.error,
+          nextAttemptAtNs: delay === null ? d.nextAttemptAtNs : now + BigInt(delay) * NS_PER_MS,
+        },
+      });
+    } catch (e) {
+      this.log(`delivery ${d.id} could not be recorded: ${(e as Error)?.message ?? e}`);
+    }
+  }
+
+  // ── 3. housekeeping ─────────────────────────────────────────────────────────────────────
+
+  private async prune(): Promise<void> {
+    const now = this.now();
+    if (now - this.lastPruneNs < PRUNE_EVERY_NS) return;
+    this.lastPruneNs = now;
+    await this.db.alertDelivery.deleteMany({ where: { createdAtNs: { lt: now - RETENTION_NS }, status: { not: "pending" } } });
+  }
+}
+
+const globalForAlerts = globalThis as unknown as { sightdeskAlertWorker?: AlertWorker };
+
+/** Starts the process-wide worker once (server startup). */
+export function startAlertWorker(db: Db): AlertWorker {
+  if (!globalForAlerts.sightdeskAlertWorker) {
+    globalForAlerts.sightdeskAlertWorker = new AlertWorker({ db });
+    globalForAlerts.sightdeskAlertWorker.start(1000);
+  }
+  return globalForAlerts.sightdeskAlertWorker;
+}

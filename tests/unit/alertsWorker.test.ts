@@ -1,0 +1,146 @@
+// The alert worker driven by hand: injected clock and fetch, one tick at a time, on a fresh
+// SQLite file. Covers queueing, dedupe, regression, backoff to failure and disabled webhooks.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AlertWorker } from "@/lib/alerts/worker";
+import { createWebhook } from "@/lib/alerts/webhooks";
+import { createDb, type Db } from "@/lib/db/client";
+import { migrate } from "@/lib/db/migrate";
+
+const SEC = 1_000_000_000n;
+let db: Db;
+let dir: string;
+let clock = 1_800_000_000n * SEC;
+const now = () => clock;
+const sent: { url: string; body: string }[] = [];
+let answer = 200;
+const fetchStub = async (url: string, init: RequestInit) => {
+  sent.push({ url, body: String(init.body) });
+  return new Response("x", { status: answer });
+};
+let seq = 0;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-alerts-"));
+  const url = `file:${path.join(dir, "t.db")}`;
+  await migrate(url);
+  db = createDb(url);
+}, 60_000);
+afterAll(async () => {
+  await db?.$disconnect();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function interruption(fields: { agentName: string; severity?: string; type?: string; fingerprint?: string; status?: string; resolvedAtNs?: bigint }) {
+  seq += 1;
+  return db.interruption.create({
+    data: {
+      id: `i-${seq}`,
+      agentName: fields.agentName,
+      type: fields.type ?? "agent_crash",
+      severity: fields.severity ?? "critical",
+      occurredAtNs: clock,
+      lastSeenNs: clock,
+      detail: "{}",
+      fingerprint: fields.fingerprint ?? `fp-${seq}`,
+      status: fields.status ?? "open",
+      resolvedAtNs: fields.resolvedAtNs ?? null,
+      createdAtNs: clock,
+    },
+  });
+}
+
+const hookInput = (agent: string, over: Record<string, unknown> = {}) => ({
+  name: agent, url: `http://r.invalid/${agent}`, kind: "generic" as const, min_severity: "high" as const, types: [], agents: [agent], repeat_interval_secs: 600, enabled: true, ...over,
+});
+
+describe("AlertWorker", () => {
+  it("queues matching interruptions once, honours the repeat interval, and flags regressions", async () => {
+    const worker = new AlertWorker({ db, now, fetch: fetchStub, baseUrl: "https://desk" });
+    clock += SEC;
+    const hook = await createWebhook(db, hookInput("A"), "test");
+    clock += SEC;
+    const a = await interruption({ agentName: "A", fingerprint: "fp-a" });
+    await interruption({ agentName: "A", severity: "medium", type: "rate_limit" }); // below threshold
+    await interruption({ agentName: "B" }); // another agent
+    await worker.tick();
+    await worker.settle();
+    expect(sent.map((s) => s.url)).toEqual(["http://r.invalid/A"]);
+    expect(JSON.parse(sent[0].body)).toMatchObject({ event: "interruption.created", url: "https://desk/interruptions/" + a.id });
+
+    // same fingerprint 5 minutes later: suppressed (repeat 10 min); rescans do not re-send
+    clock += 300n * SEC;
+    await interruption({ agentName: "A", fingerprint: "fp-a" });
+    for (let k = 0; k < 3; k++) await worker.tick();
+    await worker.settle();
+    expect(sent).toHaveLength(1);
+
+    // 11 minutes after the first: alerts again
+    clock += 360n * SEC;
+    await interruption({ agentName: "A", fingerprint: "fp-a" });
+    await worker.tick();
+    await worker.settle();
+    expect(sent).toHaveLength(2);
+
+    // resolved, then fires again right away: a regression alerts despite the interval
+    await db.interruption.updateMany({ where: { fingerprint: "fp-a" }, data: { status: "resolved", resolvedAtNs: clock } });
+    clock += SEC;
+    await interruption({ agentName: "A", fingerprint: "fp-a" });
+    await worker.tick();
+    await worker.settle();
+    expect(sent).toHaveLength(3);
+    expect(JSON.parse(sent[2].body).event).toBe("interruption.regressed");
+    const rows = await db.alertDelivery.findMany({ where: { webhookId: hook.id } });
+    expect(rows.map((r) => r.status)).toEqual(["delivered", "delivered", "delivered"]);
+  });
+
+  it("retries with backoff and gives up after the last attempt; a new worker (restart) does not re-queue", async () => {
+    sent.length = 0;
+    answer = 503;
+    const worker = new AlertWorker({ db, now, fetch: fetchStub });
+    clock += SEC;
+    const hook = await createWebhook(db, hookInput("C"), "test");
+    clock += SEC;
+    await interruption({ agentName: "C" });
+    await worker.tick();
+    await worker.settle();
+    const delays = [2, 4, 8, 16, 32];
+    for (const d of delays) {
+      clock += BigInt(d - 1) * SEC;
+      await worker.tick(); // not due yet
+      await worker.settle();
+      clock += SEC;
+      await worker.tick();
+      await worker.settle();
+    }
+    expect(sent.filter((s) => s.url.endsWith("/C"))).toHaveLength(6);
+    const [row] = await db.alertDelivery.findMany({ where: { webhookId: hook.id } });
+    expect(row).toMatchObject({ status: "failed", attempts: 6, lastStatusCode: 503 });
+    clock += 3600n * SEC;
+    await worker.tick();
+    await worker.settle();
+    expect(sent.filter((s) => s.url.endsWith("/C"))).toHaveLength(6);
+    const restarted = new AlertWorker({ db, now, fetch: fetchStub });
+    await restarted.tick();
+    await restarted.settle();
+    expect(await db.alertDelivery.count({ where: { webhookId: hook.id } })).toBe(1);
+    answer = 200;
+  });
+
+  it("fails pending deliveries of a disabled webhook instead of sending them", async () => {
+    sent.length = 0;
+    const worker = new AlertWorker({ db, now, fetch: fetchStub });
+    clock += SEC;
+    const hook = await createWebhook(db, hookInput("D"), "test");
+    clock += SEC;
+    await interruption({ agentName: "D" });
+    await worker.scan();
+    await db.webhook.update({ where: { id: hook.id }, data: { enabled: false } });
+    await worker.dispatch();
+    await worker.settle();
+    expect(sent).toHaveLength(0);
+    expect((await db.alertDelivery.findFirst({ where: { webhookId: hook.id } }))?.status).toBe("failed");
+  });
+});
