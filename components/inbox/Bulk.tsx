@@ -7,9 +7,19 @@ import { NoteField } from "./NoteField";
 import { compact, type FilterQuery } from "./params";
 import { useBulkAction } from "./queries";
 
-export type BulkAction = "acknowledge" | "resolve";
-/** What the user asked for: an action on the selected ids, or on everything matching. */
-export type BulkIntent = { action: BulkAction; count: number; all: boolean; ids: string[]; group?: boolean };
+export type BulkAction = "acknowledge" | "resolve" | "assign" | "unassign";
+/**
+ * What the user asked for: an action on the selected ids, on everything matching, or on a
+ * group of the grouped view (`group`: its filter, which adds the fingerprint to the view's).
+ */
+export type BulkIntent = { action: BulkAction; count: number; all: boolean; ids: string[]; group?: { filter: Record<string, string>; label: string } };
+
+const WORDS: Record<BulkAction, { verb: string; done: string; already: string }> = {
+  acknowledge: { verb: "Acknowledge", done: "Acknowledged", already: "already acknowledged or resolved" },
+  resolve: { verb: "Resolve", done: "Resolved", already: "already resolved" },
+  assign: { verb: "Assign", done: "Assigned to you:", already: "already yours" },
+  unassign: { verb: "Unassign", done: "Unassigned", already: "already unassigned" },
+};
 
 const noun = (n: number) => `${formatCount(n)} interruption${n === 1 ? "" : "s"}`;
 
@@ -41,7 +51,7 @@ export function BulkBar({
       }`}
     >
       {!any ? (
-        <span className="text-xs">Select rows (or press x) to acknowledge or resolve several at once.</span>
+        <span className="text-xs">Select rows (or press x) to acknowledge, resolve or assign several at once.</span>
       ) : (
         <>
           <span data-testid="bulk-selected" className="font-medium">
@@ -55,6 +65,12 @@ export function BulkBar({
           <span className="ml-auto flex items-center gap-2">
             <button type="button" onClick={() => onAction("acknowledge")} className="rounded-md border border-default bg-[var(--bg)] px-2.5 py-1 text-xs font-medium hover:border-[var(--accent)]">
               Acknowledge selected
+            </button>
+            <button type="button" onClick={() => onAction("assign")} className="rounded-md border border-default bg-[var(--bg)] px-2.5 py-1 text-xs font-medium hover:border-[var(--accent)]">
+              Assign to me
+            </button>
+            <button type="button" onClick={() => onAction("unassign")} className="rounded-md border border-default bg-[var(--bg)] px-2.5 py-1 text-xs font-medium hover:border-[var(--accent)]">
+              Unassign
             </button>
             <button type="button" onClick={() => onAction("resolve")} className="rounded-md bg-[var(--accent)] px-2.5 py-1 text-xs font-medium text-[var(--bg)] hover:opacity-90">
               Resolve selected
@@ -73,11 +89,14 @@ export function BulkBar({
 export function BulkDialog({
   intent,
   filter,
+  me,
   onClose,
   onDone,
 }: {
   intent: BulkIntent | null;
   filter: FilterQuery;
+  /** The signed-in user's email (the assignee of "Assign to me"). */
+  me: string;
   onClose: () => void;
   onDone: (message: string) => void;
 }) {
@@ -90,27 +109,36 @@ export function BulkDialog({
   }
   const { reset } = bulk;
   useEffect(() => reset(), [intent, reset]);
-  const verb = intent?.action === "resolve" ? "Resolve" : "Acknowledge";
-  const done = intent?.action === "resolve" ? "Resolved" : "Acknowledged";
+  const words = WORDS[intent?.action ?? "acknowledge"];
+  const verb = words.verb;
   const confirm = () => {
     if (!intent) return;
-    // "All matching" goes by filter (only unresolved rows can change), a page selection by ids.
-    const target = intent.all ? { filter: compact({ ...filter, resolved: "false" }) } : { ids: intent.ids };
+    // A group goes by its filter; "all matching" by filter (only unresolved rows can change);
+    // a page selection by ids.
+    const target = intent.group
+      ? { filter: intent.group.filter }
+      : intent.all
+        ? { filter: compact({ ...filter, resolved: "false" }) }
+        : { ids: intent.ids };
+    const action = intent.action === "unassign" ? "assign" : intent.action;
+    const assignee = intent.action === "assign" ? { assignee: me } : intent.action === "unassign" ? { assignee: null } : {};
     bulk.mutate(
-      { action: intent.action, note, ...target },
+      { action, note, ...assignee, ...target },
       {
         onSuccess: ({ matched, changed }) => {
           const skipped = matched - changed;
-          onDone(`${done} ${noun(changed)}${skipped > 0 ? ` (${formatCount(skipped)} already ${intent.action === "resolve" ? "resolved" : "acknowledged or resolved"})` : ""}.`);
+          onDone(`${words.done} ${noun(changed)}${skipped > 0 ? ` (${formatCount(skipped)} ${words.already})` : ""}.`);
         },
       },
     );
   };
   const error = bulk.error ? (bulk.error instanceof ApiRequestError ? bulk.error.message : String(bulk.error)) : null;
+  const what = intent?.action === "assign" ? " to you" : "";
+  const lower = verb.toLowerCase();
   return (
     <ConfirmDialog
       open={intent !== null}
-      title={intent ? `${verb} ${noun(intent.count)}?` : ""}
+      title={intent ? `${verb} ${noun(intent.count)}${what}?` : ""}
       confirmLabel={intent ? `${verb} ${formatCount(intent.count)}` : verb}
       pending={bulk.isPending}
       error={error}
@@ -120,11 +148,11 @@ export function BulkDialog({
     >
       {intent && (
         <p data-testid="bulk-dialog-summary">
-          {intent.all
-            ? `This will ${verb.toLowerCase()} all ${noun(intent.count)} that are unresolved and match the current filters, including ones not shown on this page.`
-            : intent.group
-              ? `This will ${verb.toLowerCase()} all ${noun(intent.count)} in this group (same fingerprint, among the loaded rows).`
-              : `This will ${verb.toLowerCase()} the ${noun(intent.count)} you selected.`}
+          {intent.group
+            ? `This will ${lower} all ${noun(intent.count)} in the group ${intent.group.label} that match the current filters${what}, including ones not shown.`
+            : intent.all
+              ? `This will ${lower} all ${noun(intent.count)} that are unresolved and match the current filters${what}, including ones not shown on this page.`
+              : `This will ${lower} the ${noun(intent.count)} you selected${what}.`}
         </p>
       )}
       <NoteField value={note} onChange={setNote} label="Note for each (optional)" />

@@ -3,7 +3,7 @@ import { format } from "date-fns";
 import { useEffect, useRef, useState, type ReactNode, type RefObject } from "react";
 import { SegmentedControl } from "@/components/ui/SegmentedControl";
 import { severityColor } from "@/components/ui/severity";
-import { hasFilters, INTERRUPTION_TYPES, SEVERITIES, STATUSES, type InboxParams, type Range } from "./params";
+import { effectiveStatus, hasFilters, INTERRUPTION_TYPES, SEVERITIES, STATUSES, type InboxParams, type Range } from "./params";
 import { MultiSelect } from "./MultiSelect";
 import { useAgentNames } from "./queries";
 
@@ -78,6 +78,8 @@ export function FilterBar({
     } else onChange({ range });
   };
   const badRange = params.range === "custom" && params.from && params.to && params.from > params.to;
+  // A triage tab stands for status filters; touching those leaves the tab (the view stays the same).
+  const eff = effectiveStatus(params);
 
   return (
     <div className="space-y-2" data-testid="inbox-filters">
@@ -148,12 +150,12 @@ export function FilterBar({
           {STATUSES.map((s) => (
             <Chip
               key={s}
-              pressed={params.status.includes(s)}
-              title={s === "resolved" && params.unresolved ? "Also turns off “unresolved only”" : undefined}
+              pressed={eff.status.includes(s)}
+              title={s === "resolved" && eff.unresolved ? "Also turns off “unresolved only”" : undefined}
               onClick={() => {
-                const status = toggled(params.status, s);
+                const status = toggled(eff.status, s);
                 // Asking for resolved rows only makes sense with "unresolved only" off.
-                onChange(s === "resolved" && status.includes("resolved") ? { status, unresolved: false } : { status });
+                onChange({ tab: null, status, unresolved: s === "resolved" && status.includes("resolved") ? false : eff.unresolved });
               }}
             >
               {s}
@@ -165,25 +167,50 @@ export function FilterBar({
         <label className="inline-flex cursor-pointer items-center gap-1.5 text-xs">
           <input
             type="checkbox"
-            checked={params.unresolved}
+            checked={eff.unresolved}
             onChange={(e) =>
-              onChange(e.target.checked ? { unresolved: true, status: params.status.filter((s) => s !== "resolved") } : { unresolved: false })
+              onChange(
+                e.target.checked
+                  ? { tab: null, unresolved: true, status: eff.status.filter((s) => s !== "resolved") }
+                  : { tab: null, unresolved: false, status: eff.status },
+              )
             }
             className="accent-[var(--accent)]"
           />
           Unresolved only
         </label>
-        <label className="inline-flex cursor-pointer items-center gap-1.5 text-xs" title="Collapse loaded interruptions that share a fingerprint">
-          <input type="checkbox" checked={params.group} onChange={(e) => onChange({ group: e.target.checked })} className="accent-[var(--accent)]" />
-          Group similar
+        <label className="inline-flex cursor-pointer items-center gap-1.5 text-xs" title="Only interruptions whose fingerprint had been resolved before they fired again">
+          <input type="checkbox" checked={params.regressed} onChange={(e) => onChange({ regressed: e.target.checked })} className="accent-[var(--accent)]" />
+          Regressed only
         </label>
+        <label className="inline-flex cursor-pointer items-center gap-1.5 text-xs" title="One row per fingerprint (type + agent + model + error code), counted by the server">
+          <input
+            type="checkbox"
+            checked={params.group}
+            onChange={(e) => onChange(e.target.checked ? { group: true, fingerprint: [] } : { group: false })}
+            className="accent-[var(--accent)]"
+          />
+          Group by fingerprint
+        </label>
+        {params.fingerprint.length > 0 && (
+          <span data-testid="fingerprint-filter" className="inline-flex items-center gap-1 rounded-md border border-[var(--accent)] px-2 py-0.5 text-xs">
+            <span className="text-muted">Group</span>
+            <span className="font-mono">{params.fingerprint.join(", ")}</span>
+            <button type="button" onClick={() => onChange({ fingerprint: [], group: true })} className="ml-1 underline-offset-2 hover:underline">
+              Back to groups
+            </button>
+            <button type="button" aria-label="Clear group filter" title="Clear group filter" onClick={() => onChange({ fingerprint: [] })} className="opacity-70 hover:opacity-100">
+              ×
+            </button>
+          </span>
+        )}
         {hasFilters(params) && (
           <button
             type="button"
             onClick={() => {
               setText("");
               lastSent.current = "";
-              onChange({ range: "24h", from: null, to: null, type: [], severity: [], agent: [], status: [], unresolved: true, q: "" });
+              onChange({ range: "24h", from: null, to: null, type: [], severity: [], agent: [], status: [], unresolved: true, q: "", regressed: false, fingerprint: [] });
             }}
             className="text-xs text-muted underline-offset-2 hover:text-[var(--fg)] hover:underline"
           >

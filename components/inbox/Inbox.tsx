@@ -8,11 +8,13 @@ import { formatCount } from "@/components/ui/numbers";
 import { SeverityBadge } from "@/components/ui/SeverityBadge";
 import { BulkBar, BulkDialog, type BulkIntent } from "./Bulk";
 import { FilterBar, type FilterPatch } from "./FilterBar";
+import { GroupTable } from "./GroupTable";
 import { InboxTable } from "./InboxTable";
 import { useKeyboard } from "./keyboard";
-import { filterKey, filterQuery, SEVERITIES, timeWindow, useInboxParams, type SortKey } from "./params";
-import { useInterruptionPages, useNewSince, useRowAction, useUnresolvedCount } from "./queries";
+import { activeTab, baseFilterQuery, compact, effectiveStatus, filterKey, filterQuery, SEVERITIES, timeWindow, useInboxParams, type SortKey } from "./params";
+import { GROUP_LIMIT, TREND_BUCKETS, useGroups, useInterruptionPages, useNewSince, useRowAction, useTabCounts, useUnresolvedCount, type Group } from "./queries";
 import { ResolveDialog } from "./ResolveDialog";
+import { TriageTabs } from "./TriageTabs";
 
 type Notice = { tone: "ok" | "error"; text: string; at: number };
 
@@ -38,22 +40,20 @@ export function Inbox() {
   const rows = useMemo(() => list.data?.pages.flatMap((p) => p.rows) ?? [], [list.data]);
   const loadedPages = list.data?.pages.length ?? 0;
 
-  // Grouped view: one row per fingerprint among the loaded rows (the newest in the current
-  // order stands for its group; row actions and selection cover every member).
-  const groups = useMemo(() => {
-    if (!params.group) return null;
-    const byPrint = new Map<string, InterruptionRecord[]>();
-    for (const r of rows) {
-      const g = byPrint.get(r.fingerprint);
-      if (g) g.push(r);
-      else byPrint.set(r.fingerprint, [r]);
-    }
-    return byPrint;
-  }, [rows, params.group]);
-  const visible = useMemo(() => (groups ? [...groups.values()].map((g) => g[0]) : rows), [groups, rows]);
-  const membersOf = (r: InterruptionRecord) => groups?.get(r.fingerprint) ?? [r];
+  const visible = rows;
+
+  // Grouped view: one row per fingerprint, counted by the server over the same filters.
+  const grouped = params.group;
+  const groupsQ = useGroups(filter, grouped);
+  const groups = useMemo(() => groupsQ.data ?? [], [groupsQ.data]);
+  const bucketLabel = bucketText(win.endNs - win.startNs, TREND_BUCKETS);
+
+  const base = useMemo(() => baseFilterQuery(params, anchor.ns), [params, anchor.ns]);
+  const tabCounts = useTabCounts(base);
+  const tab = activeTab(params);
   const count = useUnresolvedCount(filter);
-  const openWanted = params.status.length === 0 || params.status.includes("open");
+  const eff = effectiveStatus(params);
+  const openWanted = eff.status.length === 0 || eff.status.includes("open");
   const openCount = useUnresolvedCount(filter, { status: "open" }, openWanted);
 
   // Newer events: anything past the newest row shown (or the pinned end) with the same filters.
@@ -68,7 +68,7 @@ export function Inbox() {
   const newCount = fresh.data?.count ?? 0;
 
   // Selection (page ids, or "all N matching" by filter) and the focused row reset with the view.
-  const viewKey = `${fk}|${anchor.ns}`;
+  const viewKey = `${fk}|${anchor.ns}|${params.group}`;
   const [selection, setSelection] = useState({ key: viewKey, ids: new Set<string>(), all: false });
   const [focused, setFocused] = useState(-1);
   if (selection.key !== viewKey) {
@@ -99,9 +99,10 @@ export function Inbox() {
     if (loadedPages > 0 && loadedPages < params.pages) void list.fetchNextPage();
   }, [list, loadedPages, params.pages]);
 
+  const focusable = grouped ? groups.length : visible.length;
   useEffect(() => {
-    if (focused >= visible.length) setFocused(visible.length - 1);
-  }, [visible.length, focused]);
+    if (focused >= focusable) setFocused(focusable - 1);
+  }, [focusable, focused]);
 
   const update = useCallback((patch: FilterPatch) => void setParams({ ...patch, pages: null }), [setParams]);
   const onSearch = useCallback((q: string) => void setParams({ q: q.trim() || null, pages: null }, { history: "replace" }), [setParams]);
@@ -121,7 +122,7 @@ export function Inbox() {
   const [pending, setPending] = useState<ReadonlySet<string>>(new Set());
   const [resolving, setResolving] = useState<InterruptionRecord | null>(null);
   const [resolveError, setResolveError] = useState<string | null>(null);
-  const run = (r: InterruptionRecord, action: "acknowledge" | "resolve", note?: string) => {
+  const run = (r: InterruptionRecord, action: "acknowledge" | "resolve" | "assign", note?: string, assignee?: string | null) => {
     const id = r.interruption_id;
     setPending((s) => new Set(s).add(id));
     const done = () =>
@@ -130,17 +131,21 @@ export function Inbox() {
         n.delete(id);
         return n;
       });
+    const what = `${r.interruption_type}${r.agent_name ? ` of ${r.agent_name}` : ""}`;
     rowAction.mutate(
-      { id, action, note },
+      { id, action, note, assignee },
       {
         onSuccess: () => {
           if (action === "resolve") setResolving(null);
-          say("ok", `${action === "resolve" ? "Resolved" : "Acknowledged"} ${r.interruption_type}${r.agent_name ? ` of ${r.agent_name}` : ""}.`);
+          say(
+            "ok",
+            action === "assign" ? (assignee ? `Assigned ${what} to you.` : `Unassigned ${what}.`) : `${action === "resolve" ? "Resolved" : "Acknowledged"} ${what}.`,
+          );
         },
         onError: (e) => {
           // A resolve runs from its dialog, which stays open to show why it failed.
           if (action === "resolve") setResolveError(errorText(e));
-          else say("error", `Could not ${action}: ${errorText(e)}`);
+          else say("error", `Could not ${action === "assign" ? (assignee ? "assign" : "unassign") : action}: ${errorText(e)}`);
         },
         onSettled: done,
       },
@@ -148,19 +153,32 @@ export function Inbox() {
   };
   const acknowledge = (r: InterruptionRecord) => {
     if (!triage) return say("error", `Your role (${user.role}) cannot acknowledge interruptions.`);
-    const members = membersOf(r);
-    if (members.length > 1) return setBulk({ action: "acknowledge", count: members.length, all: false, ids: members.map((m) => m.interruption_id), group: true });
     if (r.status !== "open") return say("ok", `Already ${r.status}.`);
     run(r, "acknowledge");
   };
   const askResolve = (r: InterruptionRecord) => {
     if (!triage) return say("error", `Your role (${user.role}) cannot resolve interruptions.`);
-    const members = membersOf(r);
-    if (members.length > 1) return setBulk({ action: "resolve", count: members.length, all: false, ids: members.map((m) => m.interruption_id), group: true });
     if (r.status === "resolved") return say("ok", "Already resolved.");
     setResolveError(null);
     setResolving(r);
   };
+  /** "Assign to me" in one key; on one of mine it unassigns. */
+  const assignToMe = (r: InterruptionRecord) => {
+    if (!triage) return say("error", `Your role (${user.role}) cannot assign interruptions.`);
+    if (pending.has(r.interruption_id)) return;
+    run(r, "assign", undefined, r.assignee === user.email ? null : user.email);
+  };
+
+  // Group actions: bulk by filter (the view's filters plus the fingerprint), after a confirmation.
+  const groupLabel = (g: Group) => `${g.interruption_type}${g.agent_name ? ` · ${g.agent_name}` : ""}`;
+  const groupAction = (g: Group, action: "acknowledge" | "resolve") => {
+    if (!triage) return say("error", `Your role (${user.role}) cannot ${action} interruptions.`);
+    const n = action === "acknowledge" ? g.by_status.open : g.by_status.open + g.by_status.acknowledged;
+    if (n === 0) return say("ok", action === "acknowledge" ? "Nothing open in this group." : "Everything in this group is resolved.");
+    const narrow = action === "acknowledge" ? { status: "open" } : { resolved: "false" };
+    setBulk({ action, count: n, all: false, ids: [], group: { filter: compact({ ...filter, ...narrow, fingerprint: g.fingerprint }), label: groupLabel(g) } });
+  };
+  const showMembers = (g: Group) => void setParams({ group: false, fingerprint: [g.fingerprint], pages: null });
 
   // Bulk.
   const [bulk, setBulk] = useState<BulkIntent | null>(null);
@@ -169,12 +187,8 @@ export function Inbox() {
   const toggle = (r: InterruptionRecord) =>
     setSelection((s) => {
       const ids = new Set(s.ids);
-      const members = membersOf(r).map((m) => m.interruption_id);
-      const on = !members.every((id) => ids.has(id));
-      for (const id of members) {
-        if (on) ids.add(id);
-        else ids.delete(id);
-      }
+      if (ids.has(r.interruption_id)) ids.delete(r.interruption_id);
+      else ids.add(r.interruption_id);
       return { ...s, ids, all: false };
     });
   const togglePage = () =>
@@ -185,25 +199,34 @@ export function Inbox() {
   const clearSelection = () => setSelection((s) => ({ ...s, ids: new Set(), all: false }));
 
   const open = (i: number) => {
+    if (grouped) {
+      if (groups[i]) showMembers(groups[i]);
+      return;
+    }
     const r = visible[i];
     if (r) router.push(`/interruptions/${encodeURIComponent(r.interruption_id)}`);
   };
+  const groupRefs = useRef<(HTMLTableRowElement | null)[]>([]);
   const focusRow = (i: number) => {
-    if (!visible.length) return;
-    const next = Math.max(0, Math.min(visible.length - 1, i));
+    if (!focusable) return;
+    const next = Math.max(0, Math.min(focusable - 1, i));
     setFocused(next);
-    rowRefs.current[next]?.focus();
-    rowRefs.current[next]?.scrollIntoView({ block: "nearest" });
+    const refs = grouped ? groupRefs : rowRefs;
+    refs.current[next]?.focus();
+    refs.current[next]?.scrollIntoView({ block: "nearest" });
   };
 
   const dialogOpen = resolving !== null || bulk !== null;
+  const focusedRow = !grouped && focused >= 0 ? visible[focused] : undefined;
+  const focusedGroup = grouped && focused >= 0 ? groups[focused] : undefined;
   useKeyboard({
     enabled: !dialogOpen,
     onMove: (d) => focusRow(focused < 0 ? 0 : focused + d),
     onOpen: () => focused >= 0 && open(focused),
-    onAcknowledge: () => focused >= 0 && visible[focused] && acknowledge(visible[focused]),
-    onResolve: () => focused >= 0 && visible[focused] && askResolve(visible[focused]),
-    onSelect: () => triage && focused >= 0 && visible[focused] && toggle(visible[focused]),
+    onAcknowledge: () => (focusedGroup ? groupAction(focusedGroup, "acknowledge") : focusedRow && acknowledge(focusedRow)),
+    onResolve: () => (focusedGroup ? groupAction(focusedGroup, "resolve") : focusedRow && askResolve(focusedRow)),
+    onAssign: () => focusedRow && assignToMe(focusedRow),
+    onSelect: () => triage && focusedRow && toggle(focusedRow),
     onSearch: () => {
       searchRef.current?.focus();
       searchRef.current?.select();
@@ -242,6 +265,8 @@ export function Inbox() {
         </button>
       </header>
 
+      <TriageTabs active={tab} counts={tabCounts} />
+
       <FilterBar params={params} onChange={update} onSearch={onSearch} searchRef={searchRef} />
 
       {notice && (
@@ -272,24 +297,59 @@ export function Inbox() {
         </button>
       )}
 
-      {triage ? (
+      {!triage ? (
+        <p className="text-xs text-muted" data-testid="read-only-note">
+          Read-only: your role ({user.role}) can view interruptions but not acknowledge, resolve or assign them.
+        </p>
+      ) : grouped ? (
+        <p className="text-xs text-muted">Each row is one fingerprint (type + agent + model + error code). Group actions apply to every member that matches the filters.</p>
+      ) : (
         <BulkBar
           selectedCount={selectedCount}
           all={selection.all}
           total={total}
-          unresolvedOnly={params.unresolved}
+          unresolvedOnly={eff.unresolved}
           onSelectAll={() => setSelection((s) => ({ ...s, all: true }))}
           onClear={clearSelection}
           onAction={(action) => setBulk({ action, count: selectedCount, all: selection.all, ids: [...selection.ids] })}
         />
-      ) : (
-        <p className="text-xs text-muted" data-testid="read-only-note">
-          Read-only: your role ({user.role}) can view interruptions but not acknowledge or resolve them.
-        </p>
       )}
 
-      <div className={`overflow-x-auto rounded-lg border border-default transition-opacity ${list.isPlaceholderData ? "opacity-60" : ""}`} aria-busy={list.isFetching}>
-        {list.isError && !rows.length ? (
+      <div
+        id="inbox-panel"
+        className={`overflow-x-auto rounded-lg border border-default transition-opacity ${(grouped ? groupsQ.isPlaceholderData : list.isPlaceholderData) ? "opacity-60" : ""}`}
+        aria-busy={grouped ? groupsQ.isFetching : list.isFetching}
+      >
+        {grouped ? (
+          groupsQ.isError && !groups.length ? (
+            <div role="alert" className="px-4 py-8 text-center text-sm">
+              <p className="text-red-700 dark:text-red-300">Could not load groups: {errorText(groupsQ.error)}</p>
+              <button type="button" onClick={() => void groupsQ.refetch()} className="mt-2 rounded border border-default px-2 py-1 text-xs hover:bg-subtle">
+                Retry
+              </button>
+            </div>
+          ) : groupsQ.isPending ? (
+            <div className="space-y-2 p-4" aria-label="Loading groups">
+              {Array.from({ length: 6 }, (_, i) => (
+                <div key={i} className="h-5 animate-pulse rounded bg-subtle" />
+              ))}
+            </div>
+          ) : groups.length === 0 ? (
+            <EmptyState unresolvedOnly={eff.unresolved} />
+          ) : (
+            <GroupTable
+              groups={groups}
+              triage={triage}
+              focused={focused}
+              onFocusRow={setFocused}
+              onShowMembers={showMembers}
+              onAcknowledge={(g) => groupAction(g, "acknowledge")}
+              onResolve={(g) => groupAction(g, "resolve")}
+              bucketLabel={bucketLabel}
+              rowRefs={groupRefs}
+            />
+          )
+        ) : list.isError && !rows.length ? (
           <div role="alert" className="px-4 py-8 text-center text-sm">
             <p className="text-red-700 dark:text-red-300">Could not load interruptions: {errorText(list.error)}</p>
             <button type="button" onClick={() => void list.refetch()} className="mt-2 rounded border border-default px-2 py-1 text-xs hover:bg-subtle">
@@ -303,21 +363,15 @@ export function Inbox() {
             ))}
           </div>
         ) : rows.length === 0 ? (
-          <div className="px-4 py-10 text-center text-sm text-muted" data-testid="inbox-empty">
-            <p className="font-medium text-[var(--fg)]">No interruptions match.</p>
-            <p className="mt-1">
-              {params.unresolved ? "Resolved interruptions are hidden (“Unresolved only”). " : ""}
-              Try a wider time range or fewer filters.
-            </p>
-          </div>
+          <EmptyState unresolvedOnly={eff.unresolved} />
         ) : (
           <InboxTable
             rows={visible}
-            groupSize={groups ? (r) => membersOf(r).length : undefined}
             sort={params.sort}
             order={params.order}
             onSort={onSort}
             triage={triage}
+            me={user.email}
             selected={selection.ids}
             allMatching={selection.all}
             onToggle={toggle}
@@ -326,8 +380,9 @@ export function Inbox() {
             onFocusRow={setFocused}
             onAcknowledge={acknowledge}
             onResolve={askResolve}
+            onAssign={assignToMe}
             pending={pending}
-            dimResolved={params.unresolved}
+            dimResolved={eff.unresolved}
             nowMs={nowMs}
             rowRefs={rowRefs}
           />
@@ -335,12 +390,21 @@ export function Inbox() {
       </div>
 
       <footer className="flex flex-wrap items-center justify-between gap-2 text-xs text-muted">
-        <span data-testid="inbox-showing">
-          {showing > 0 && (list.hasNextPage ? `Showing ${formatCount(showing)}` : `${plural(showing, "interruption")} shown`)}
-          {groups && showing > 0 && ` in ${plural(groups.size, "group")}`}
-          {list.isFetchNextPageError && <span className="ml-2 text-red-600 dark:text-red-400">Could not load more: {errorText(list.error)}</span>}
-        </span>
-        {list.hasNextPage && (
+        {grouped ? (
+          <span data-testid="inbox-showing">
+            {groups.length > 0 &&
+              `${plural(groups.length, "group")} of ${plural(
+                groups.reduce((n, g) => n + g.count, 0),
+                "interruption",
+              )}${groups.length >= GROUP_LIMIT ? ` (the ${GROUP_LIMIT} most recent groups)` : ""}`}
+          </span>
+        ) : (
+          <span data-testid="inbox-showing">
+            {showing > 0 && (list.hasNextPage ? `Showing ${formatCount(showing)}` : `${plural(showing, "interruption")} shown`)}
+            {list.isFetchNextPageError && <span className="ml-2 text-red-600 dark:text-red-400">Could not load more: {errorText(list.error)}</span>}
+          </span>
+        )}
+        {!grouped && list.hasNextPage && (
           <button
             type="button"
             disabled={list.isFetchingNextPage}
@@ -351,7 +415,12 @@ export function Inbox() {
           </button>
         )}
         <span className="hidden md:inline">
-          <Kbd>j</Kbd>/<Kbd>k</Kbd> move · <Kbd>o</Kbd> open · {triage && (<><Kbd>a</Kbd> acknowledge · <Kbd>r</Kbd> resolve · <Kbd>x</Kbd> select · </>)}
+          <Kbd>j</Kbd>/<Kbd>k</Kbd> move · <Kbd>o</Kbd> {grouped ? "members" : "open"} ·{" "}
+          {triage && (
+            <>
+              <Kbd>a</Kbd> acknowledge · <Kbd>r</Kbd> resolve · {!grouped && (<><Kbd>m</Kbd> assign to me · <Kbd>x</Kbd> select · </>)}
+            </>
+          )}
           <Kbd>/</Kbd> search
         </span>
       </footer>
@@ -370,6 +439,7 @@ export function Inbox() {
       <BulkDialog
         intent={bulk}
         filter={filter}
+        me={user.email}
         onClose={() => setBulk(null)}
         onDone={(text) => {
           setBulk(null);
@@ -379,6 +449,26 @@ export function Inbox() {
       />
     </div>
   );
+}
+
+function EmptyState({ unresolvedOnly }: { unresolvedOnly: boolean }) {
+  return (
+    <div className="px-4 py-10 text-center text-sm text-muted" data-testid="inbox-empty">
+      <p className="font-medium text-[var(--fg)]">No interruptions match.</p>
+      <p className="mt-1">
+        {unresolvedOnly ? "Resolved interruptions are hidden (“Unresolved only”). " : ""}
+        Try a wider time range or fewer filters.
+      </p>
+    </div>
+  );
+}
+
+/** The width of one trend bucket, in words ("1 h", "5 min"). */
+function bucketText(spanNs: bigint, buckets: number): string {
+  const minutes = Number(spanNs / BigInt(buckets) / 60_000_000_000n);
+  if (minutes >= 1440 && minutes % 1440 === 0) return `${minutes / 1440} d`;
+  if (minutes >= 60) return `${Math.round(minutes / 60)} h`;
+  return `${Math.max(1, minutes)} min`;
 }
 
 function Kbd({ children }: { children: string }) {

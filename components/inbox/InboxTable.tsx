@@ -7,6 +7,7 @@ import type { InterruptionRecord } from "@/components/api/types";
 import { nsToDate, shortId } from "@/components/ui/format";
 import { SeverityBadge, StatusBadge } from "@/components/ui/SeverityBadge";
 import type { SortKey } from "./params";
+import { RegressedChip } from "./RegressedChip";
 import { summarize } from "./summary";
 
 export type TableProps = {
@@ -18,8 +19,9 @@ export type TableProps = {
   selected: ReadonlySet<string>;
   allMatching: boolean;
   onToggle: (row: InterruptionRecord) => void;
-  /** Grouped view: how many loaded interruptions share this row's fingerprint. */
-  groupSize?: (row: InterruptionRecord) => number;
+  /** The signed-in user's email (their assignments read "you"). */
+  me: string;
+  onAssign: (row: InterruptionRecord) => void;
   onTogglePage: () => void;
   focused: number;
   onFocusRow: (index: number) => void;
@@ -55,7 +57,7 @@ const SORTABLE: Partial<Record<string, SortKey>> = { time: "time", agent: "agent
 const col = createColumnHelper<InterruptionRecord>();
 
 /** Less important columns give way on narrow screens (the details page has them all). */
-const RESPONSIVE: Partial<Record<string, string>> = { session: "hidden lg:table-cell", conversation: "hidden xl:table-cell" };
+const RESPONSIVE: Partial<Record<string, string>> = { session: "hidden lg:table-cell", conversation: "hidden 2xl:table-cell" };
 
 const btn =
   "rounded px-1.5 py-0.5 text-xs font-medium border border-default hover:bg-[var(--bg)] hover:border-[var(--accent)] disabled:cursor-not-allowed disabled:opacity-40 disabled:hover:border-[var(--border)]";
@@ -119,15 +121,7 @@ export function InboxTable(p: TableProps) {
                 ×{c.row.original.occurrences}
               </span>
             )}
-            {(live.current.groupSize?.(c.row.original) ?? 1) > 1 && (
-              <span
-                data-testid="group-size"
-                className="rounded border border-default px-1 font-sans text-[11px] text-muted"
-                title="Loaded interruptions with the same fingerprint; row actions apply to all of them"
-              >
-                +{live.current.groupSize!(c.row.original) - 1} similar
-              </span>
-            )}
+            {c.row.original.regressed && <RegressedChip />}
           </span>
         ),
       }),
@@ -168,6 +162,19 @@ export function InboxTable(p: TableProps) {
         ),
       }),
       col.accessor("status", { id: "status", header: "Status", cell: (c) => <span data-testid="cell-status"><StatusBadge status={c.getValue()} /></span> }),
+      col.accessor("assignee", {
+        id: "assignee",
+        header: "Assignee",
+        cell: (c) => {
+          const who = c.getValue();
+          const mine = who !== null && who === live.current.me;
+          return (
+            <span data-testid="cell-assignee" title={who ?? "Unassigned"} className={`block max-w-[10rem] truncate ${who ? (mine ? "font-medium" : "") : "text-muted"}`}>
+              {who === null ? "—" : mine ? "you" : who}
+            </span>
+          );
+        },
+      }),
       col.display({
         id: "actions",
         header: () => <span className="sr-only">Actions</span>,
@@ -184,6 +191,15 @@ export function InboxTable(p: TableProps) {
                   </button>
                   <button type="button" className={btn} disabled={busy || r.status === "resolved"} onClick={() => lp.onResolve(r)} title="Resolve (r)">
                     Resolve
+                  </button>
+                  <button
+                    type="button"
+                    className={`${btn} min-w-[5.5rem]`}
+                    disabled={busy}
+                    onClick={() => lp.onAssign(r)}
+                    title={r.assignee === lp.me ? "Unassign yourself (m)" : r.assignee ? `Take over from ${r.assignee} (m)` : "Assign to me (m)"}
+                  >
+                    {r.assignee === lp.me ? "Unassign" : "Assign to me"}
                   </button>
                 </>
               )}

@@ -7,6 +7,8 @@ export type KeyHandlers = {
   onOpen: () => void;
   onAcknowledge: () => void;
   onResolve: () => void;
+  /** Assign the focused row to me (or unassign it when already mine). */
+  onAssign: () => void;
   onSelect: () => void;
   onSearch: () => void;
   onEscape: () => void;
@@ -24,7 +26,7 @@ function isTyping(el: Element | null): boolean {
 /** Controls that already do something on Enter (a link, a button, a checkbox). */
 const isControl = (el: Element | null) => el instanceof HTMLElement && !!el.closest("a, button, input, select, textarea, summary, [role=button]");
 
-/** The inbox shortcuts: j/k move, o/Enter open, a acknowledge, r resolve, x select, / search. */
+/** The inbox shortcuts: j/k move, o/Enter open, a acknowledge, r resolve, m assign to me, x select, / search. */
 export function useKeyboard(handlers: KeyHandlers) {
   const latest = useRef(handlers);
   useEffect(() => {
@@ -57,6 +59,8 @@ export function useKeyboard(handlers: KeyHandlers) {
           return act(h.onAcknowledge);
         case "r":
           return act(h.onResolve);
+        case "m":
+          return act(h.onAssign);
         case "x":
           return act(h.onSelect);
         case "/":

@@ -16,6 +16,9 @@ export { INTERRUPTION_TYPES, SEVERITIES };
 export const STATUSES = ["open", "acknowledged", "resolved"] as const;
 export const SORTS = ["time", "severity", "type", "agent"] as const;
 export const RANGES = ["1h", "24h", "7d", "custom"] as const;
+/** Triage tabs: each stands for a status (and, for review, an assignee) filter. */
+export const TABS = ["review", "unresolved", "acknowledged", "resolved"] as const;
+export type Tab = (typeof TABS)[number];
 
 export type SortKey = (typeof SORTS)[number];
 export type Range = (typeof RANGES)[number];
@@ -38,7 +41,13 @@ export const inboxParsers = {
   sort: parseAsStringLiteral(SORTS).withDefault("time"),
   order: parseAsStringLiteral(["asc", "desc"] as const).withDefault("desc"),
   pages: parseAsInteger.withDefault(1),
+  /** Server-side grouped view (one row per fingerprint). */
   group: parseAsBoolean.withDefault(false),
+  /** A triage tab; when absent the status chips and "unresolved only" decide. */
+  tab: parseAsStringLiteral(TABS),
+  regressed: parseAsBoolean.withDefault(false),
+  /** A group's members (from the grouped view). */
+  fingerprint: parseAsArrayOf(parseAsString).withDefault([]),
 };
 
 export type InboxParams = Values<typeof inboxParsers>;
@@ -52,11 +61,52 @@ export function useInboxParams() {
 
 /** The parts of the view that choose *which* interruptions match (not how they are ordered). */
 export function filterKey(p: InboxParams): string {
-  return JSON.stringify([p.range, p.from?.toISOString(), p.to?.toISOString(), p.type, p.severity, p.agent, p.status, p.unresolved, p.q]);
+  return JSON.stringify([p.range, p.from?.toISOString(), p.to?.toISOString(), p.type, p.severity, p.agent, p.status, p.unresolved, p.q, p.tab, p.regressed, p.fingerprint]);
 }
 
 export const hasFilters = (p: InboxParams) =>
-  p.range !== "24h" || p.type.length > 0 || p.severity.length > 0 || p.agent.length > 0 || p.status.length > 0 || !p.unresolved || p.q !== "";
+  p.range !== "24h" ||
+  p.type.length > 0 ||
+  p.severity.length > 0 ||
+  p.agent.length > 0 ||
+  p.status.length > 0 ||
+  !p.unresolved ||
+  p.q !== "" ||
+  p.regressed ||
+  p.fingerprint.length > 0;
+
+/** The status (and assignee) query values of each tab; `me` is resolved by the server. */
+export const TAB_QUERY: Record<Tab, { status?: string; resolved?: string; assignee?: string }> = {
+  review: { status: "open", assignee: "none,me" },
+  unresolved: { resolved: "false" },
+  acknowledged: { status: "acknowledged" },
+  resolved: { status: "resolved" },
+};
+
+/** The tab the view shows: the one in the URL, or the one the status filters amount to. */
+export function activeTab(p: InboxParams): Tab | null {
+  if (p.tab) return p.tab;
+  if (p.status.length === 0 && p.unresolved) return "unresolved";
+  if (p.status.length === 1 && p.status[0] === "acknowledged") return "acknowledged";
+  if (p.status.length === 1 && p.status[0] === "resolved" && !p.unresolved) return "resolved";
+  return null;
+}
+
+/** The statuses and "unresolved only" in effect (a tab overrides the chips). */
+export function effectiveStatus(p: InboxParams): { status: (typeof STATUSES)[number][]; unresolved: boolean } {
+  switch (p.tab) {
+    case "review":
+      return { status: ["open"], unresolved: true };
+    case "unresolved":
+      return { status: [], unresolved: true };
+    case "acknowledged":
+      return { status: ["acknowledged"], unresolved: true };
+    case "resolved":
+      return { status: ["resolved"], unresolved: false };
+    default:
+      return { status: p.status, unresolved: p.unresolved };
+  }
+}
 
 /** Query-string values shared by the list, the counts, the poll and bulk "all matching". */
 export type FilterQuery = {
@@ -68,6 +118,9 @@ export type FilterQuery = {
   status?: string;
   resolved?: string;
   q?: string;
+  assignee?: string;
+  regressed?: string;
+  fingerprint?: string;
 };
 
 const dateToNs = (d: Date) => BigInt(d.getTime()) * 1_000_000n;
@@ -90,7 +143,8 @@ export function timeWindow(p: InboxParams, anchorNs: bigint): { startNs: bigint;
 
 const csv = (values: readonly string[]) => (values.length ? values.join(",") : undefined);
 
-export function filterQuery(p: InboxParams, anchorNs: bigint): FilterQuery {
+/** Everything but the status part (which the tabs vary). */
+export function baseFilterQuery(p: InboxParams, anchorNs: bigint): FilterQuery {
   const w = timeWindow(p, anchorNs);
   return {
     start_ns: String(w.startNs),
@@ -98,10 +152,16 @@ export function filterQuery(p: InboxParams, anchorNs: bigint): FilterQuery {
     agent_name: csv(p.agent),
     interruption_type: csv(p.type),
     severity: csv(p.severity),
-    status: csv(p.status),
-    resolved: p.unresolved ? "false" : undefined,
     q: p.q.trim() || undefined,
+    regressed: p.regressed ? "true" : undefined,
+    fingerprint: csv(p.fingerprint),
   };
+}
+
+export function filterQuery(p: InboxParams, anchorNs: bigint): FilterQuery {
+  const base = baseFilterQuery(p, anchorNs);
+  if (p.tab) return { ...base, ...TAB_QUERY[p.tab] };
+  return { ...base, status: csv(p.status), resolved: p.unresolved ? "false" : undefined };
 }
 
 /** Drops undefined values (for request bodies and stable query keys). */

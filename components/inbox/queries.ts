@@ -3,7 +3,7 @@
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient, type InfiniteData, type QueryClient } from "@tanstack/react-query";
 import { api } from "@/components/api/client";
 import type { InterruptionRecord, SeverityCounts } from "@/components/api/types";
-import { compact, PAGE_SIZE, type FilterQuery, type InboxParams } from "./params";
+import { compact, PAGE_SIZE, TAB_QUERY, type FilterQuery, type InboxParams, type Tab } from "./params";
 
 export type Page = { rows: InterruptionRecord[]; next: string | null };
 export type Count = { total: number; by_severity: SeverityCounts };
@@ -27,6 +27,8 @@ export const inboxKeys = {
   list: (q: Record<string, string>) => ["inbox", "list", q] as const,
   count: (q: Record<string, string>) => ["inbox", "count", q] as const,
   fresh: (q: Record<string, string>) => ["inbox", "new", q] as const,
+  resolvedCount: (q: Record<string, string>) => ["inbox", "resolved-count", q] as const,
+  groups: (q: Record<string, string>) => ["inbox", "groups", q] as const,
 };
 
 export function useInterruptionPages(filter: FilterQuery, p: Pick<InboxParams, "sort" | "order">) {
@@ -89,14 +91,15 @@ function patchRow(qc: QueryClient, id: string, patch: Partial<InterruptionRecord
 /** Everything but the inbox's own row lists (counts here, and any other page's data). */
 const notInboxRows = (key: readonly unknown[]) => !(key[0] === "inbox" && (key[1] === "list" || key[1] === "new"));
 
-export type RowAction = { id: string; action: "acknowledge" | "resolve"; note?: string };
+export type RowAction = { id: string; action: "acknowledge" | "resolve" | "assign"; note?: string; assignee?: string | null };
 
 export function useRowAction() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: async ({ id, action, note }: RowAction) => {
+    mutationFn: async ({ id, action, note, assignee }: RowAction) => {
       const body = note?.trim() ? { note: note.trim() } : {};
       const path = `/api/interruptions/${encodeURIComponent(id)}/${action}`;
+      if (action === "assign") return { id, patch: await api.post<InterruptionRecord>(path, { ...body, assignee: assignee ?? null }) };
       if (action === "acknowledge") return { id, patch: await api.post<InterruptionRecord>(path, body) };
       await api.post<{ status: "resolved" }>(path, body);
       return { id, patch: { status: "resolved", resolved: true } as Partial<InterruptionRecord> };
@@ -108,7 +111,10 @@ export function useRowAction() {
   });
 }
 
-export type BulkRequest = { action: "acknowledge" | "resolve"; note?: string } & ({ ids: string[] } | { filter: Record<string, string> });
+export type BulkRequest = { action: "acknowledge" | "resolve" | "assign"; note?: string; assignee?: string | null } & (
+  | { ids: string[] }
+  | { filter: Record<string, string> }
+);
 
 export function useBulkAction() {
   const qc = useQueryClient();
@@ -117,5 +123,64 @@ export function useBulkAction() {
       api.post<{ matched: number; changed: number }>("/api/interruptions/bulk", note?.trim() ? { ...rest, note: note.trim() } : rest),
     // Bulk changes many rows at once: refetch everything so the view and the counts agree.
     onSuccess: () => qc.invalidateQueries(),
+  });
+}
+
+export type TabCount = { n: number; more: boolean };
+
+function useTabCount(query: Record<string, string>): TabCount | undefined {
+  return useQuery({
+    queryKey: inboxKeys.count(query),
+    queryFn: () => api.get<Count>("/api/interruptions/count", query),
+    placeholderData: keepPreviousData,
+    select: (c): TabCount => ({ n: c.total, more: false }),
+  }).data;
+}
+
+/** The triage tabs' counts for the same filters (the count route counts unresolved rows only). */
+export function useTabCounts(base: FilterQuery): Record<Tab, TabCount | undefined> {
+  const q = (tab: Tab) => compact({ ...base, ...TAB_QUERY[tab] });
+  const review = useTabCount(q("review"));
+  const unresolved = useTabCount(q("unresolved"));
+  const acknowledged = useTabCount(q("acknowledged"));
+  // Resolved rows: the groups route counts every status, so the sum of its counts is exact
+  // (a lower bound, shown with "+", only past GROUP_CAP fingerprints).
+  const rq = compact({ ...q("resolved"), limit: String(GROUP_CAP), buckets: "1" });
+  const resolved = useQuery({
+    queryKey: inboxKeys.resolvedCount(rq),
+    queryFn: () => api.get<Group[]>("/api/interruptions/groups", rq),
+    placeholderData: keepPreviousData,
+    select: (gs): TabCount => ({ n: gs.reduce((sum, g) => sum + g.count, 0), more: gs.length >= GROUP_CAP }),
+  }).data;
+  return { review, unresolved, acknowledged, resolved };
+}
+
+const GROUP_CAP = 5000;
+export const GROUP_LIMIT = 200;
+export const TREND_BUCKETS = 24;
+
+export type Group = {
+  fingerprint: string;
+  interruption_type: string;
+  agent_name: string | null;
+  model: string | null;
+  severity: "critical" | "high" | "medium" | "low";
+  count: number;
+  by_status: { open: number; acknowledged: number; resolved: number };
+  first_seen_ns: string;
+  last_seen_ns: string;
+  regressed: boolean;
+  trend: number[];
+};
+
+/** The grouped view: one entry per fingerprint among the interruptions matching the filters. */
+export function useGroups(filter: FilterQuery, enabled: boolean) {
+  const query = compact({ ...filter, limit: String(GROUP_LIMIT), buckets: String(TREND_BUCKETS) });
+  return useQuery({
+    queryKey: inboxKeys.groups(query),
+    queryFn: () => api.get<Group[]>("/api/interruptions/groups", query),
+    enabled,
+    refetchOnWindowFocus: false,
+    placeholderData: keepPreviousData,
   });
 }

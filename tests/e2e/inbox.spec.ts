@@ -248,7 +248,7 @@ test("bulk acknowledge of a page selection states the count and updates the rows
   await expect(page.getByTestId("bulk-selected")).toHaveCount(0);
 });
 
-test("grouped view collapses one fingerprint into a row whose actions cover the group", async ({ page }) => {
+test("grouped view collapses one fingerprint into a group whose actions cover its members", async ({ page }) => {
   // (Not rate_limit: the detail page's test needs an open one of those.)
   await signIn(page, "responder");
   await page.goto("/inbox?interruption_type=state_machine_error");
@@ -256,19 +256,23 @@ test("grouped view collapses one fingerprint into a row whose actions cover the 
   const n = await rows(page).count();
   expect(n).toBeGreaterThan(2);
 
-  await page.getByLabel("Group similar").check();
+  // The server groups by fingerprint (type + agent + model + error code).
+  await page.getByLabel("Group by fingerprint").check();
   await expect(page).toHaveURL(/[?&]group=true(&|$)/);
-  await expect(rows(page)).toHaveCount(1);
-  await expect(rows(page).getByTestId("group-size")).toHaveText(`+${n - 1} similar`);
-  await expect(page.getByTestId("inbox-showing")).toHaveText(`${n} interruptions shown in 1 group`);
+  const groups = page.locator('[data-testid="group-table"] tbody tr');
+  await expect(groups).toHaveCount(1);
+  await expect(groups.getByTestId("group-count")).toHaveText(String(n));
+  await expect(groups.getByTestId("group-state")).toHaveText(`${n} open · 0 ack · 0 resolved`);
+  await expect(page.getByTestId("inbox-showing")).toHaveText(`1 group of ${n} interruptions`);
 
-  await rows(page).getByRole("button", { name: "Acknowledge", exact: true }).click();
+  await groups.getByRole("button", { name: "Acknowledge group" }).click();
   const dialog = page.getByRole("dialog", { name: `Acknowledge ${n} interruptions?` });
-  await expect(dialog.getByTestId("bulk-dialog-summary")).toContainText(`all ${n} interruptions in this group`);
+  await expect(dialog.getByTestId("bulk-dialog-summary")).toContainText(`all ${n} interruptions in the group state_machine_error`);
   await dialog.getByRole("button", { name: `Acknowledge ${n}`, exact: true }).click();
   await expect(dialog).toBeHidden();
+  await expect(groups.getByTestId("group-state")).toHaveText(`0 open · ${n} ack · 0 resolved`);
 
-  await page.getByLabel("Group similar").uncheck();
+  await page.getByLabel("Group by fingerprint").uncheck();
   await expect(rows(page)).toHaveCount(n);
   await expect.poll(async () => [...new Set(await rows(page).getByTestId("cell-status").allTextContents())]).toEqual(["acknowledged"]);
 });
