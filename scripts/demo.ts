@@ -8,6 +8,7 @@ import path from "node:path";
 import { dashboardTokenPath, ensureDashboardToken } from "../lib/auth/dashboardToken";
 import { verifyPassword } from "../lib/auth/passwords";
 import { createUser } from "../lib/auth/users";
+import { config } from "../lib/config/load";
 import { createDb, type Db } from "../lib/db/client";
 import { migrate } from "../lib/db/migrate";
 import { dataDir } from "../lib/db/url";
@@ -77,6 +78,7 @@ function adminBanner(admin: DemoAdmin): string {
 }
 
 async function main() {
+  config(); // an invalid configuration stops the demo here, naming the key
   await migrate();
   const db = createDb();
   const token = await ensureDashboardToken(db);

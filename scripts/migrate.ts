@@ -1,7 +1,11 @@
+import { config } from "../lib/config/load";
 import { migrate } from "../lib/db/migrate";
 import { databaseUrl } from "../lib/db/url";
 
-migrate()
+// `npm start` / `npm run dev` run this first: an invalid configuration fails here, before the server.
+Promise.resolve()
+  .then(() => config())
+  .then(() => migrate())
   .then(() => console.log(`Database ready: ${databaseUrl().replace(/\/\/[^@]*@/, "//…@")}`))
   .catch((e: Error) => {
     console.error(e.message);

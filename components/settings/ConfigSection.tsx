@@ -9,6 +9,16 @@ export type ConfigView = {
   detection: DetectionConfig;
   storage: string;
   signIn: string;
+  /** sweeps and the dead-loop action (SPEC §3.5, §7) */
+  operations: {
+    retentionDays: number;
+    maxDbSizeMb: number;
+    checkIntervalSecs: number;
+    staleTurnMinutes: number;
+    deadloop: { enabled: boolean; killAfterCount: number };
+    /** base name of the config file read, or null */
+    configFile: string | null;
+  };
 };
 
 const pct = (ratio: number) => `${Math.round(ratio * 1000) / 10} %`;
@@ -31,6 +41,7 @@ function rows(d: DetectionConfig): Array<{ key: string; value: string; meaning: 
 
 export function ConfigSection({ config }: { config: ConfigView }) {
   const d = config.detection;
+  const op = config.operations;
   const bySeverity = SEVERITIES.map((s) => ({
     severity: s,
     types: Object.entries(d.severity)
@@ -80,6 +91,20 @@ export function ConfigSection({ config }: { config: ConfigView }) {
             <dd>{config.storage}</dd>
             <dt className="text-muted">Sign-in</dt>
             <dd>{config.signIn}</dd>
+          </dl>
+          <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 pt-2 text-sm" data-testid="config-operations">
+            <dt className="text-muted">Retention</dt>
+            <dd>{op.retentionDays} days</dd>
+            <dt className="text-muted">Size cap</dt>
+            <dd>{op.maxDbSizeMb} MB (oldest resolved trimmed first, down to 90 %)</dd>
+            <dt className="text-muted">Sweep interval</dt>
+            <dd>every {op.checkIntervalSecs} s</dd>
+            <dt className="text-muted">Unsettled turns</dt>
+            <dd>flagged after {op.staleTurnMinutes} min without activity</dd>
+            <dt className="text-muted">Dead-loop action</dt>
+            <dd>{op.deadloop.enabled ? `on: terminate after ${op.deadloop.killAfterCount} detections` : `off (kill after ${op.deadloop.killAfterCount} when on)`}</dd>
+            <dt className="text-muted">Config file</dt>
+            <dd className="font-mono text-xs">{op.configFile ?? "none (defaults and environment)"}</dd>
           </dl>
         </div>
         <div>

@@ -7,6 +7,7 @@ import { api } from "@/components/api/client";
 import { isAdmin, useCurrentUser } from "@/components/shell/Providers";
 import { formatTime, nsToDate, timeAgo } from "@/components/ui/format";
 import { SCOPE_HELP, SCOPES, type CreatedToken, type Scope, type TokenRecord } from "./types";
+import { DangerConfirm } from "./DangerConfirm";
 import { Button, Chip, ConfirmDialog, CopyButton, ErrorText, errorMessage, Field, inputClass, Notice, Section } from "./ui";
 
 const TOKENS_KEY = ["settings", "tokens"] as const;
@@ -283,33 +284,19 @@ function TokensTable({ dashboardTokenId }: { dashboardTokenId: string }) {
 }
 
 function RevokeDialog({ token, onClose }: { token: TokenRecord | null; onClose: () => void }) {
-  const queryClient = useQueryClient();
-  const revoke = useMutation({
-    mutationFn: (t: TokenRecord) => api.del<TokenRecord>(`/api/tokens/${encodeURIComponent(t.id)}`),
-    onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: TOKENS_KEY });
-      close();
-    },
-  });
-  function close() {
-    revoke.reset();
-    onClose();
-  }
   return (
-    <ConfirmDialog
-      open={token !== null}
+    <DangerConfirm
+      item={token}
       title="Revoke this token?"
       confirmLabel="Revoke token"
-      danger
-      busy={revoke.isPending}
-      error={revoke.error ? errorMessage(revoke.error) : null}
-      onConfirm={() => token && revoke.mutate(token)}
-      onCancel={close}
+      request={(t) => api.del<TokenRecord>(`/api/tokens/${encodeURIComponent(t.id)}`)}
+      refresh={TOKENS_KEY}
+      onClose={onClose}
     >
       <p>
         Every request with <strong className="break-all">“{token?.name}”</strong> is refused from now on. This cannot be undone; create a new token to
         restore access.
       </p>
-    </ConfirmDialog>
+    </DangerConfirm>
   );
 }

@@ -8,6 +8,7 @@ import { api } from "@/components/api/client";
 import { isAdmin, useCurrentUser } from "@/components/shell/Providers";
 import { formatTime, timeAgo } from "@/components/ui/format";
 import { ROLE_HELP, ROLES, type Role, type UserRecord } from "./types";
+import { DangerConfirm } from "./DangerConfirm";
 import { Button, Chip, ConfirmDialog, ErrorText, errorMessage, Field, inputClass, Notice, randomPassword, Section } from "./ui";
 
 const USERS_KEY = ["settings", "users"] as const;
@@ -298,35 +299,21 @@ function UserRow({
 }
 
 function DeleteUserDialog({ user, onClose, onDeleted }: { user: UserRecord | null; onClose: () => void; onDeleted: (u: UserRecord) => void }) {
-  const queryClient = useQueryClient();
-  const remove = useMutation({
-    mutationFn: (u: UserRecord) => api.del<UserRecord>(`/api/users/${encodeURIComponent(u.id)}`),
-    onSuccess: (u) => {
-      void queryClient.invalidateQueries({ queryKey: USERS_KEY });
-      onDeleted(u);
-      close();
-    },
-  });
-  function close() {
-    remove.reset();
-    onClose();
-  }
   return (
-    <ConfirmDialog
-      open={user !== null}
+    <DangerConfirm
+      item={user}
       title="Delete this user?"
       confirmLabel="Delete user"
-      danger
-      busy={remove.isPending}
-      error={remove.error ? errorMessage(remove.error) : null}
-      onConfirm={() => user && remove.mutate(user)}
-      onCancel={close}
+      request={(u) => api.del<UserRecord>(`/api/users/${encodeURIComponent(u.id)}`)}
+      refresh={USERS_KEY}
+      onClose={onClose}
+      onDone={onDeleted}
     >
       <p>
         <strong className="break-all">{user?.email}</strong> will no longer be able to sign in. What they did stays in the activity log under their
         email.
       </p>
-    </ConfirmDialog>
+    </DangerConfirm>
   );
 }
 

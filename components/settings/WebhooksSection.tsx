@@ -9,6 +9,7 @@ import { api } from "@/components/api/client";
 import { isAdmin, useCurrentUser } from "@/components/shell/Providers";
 import { formatTime, timeAgo } from "@/components/ui/format";
 import { INTERRUPTION_TYPES, SEVERITIES, type Severity } from "@/lib/detect/types";
+import { DangerConfirm } from "./DangerConfirm";
 import { Button, Chip, ConfirmDialog, CopyButton, ErrorText, errorMessage, Field, inputClass, Notice, Section } from "./ui";
 
 const KEY = ["settings", "webhooks"] as const;
@@ -330,32 +331,18 @@ function Deliveries({ hookId }: { hookId: string }) {
 }
 
 function DeleteDialog({ hook, onClose }: { hook: WebhookRecord | null; onClose: () => void }) {
-  const queryClient = useQueryClient();
-  const remove = useMutation({
-    mutationFn: (w: WebhookRecord) => api.del<WebhookRecord>(`/api/webhooks/${encodeURIComponent(w.id)}`),
-    onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: KEY });
-      close();
-    },
-  });
-  function close() {
-    remove.reset();
-    onClose();
-  }
   return (
-    <ConfirmDialog
-      open={hook !== null}
+    <DangerConfirm
+      item={hook}
       title="Delete this webhook?"
       confirmLabel="Delete webhook"
-      danger
-      busy={remove.isPending}
-      error={remove.error ? errorMessage(remove.error) : null}
-      onConfirm={() => hook && remove.mutate(hook)}
-      onCancel={close}
+      request={(w) => api.del<WebhookRecord>(`/api/webhooks/${encodeURIComponent(w.id)}`)}
+      refresh={KEY}
+      onClose={onClose}
     >
       <p>
         Alerts stop going to <strong className="break-all">“{hook?.name}”</strong>, and its delivery history is deleted.
       </p>
-    </ConfirmDialog>
+    </DangerConfirm>
   );
 }

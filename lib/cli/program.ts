@@ -1,10 +1,11 @@
 // The command line, defined with commander: global options, `interruption …`, `token …` and `user …`.
 import { Command, Option } from "commander";
+import * as importer from "./commands/import";
 import * as interruption from "./commands/interruption";
 import * as token from "./commands/token";
 import * as user from "./commands/user";
 import type { Context } from "./context";
-import { DEFAULT_URL } from "./config";
+import { DEFAULT_URL, type GlobalOptions } from "./config";
 import type { Io } from "./io";
 import { parseExpiry, parseHours, parseNames, parseNonEmpty, parsePositiveInt, parseScopes, parseSeverities, parseTypes } from "./options";
 
@@ -28,6 +29,7 @@ Examples:
   $ sightdesk interruption resolve 3f0c9e5d2b7a4c1e8f6a0b9d7c5e3a1f --note "provider recovered"
   $ sightdesk token create --name ci-reader --scope read --expires 2027-01-31
   $ sightdesk user create --email alice@example.com --role admin
+  $ sightdesk import agentsight ~/.agentsight --follow --url https://sightdesk.example.com
 
 Server and token:
   --url, else $SIGHTDESK_URL, else ${DEFAULT_URL}.
@@ -131,6 +133,29 @@ export function buildProgram(contextFor: ContextFactory, io: Io, version?: strin
     .option("--json", "print the created user as JSON")
     .addHelpText("after", "\nThe database is $SIGHTDESK_DATA_DIR/sightdesk.db (default ./data) or $DATABASE_URL.")
     .action((opts: user.CreateOptions) => user.create(opts, { io }));
+
+  const imp = program.command("import").description("import data from other tools");
+
+  imp
+    .command("agentsight")
+    .description("import an AgentSight data directory (genai_events.db, interruption_events.db)")
+    .argument("<dir>", "the AgentSight data directory")
+    .option("--follow", "keep polling for new rows and import or forward them (Ctrl+C stops)")
+    .option("--interval <secs>", "seconds between polls with --follow", importer.parseInterval, importer.DEFAULT_INTERVAL_SECS)
+    .option("--json", "print the counts as JSON")
+    .addHelpText(
+      "after",
+      `
+Without --url the data goes into the local database ($SIGHTDESK_DATA_DIR/sightdesk.db, default
+./data, or $DATABASE_URL): calls and AgentSight's own interruptions (ids, types, severities,
+resolved flags kept). With --url (and --token or $SIGHTDESK_TOKEN, a token with the ingest
+scope) the calls are POSTed to the server's /api/ingest/calls and the server detects
+interruptions itself; AgentSight's interruption rows cannot be sent over the ingest API.
+Re-running is a no-op.`,
+    )
+    .action((dir: string, opts: importer.AgentSightOptions, cmd: Command) =>
+      importer.agentsight(dir, opts, { io, global: cmd.optsWithGlobals<GlobalOptions>() }),
+    );
 
   return program;
 }

@@ -1,6 +1,7 @@
-// Detection thresholds (SPEC §3) with their defaults. Issue 6 layers environment and file
-// configuration on top; everything reads thresholds through `detectionConfig()`.
-import { DEFAULT_SEVERITY, type InterruptionType, type Severity } from "../detect/types";
+// Detection thresholds (SPEC §3). The values come from the one configuration (./load.ts:
+// defaults ← JSON file ← environment); everything reads thresholds through `detectionConfig()`.
+import type { InterruptionType, Severity } from "../detect/types";
+import { config, configDefaults } from "./load";
 
 export type DetectionConfig = {
   enabled: boolean;
@@ -20,19 +21,10 @@ export type DetectionConfig = {
   severity: Record<InterruptionType, Severity>;
 };
 
-export const DEFAULT_DETECTION: DetectionConfig = {
-  enabled: true,
-  tokenLimitRatio: 0.95,
-  contextOverflowInputFactor: 4,
-  sseTruncatedMinMs: 1000,
-  slowResponseMs: 120_000,
-  retryStormCount: 5,
-  loop: { window: 10, toolRepeat: 5, similarityCount: 3, similarity: 0.85, tokenBurnCalls: 5, busyWaitCalls: 10 },
-  severity: { ...DEFAULT_SEVERITY },
-};
+/** The SPEC §3 defaults, with no file or environment applied. */
+export const DEFAULT_DETECTION: DetectionConfig = configDefaults().detection;
 
+/** The effective detection configuration (cached; throws ConfigError when the configuration is invalid). */
 export function detectionConfig(): DetectionConfig {
-  const enabled = process.env.SIGHTDESK_DETECTION_ENABLED;
-  if (enabled === "false" || enabled === "0") return { ...DEFAULT_DETECTION, enabled: false };
-  return DEFAULT_DETECTION;
+  return config().detection;
 }

@@ -1,7 +1,7 @@
 // Dead-loop detection over a conversation's window of recent calls (SPEC §3.3).
 
-import type { ChatMessage } from "@/lib/ingest/types";
-import { fingerprintArgs, jaccard } from "@/lib/detect/text";
+import type { ChatMessage } from "../ingest/types";
+import { fingerprintArgs, jaccard } from "./text";
 
 export type CallSummary = {
   callId: string;

@@ -3,8 +3,18 @@ import { ensureDashboardToken, dashboardTokenPath } from "../auth/dashboardToken
 import { ensureFirstAdmin } from "../auth/users";
 import { db } from "../db/client";
 import { startAlertWorker } from "../alerts/worker";
+import { config } from "../config/load";
+import { startSweeps } from "../sweeps/scheduler";
 
 export async function startup(): Promise<void> {
+  // Configuration first: an invalid key stops the server before it touches anything.
+  let cfg;
+  try {
+    cfg = config();
+  } catch (e) {
+    console.error(`[sightdesk] refusing to start: ${(e as Error).message}`);
+    throw e;
+  }
   const database = db();
   // Per-connection pragmas: WAL writes need only NORMAL sync; wait for a busy writer.
   await database.$queryRawUnsafe("PRAGMA synchronous = NORMAL").catch(() => undefined);
@@ -13,4 +23,5 @@ export async function startup(): Promise<void> {
   const admin = await ensureFirstAdmin(database);
   if (admin) console.log(`[sightdesk] created the first admin: ${admin}`);
   startAlertWorker(database);
+  startSweeps(database, cfg);
 }

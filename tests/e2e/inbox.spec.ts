@@ -249,9 +249,10 @@ test("bulk acknowledge of a page selection states the count and updates the rows
 });
 
 test("grouped view collapses one fingerprint into a group whose actions cover its members", async ({ page }) => {
-  // (Not rate_limit: the detail page's test needs an open one of those.)
+  // (Not rate_limit: the detail page's test needs an open one of those. The bricked
+  // conversation's errors share one fingerprint; the sweeper's unsettled-turn findings do not.)
   await signIn(page, "responder");
-  await page.goto("/inbox?interruption_type=state_machine_error");
+  await page.goto("/inbox?interruption_type=state_machine_error&q=unbalanced_tool_calls");
   await settled(page);
   const n = await rows(page).count();
   expect(n).toBeGreaterThan(2);

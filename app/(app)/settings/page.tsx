@@ -6,6 +6,7 @@ import { UsersSection } from "@/components/settings/UsersSection";
 import { WebhooksSection } from "@/components/settings/WebhooksSection";
 import { DASHBOARD_TOKEN_ID } from "@/lib/auth/dashboardToken";
 import { detectionConfig } from "@/lib/config/detection";
+import { config } from "@/lib/config/load";
 import { databaseUrl, sqliteFilePath } from "@/lib/db/url";
 
 export const dynamic = "force-dynamic";
@@ -17,7 +18,12 @@ function effectiveConfig(): ConfigView {
   const storage = file ? `SQLite (${path.basename(file)})` : /^postgres(ql)?:/i.test(databaseUrl()) ? "PostgreSQL" : "external database";
   const sso = Boolean(process.env.SIGHTDESK_OIDC_ISSUER && process.env.SIGHTDESK_OIDC_CLIENT_ID && process.env.SIGHTDESK_OIDC_CLIENT_SECRET);
   const signIn = sso ? `Email and password; single sign-on (${process.env.SIGHTDESK_OIDC_NAME || "OIDC"})` : "Email and password";
-  return { detection: detectionConfig(), storage, signIn };
+  const c = config();
+  const operations = {
+    retentionDays: c.retentionDays, maxDbSizeMb: c.maxDbSizeMb, checkIntervalSecs: c.checkIntervalSecs,
+    staleTurnMinutes: c.staleTurnMinutes, deadloop: c.deadloop, configFile: c.source.file ? path.basename(c.source.file) : null,
+  };
+  return { detection: detectionConfig(), storage, signIn, operations };
 }
 
 const SECTIONS = [

@@ -134,7 +134,7 @@ async function upToDate(url: string, root: string | null): Promise<boolean> {
  * lock a SQLite file a running server has open, and needs not). `migrate()` runs the Prisma CLI
  * from the working directory; called from elsewhere, the same script runs in the package folder.
  */
-async function migrateDatabase(url: string): Promise<void> {
+export async function migrateDatabase(url: string): Promise<void> {
   const root = packageRoot();
   if (await upToDate(url, root)) return;
   if (!root || path.resolve(root) === path.resolve(process.cwd())) return migrate(url);
@@ -147,14 +147,14 @@ async function migrateDatabase(url: string): Promise<void> {
 }
 
 /** The line of the Prisma CLI's output that says what went wrong (it also prints banners and warnings). */
-function migrationError(message: string): string {
+export function migrationError(message: string): string {
   const lines = message.split("\n").map((l) => safeLine(l).trim()).filter(Boolean);
   const error = lines.find((l) => /^Error\b|Error:/.test(l) && !/^Database migration failed/.test(l)) ?? lines.at(-1) ?? message;
   return error.slice(0, 300);
 }
 
 /** Where the users are stored, without credentials (a PostgreSQL URL may carry a password). */
-function describeDatabase(url: string): string {
+export function describeDatabase(url: string): string {
   const file = sqliteFilePath(url);
   if (file) return file;
   try {

@@ -1,0 +1,149 @@
+// `sightdesk import agentsight <dir>`: imports an AgentSight data directory into the local
+// database (SIGHTDESK_DATA_DIR / DATABASE_URL, like the server), or with --url forwards its
+// calls to a SightDesk server's ingest API. --follow keeps polling for new rows.
+import { InvalidArgumentError } from "commander";
+import type { IngestResult } from "../../ingest/storeCalls";
+import { createDb, type Db } from "../../db/client";
+import { databaseUrl } from "../../db/url";
+import { AgentSightImporter, DeliveryError, follow, type ImportStats, type Sink } from "../../import/agentsight";
+import type { WireCall } from "../../import/agentsightMap";
+import { AgentSightSource, GENAI_FILE, INTERRUPTIONS_FILE, SourceError } from "../../import/agentsightSource";
+import { SightDeskClient } from "../client";
+import { type GlobalOptions, resolveConnection } from "../config";
+import { CliError, EXIT_REQUEST, UsageError } from "../errors";
+import { safeLine } from "../format";
+import { type Io, line } from "../io";
+import { describeDatabase, migrateDatabase, migrationError } from "./user";
+
+export type AgentSightOptions = { follow?: boolean; interval: number; json?: boolean };
+
+export type ImportDeps = {
+  io: Io;
+  /** --url and --token (global options) */
+  global: GlobalOptions;
+  env?: NodeJS.ProcessEnv;
+  /** stops --follow (default: SIGINT / SIGTERM) */
+  signal?: AbortSignal;
+};
+
+export const DEFAULT_INTERVAL_SECS = 2;
+
+export function parseInterval(value: string): number {
+  const secs = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !Number.isFinite(secs) || secs < 0.05 || secs > 86_400) {
+    throw new InvalidArgumentError("expected seconds between 0.05 and 86400");
+  }
+  return secs;
+}
+
+function summary(stats: ImportStats, remote: boolean): string[] {
+  const c = stats.calls;
+  const i = stats.interruptions;
+  const out = [`  calls:         ${c.imported} imported, ${c.present} already present, ${c.skipped} skipped${c.pending ? `, ${c.pending} still pending` : ""}`];
+  if (remote) out.push("  interruptions: not forwarded (the server runs its own detection on the calls)");
+  else out.push(`  interruptions: ${i.imported} imported${i.resolved ? ` (${i.resolved} resolved)` : ""}, ${i.present} already present, ${i.skipped} skipped`);
+  out.push(`  detected:      ${stats.detected} new interruption${stats.detected === 1 ? "" : "s"} from SightDesk's own detection on the imported calls`);
+  for (const p of stats.problems) out.push(`  skipped: ${safeLine(p)}`);
+  return out;
+}
+
+const stamp = () => new Date().toISOString().slice(11, 19);
+
+export async function agentsight(dir: string, opts: AgentSightOptions, deps: ImportDeps): Promise<void> {
+  const { io } = deps;
+  const env = deps.env ?? process.env;
+  let source: AgentSightSource;
+  try {
+    source = AgentSightSource.open(dir);
+  } catch (e) {
+    if (e instanceof SourceError) throw new UsageError(e.message);
+    throw e;
+  }
+  let db: Db | null = null;
+  try {
+    if (!source.genai) line(io.err, `warning: no ${GENAI_FILE} in ${source.dir}: importing interruptions only`);
+    let sink: Sink;
+    let target: string;
+    if (deps.global.url !== undefined) {
+      const client = new SightDeskClient(resolveConnection(deps.global, env));
+      target = client.url;
+      sink = {
+        kind: "remote",
+        postCalls: async (calls: WireCall[]) => {
+          try {
+            return (await client.post("/api/ingest/calls", { body: calls })).value as IngestResult;
+          } catch (e) {
+            if (e instanceof CliError) throw new DeliveryError(e.message);
+            throw e;
+          }
+        },
+      };
+      if (!source.genai) throw new UsageError(`Nothing to forward: ${INTERRUPTIONS_FILE} cannot be sent over the ingest API (only calls can; import it locally without --url)`);
+    } else {
+      const url = databaseUrl();
+      target = describeDatabase(url);
+      try {
+        await migrateDatabase(url);
+      } catch (e) {
+        throw new CliError(`Cannot prepare the database at ${target}: ${migrationError((e as Error).message)}`, EXIT_REQUEST);
+      }
+      db = createDb(url);
+      sink = { kind: "local", db };
+    }
+    const importer = new AgentSightImporter(source, sink);
+    const remote = sink.kind === "remote";
+
+    if (!opts.follow) {
+      let stats: ImportStats;
+      try {
+        stats = await importer.pass();
+      } catch (e) {
+        if (e instanceof DeliveryError) throw new CliError(safeLine(e.message), EXIT_REQUEST);
+        throw e;
+      }
+      if (opts.json) return line(io.out, JSON.stringify(stats));
+      line(io.out, `Imported AgentSight data from ${safeLine(source.dir)} ${remote ? "to" : "into"} ${safeLine(target)}:`);
+      for (const l of summary(stats, remote)) line(io.out, l);
+      return;
+    }
+
+    const controller = new AbortController();
+    const stop = () => controller.abort();
+    const signal = deps.signal ?? controller.signal;
+    if (!deps.signal) {
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    }
+    line(io.err, `Following ${safeLine(source.dir)} every ${opts.interval} s, ${remote ? "forwarding calls to" : "importing into"} ${safeLine(target)} (Ctrl+C stops)`);
+    try {
+      const total = await follow(importer, {
+        intervalMs: opts.interval * 1000,
+        signal,
+        onPass: (stats, error) => {
+          if (error) return line(io.err, `${stamp()} error: ${safeLine(error.message)} (retrying in ${opts.interval} s)`);
+          if (!stats) return;
+          const moved = stats.calls.imported + stats.calls.present + stats.calls.skipped + stats.interruptions.imported + stats.interruptions.skipped;
+          if (!moved) return;
+          if (opts.json) return line(io.out, JSON.stringify(stats));
+          line(
+            io.out,
+            `${stamp()} +${stats.calls.imported} calls (${stats.calls.present} present, ${stats.calls.skipped} skipped)` +
+              (remote ? "" : `, +${stats.interruptions.imported} interruptions`) +
+              `, ${stats.detected} detected`,
+          );
+          for (const p of stats.problems) line(io.err, `  skipped: ${safeLine(p)}`);
+        },
+      });
+      if (!opts.json) {
+        line(io.out, `Stopped following ${safeLine(source.dir)}. In total:`);
+        for (const l of summary({ ...total, problems: [] }, remote)) line(io.out, l);
+      }
+    } finally {
+      process.removeListener("SIGINT", stop);
+      process.removeListener("SIGTERM", stop);
+    }
+  } finally {
+    source.close();
+    await db?.$disconnect();
+  }
+}

@@ -1,0 +1,224 @@
+// The one configuration of SightDesk (SPEC §7): defaults ← optional JSON file ← environment.
+//
+// Keys are AgentSight's dotted keys. The JSON file may nest them ({"storage": {"interruptions":
+// {"retention_days": 7}}}) or spell them flat ({"storage.interruptions.retention_days": 7}).
+// File: `$SIGHTDESK_CONFIG` (must exist when set), else `$SIGHTDESK_DATA_DIR/config.json` when
+// present. Environment: `SIGHTDESK_` + the key in upper case with each dot as `__`, e.g.
+// `storage.interruptions.retention_days` ← `SIGHTDESK_STORAGE__INTERRUPTIONS__RETENTION_DAYS`,
+// `detection.severity.rate_limit` ← `SIGHTDESK_DETECTION__SEVERITY__RATE_LIMIT`. The legacy
+// `SIGHTDESK_DETECTION_ENABLED` still works (below the canonical variable).
+//
+// Every value is validated with zod; an invalid or unknown key throws a ConfigError whose
+// message names the key. The parsed configuration is cached: it changes on restart only.
+import fs from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { DEFAULT_SEVERITY, INTERRUPTION_TYPES, SEVERITIES, type InterruptionType, type Severity } from "../detect/types";
+import type { DetectionConfig } from "./detection";
+
+export type SightDeskConfig = {
+  detection: DetectionConfig;
+  retentionDays: number;
+  maxDbSizeMb: number;
+  checkIntervalSecs: number;
+  staleTurnMinutes: number;
+  deadloop: { enabled: boolean; killAfterCount: number };
+  /** where values came from, for Settings: the file read (if any) and the keys set by the environment */
+  source: { file: string | null; env: string[] };
+};
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+type Kind = "bool" | "number" | "enum";
+type KeySpec = { kind: Kind; schema: z.ZodType; expected: string; default: unknown };
+
+const bool = (d: boolean): KeySpec => ({ kind: "bool", schema: z.boolean(), expected: "true or false", default: d });
+const posInt = (d: number): KeySpec => ({ kind: "number", schema: z.number().int().positive(), expected: "a positive integer", default: d });
+const nonNegInt = (d: number): KeySpec => ({ kind: "number", schema: z.number().int().nonnegative(), expected: "a non-negative integer", default: d });
+const posNumber = (d: number): KeySpec => ({ kind: "number", schema: z.number().positive().finite(), expected: "a positive number", default: d });
+const ratio = (d: number): KeySpec => ({ kind: "number", schema: z.number().gt(0).lte(1), expected: "a number greater than 0 and at most 1", default: d });
+const severity = (d: Severity): KeySpec => ({
+  kind: "enum",
+  schema: z.enum(SEVERITIES),
+  expected: `one of ${SEVERITIES.join(", ")}`,
+  default: d,
+});
+
+/** Every key SightDesk reads, with its type and default (SPEC §3 and §7). */
+export const CONFIG_KEYS: Record<string, KeySpec> = {
+  "features.interruption_detection.enabled": bool(true),
+  "storage.interruptions.retention_days": posInt(30),
+  max_db_size_mb: posInt(100),
+  check_interval_secs: posInt(60),
+  "deadloop.enabled": bool(false),
+  "deadloop.kill_after_count": posInt(3),
+  "sweeps.stale_turn_minutes": posInt(30),
+  "detection.token_limit_ratio": ratio(0.95),
+  "detection.context_overflow_input_factor": posNumber(4),
+  "detection.sse_truncated_min_ms": nonNegInt(1000),
+  "detection.slow_response_ms": posInt(120_000),
+  "detection.retry_storm_count": posInt(5),
+  "detection.loop.window": posInt(10),
+  "detection.loop.tool_repeat": posInt(5),
+  "detection.loop.similarity_count": posInt(3),
+  "detection.loop.similarity": ratio(0.85),
+  "detection.loop.token_burn_calls": posInt(5),
+  "detection.loop.busy_wait_calls": posInt(10),
+  ...Object.fromEntries(INTERRUPTION_TYPES.map((t) => [`detection.severity.${t}`, severity(DEFAULT_SEVERITY[t])])),
+};
+
+/** `storage.interruptions.retention_days` → `SIGHTDESK_STORAGE__INTERRUPTIONS__RETENTION_DAYS`. */
+export const envName = (key: string) => `SIGHTDESK_${key.toUpperCase().replace(/\./g, "__")}`;
+
+const LEGACY_ENV: Record<string, string> = { SIGHTDESK_DETECTION_ENABLED: "features.interruption_detection.enabled" };
+
+type Raw = { value: unknown; from: string };
+
+/** Flattens nested objects to dotted keys; objects under a key that is itself a leaf are left whole. */
+function flatten(obj: Record<string, unknown>, prefix: string, out: Map<string, Raw>, from: string): void {
+  for (const [k, v] of Object.entries(obj)) {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (v !== null && typeof v === "object" && !Array.isArray(v) && !(key in CONFIG_KEYS)) flatten(v as Record<string, unknown>, key, out, from);
+    else out.set(key, { value: v, from });
+  }
+}
+
+function fromEnvText(spec: KeySpec, text: string): unknown {
+  const t = text.trim();
+  if (spec.kind === "enum") return t.toLowerCase();
+  if (spec.kind === "bool") {
+    const lower = t.toLowerCase();
+    if (["true", "1", "yes", "on"].includes(lower)) return true;
+    if (["false", "0", "no", "off"].includes(lower)) return false;
+    return text;
+  }
+  return t === "" || Number.isNaN(Number(t)) ? text : Number(t);
+}
+
+export type LoadOptions = {
+  env?: NodeJS.ProcessEnv;
+  /** the config file to read; default: $SIGHTDESK_CONFIG, else $SIGHTDESK_DATA_DIR/config.json when present */
+  file?: string | null;
+};
+
+function configFile(env: NodeJS.ProcessEnv): { file: string | null; required: boolean } {
+  if (env.SIGHTDESK_CONFIG) return { file: path.resolve(env.SIGHTDESK_CONFIG), required: true };
+  const candidate = path.join(path.resolve(env.SIGHTDESK_DATA_DIR || "./data"), "config.json");
+  return { file: fs.existsSync(candidate) ? candidate : null, required: false };
+}
+
+function readFile(file: string): Map<string, Raw> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (e) {
+    throw new ConfigError(`config file ${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(`config file ${file}: not valid JSON (${(e as Error).message})`);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new ConfigError(`config file ${file}: expected a JSON object`);
+  const out = new Map<string, Raw>();
+  flatten(parsed as Record<string, unknown>, "", out, file);
+  return out;
+}
+
+/** Reads and validates the configuration (no cache: `config()` caches it). */
+export function loadConfig(options: LoadOptions = {}): SightDeskConfig {
+  const env = options.env ?? process.env;
+  const located = options.file === undefined ? configFile(env) : { file: options.file, required: options.file !== null };
+  const raw = new Map<string, Raw>();
+  const errors: string[] = [];
+  if (located.file) {
+    for (const [key, v] of readFile(located.file)) {
+      if (!(key in CONFIG_KEYS)) errors.push(`${key}: unknown configuration key (in ${located.file})`);
+      else raw.set(key, v);
+    }
+  }
+  const envKeys: string[] = [];
+  for (const [name, key] of Object.entries(LEGACY_ENV)) {
+    const text = env[name];
+    if (text !== undefined && text !== "") raw.set(key, { value: fromEnvText(CONFIG_KEYS[key], text), from: name });
+  }
+  for (const [key, spec] of Object.entries(CONFIG_KEYS)) {
+    const name = envName(key);
+    const text = env[name];
+    if (text === undefined || text === "") continue;
+    raw.set(key, { value: fromEnvText(spec, text), from: name });
+    envKeys.push(key);
+  }
+
+  const values: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(CONFIG_KEYS)) {
+    const given = raw.get(key);
+    if (!given) {
+      values[key] = spec.default;
+      continue;
+    }
+    const parsed = spec.schema.safeParse(given.value);
+    if (parsed.success) values[key] = parsed.data;
+    else errors.push(`${key}: expected ${spec.expected}, got ${JSON.stringify(given.value)} (from ${given.from})`);
+  }
+  const window = values["detection.loop.window"] as number;
+  for (const k of ["tool_repeat", "similarity_count", "token_burn_calls", "busy_wait_calls"]) {
+    const key = `detection.loop.${k}`;
+    if (!errors.some((e) => e.startsWith(key)) && (values[key] as number) > window) {
+      errors.push(`${key}: must not exceed detection.loop.window (${window}), or the rule can never fire`);
+    }
+  }
+  if (errors.length) throw new ConfigError(`invalid configuration:\n  ${errors.join("\n  ")}`);
+
+  const n = (key: string) => values[key] as number;
+  const detection: DetectionConfig = {
+    enabled: values["features.interruption_detection.enabled"] as boolean,
+    tokenLimitRatio: n("detection.token_limit_ratio"),
+    contextOverflowInputFactor: n("detection.context_overflow_input_factor"),
+    sseTruncatedMinMs: n("detection.sse_truncated_min_ms"),
+    slowResponseMs: n("detection.slow_response_ms"),
+    retryStormCount: n("detection.retry_storm_count"),
+    loop: {
+      window,
+      toolRepeat: n("detection.loop.tool_repeat"),
+      similarityCount: n("detection.loop.similarity_count"),
+      similarity: n("detection.loop.similarity"),
+      tokenBurnCalls: n("detection.loop.token_burn_calls"),
+      busyWaitCalls: n("detection.loop.busy_wait_calls"),
+    },
+    severity: Object.fromEntries(INTERRUPTION_TYPES.map((t) => [t, values[`detection.severity.${t}`] as Severity])) as Record<InterruptionType, Severity>,
+  };
+  return {
+    detection,
+    retentionDays: n("storage.interruptions.retention_days"),
+    maxDbSizeMb: n("max_db_size_mb"),
+    checkIntervalSecs: n("check_interval_secs"),
+    staleTurnMinutes: n("sweeps.stale_turn_minutes"),
+    deadloop: { enabled: values["deadloop.enabled"] as boolean, killAfterCount: n("deadloop.kill_after_count") },
+    source: { file: located.file, env: envKeys },
+  };
+}
+
+/** The defaults alone (no file, no environment). */
+export const configDefaults = (): SightDeskConfig => loadConfig({ env: {} as NodeJS.ProcessEnv, file: null });
+
+// Kept on globalThis: Next.js may load this module more than once per process.
+const CACHE = Symbol.for("sightdesk.config");
+type WithConfig = { [CACHE]?: SightDeskConfig };
+
+/** The process-wide configuration, read once (restart to reload). Throws ConfigError when invalid. */
+export function config(): SightDeskConfig {
+  const holder = globalThis as WithConfig;
+  return (holder[CACHE] ??= loadConfig());
+}
+
+/** Forgets the cached configuration (tests). */
+export function resetConfigCache(): void {
+  delete (globalThis as WithConfig)[CACHE];
+}

@@ -1,0 +1,351 @@
+// `sightdesk import agentsight <dir>` (SPEC §2.5): AgentSight's calls go through the normal
+// ingest path (locally `ingestCalls`, remotely `POST /api/ingest/calls`), so sessions,
+// conversations, turns, messages and SightDesk's own detection are exactly as for any sender.
+// AgentSight's own interruptions are then inserted locally with their ids, types, severities,
+// times, detail and resolved flag. Everything is idempotent: calls by call_id, interruptions by
+// id, and local imports keep a high-water mark per file in the Setting table.
+import { insertRows, selectIn } from "../db/bulk";
+import type { Db } from "../db/client";
+import { transaction } from "../db/sql";
+import { callSchema } from "../ingest/schema";
+import { ingestCalls, type IngestResult } from "../ingest/storeCalls";
+import type { NormalizedCall } from "../ingest/types";
+import { nowNs as systemNowNs } from "../time";
+import { IMPORT_ACTOR, mapCall, mapInterruption, type CallLink, type WireCall } from "./agentsightMap";
+import type { AgentSightSource, SourceRow } from "./agentsightSource";
+
+export { IMPORT_ACTOR } from "./agentsightMap";
+
+/** Where the calls go: the local database, or a SightDesk server's ingest API. */
+export type Sink = { kind: "local"; db: Db } | { kind: "remote"; postCalls: (calls: WireCall[]) => Promise<IngestResult> };
+
+export type ImportStats = {
+  calls: {
+    /** newly stored (by this import or, remotely, by the server) */
+    imported: number;
+    /** present already (same call_id) */
+    present: number;
+    /** rows that could not be imported (see `problems`) */
+    skipped: number;
+    /** rows still `pending` in AgentSight, to be imported once settled */
+    pending: number;
+  };
+  interruptions: { imported: number; present: number; skipped: number; resolved: number };
+  /** interruptions SightDesk's own detection created for the imported calls */
+  detected: number;
+  /** why rows were skipped (the first few) */
+  problems: string[];
+};
+
+export function emptyStats(): ImportStats {
+  return {
+    calls: { imported: 0, present: 0, skipped: 0, pending: 0 },
+    interruptions: { imported: 0, present: 0, skipped: 0, resolved: 0 },
+    detected: 0,
+    problems: [],
+  };
+}
+
+const MAX_PROBLEMS = 20;
+
+export function addStats(into: ImportStats, more: ImportStats): void {
+  for (const k of Object.keys(into.calls) as Array<keyof ImportStats["calls"]>) into.calls[k] += more.calls[k];
+  for (const k of Object.keys(into.interruptions) as Array<keyof ImportStats["interruptions"]>) into.interruptions[k] += more.interruptions[k];
+  into.detected += more.detected;
+  for (const p of more.problems) if (into.problems.length < MAX_PROBLEMS) into.problems.push(p);
+}
+
+export type ImporterOptions = {
+  /** rows read from AgentSight per query */
+  pageSize?: number;
+  /** calls per ingest transaction / request */
+  batchSize?: number;
+  /** at most this many bytes of JSON per request to a server (the API's limit is 10 MiB) */
+  maxRequestBytes?: number;
+  now?: () => bigint;
+};
+
+const MARK_PREFIX = "import.agentsight:";
+
+/** The error when a batch could not be delivered; the marks stay where they were. */
+export class DeliveryError extends Error {}
+
+/**
+ * Imports one AgentSight directory. `pass()` imports whatever is new since the last pass (or,
+ * locally, since the last import of this directory) and returns what it did.
+ */
+export class AgentSightImporter {
+  private readonly pageSize: number;
+  private readonly batchSize: number;
+  private readonly maxRequestBytes: number;
+  private readonly now: () => bigint;
+  private marks: { calls: bigint; interruptions: bigint } | null = null;
+  /** genai_events ids seen `pending`: re-read every pass until they settle */
+  private readonly pendingIds = new Set<bigint>();
+
+  constructor(
+    readonly source: AgentSightSource,
+    readonly sink: Sink,
+    options: ImporterOptions = {},
+  ) {
+    this.pageSize = options.pageSize ?? 1000;
+    this.batchSize = options.batchSize ?? 200;
+    this.maxRequestBytes = options.maxRequestBytes ?? 4 * 1024 * 1024;
+    this.now = options.now ?? systemNowNs;
+  }
+
+  private markKey(table: "genai_events" | "interruption_events"): string {
+    return `${MARK_PREFIX}${this.source.dir}:${table}`;
+  }
+
+  private async loadMarks(): Promise<{ calls: bigint; interruptions: bigint }> {
+    if (this.marks) return this.marks;
+    this.marks = { calls: 0n, interruptions: 0n };
+    if (this.sink.kind === "local") {
+      const rows = await this.sink.db.setting.findMany({ where: { key: { in: [this.markKey("genai_events"), this.markKey("interruption_events")] } } });
+      for (const r of rows) {
+        if (!/^\d+$/.test(r.value)) continue;
+        if (r.key === this.markKey("genai_events")) this.marks.calls = BigInt(r.value);
+        else this.marks.interruptions = BigInt(r.value);
+      }
+    }
+    return this.marks;
+  }
+
+  private async saveMark(table: "genai_events" | "interruption_events", value: bigint): Promise<void> {
+    if (this.sink.kind !== "local") return;
+    const key = this.markKey(table);
+    await this.sink.db.setting.upsert({ where: { key }, create: { key, value: String(value) }, update: { value: String(value) } });
+  }
+
+  /** Imports everything new once. Throws DeliveryError when a batch could not be stored or sent. */
+  async pass(): Promise<ImportStats> {
+    const stats = emptyStats();
+    await this.passCalls(stats);
+    if (this.sink.kind === "local") await this.passInterruptions(this.sink.db, stats);
+    return stats;
+  }
+
+  // ── calls ─────────────────────────────────────────────────────────────────────────────
+
+  private async passCalls(stats: ImportStats): Promise<void> {
+    const marks = await this.loadMarks();
+    // Rows that were pending last time come first: they may have settled meanwhile.
+    if (this.pendingIds.size) {
+      const again = this.source.callsByIds([...this.pendingIds]);
+      const waiting = new Set(this.pendingIds);
+      this.pendingIds.clear();
+      try {
+        await this.importCallRows(again, stats);
+      } catch (e) {
+        for (const id of waiting) this.pendingIds.add(id);
+        throw e;
+      }
+    }
+    let cursor = marks.calls;
+    for (;;) {
+      const rows = this.source.callsAfter(cursor, this.pageSize);
+      if (!rows.length) break;
+      await this.importCallRows(rows, stats);
+      cursor = BigInt(rows[rows.length - 1].id as bigint);
+      // Never past a row still pending: a restarted import must look at it again.
+      const floor = this.pendingIds.size ? [...this.pendingIds].reduce((a, b) => (b < a ? b : a)) - 1n : cursor;
+      const mark = floor < cursor ? floor : cursor;
+      if (mark > marks.calls) {
+        marks.calls = mark;
+        await this.saveMark("genai_events", mark);
+      }
+      if (rows.length < this.pageSize) break;
+    }
+    // the next pass continues after the rows read now; pending ones are re-read by id
+    if (cursor > marks.calls) marks.calls = cursor;
+    stats.calls.pending = this.pendingIds.size;
+  }
+
+  private async importCallRows(rows: SourceRow[], stats: ImportStats): Promise<void> {
+    const now = this.now();
+    const wire: WireCall[] = [];
+    for (const row of rows) {
+      const m = mapCall(row, now);
+      if (m.kind === "pending") this.pendingIds.add(BigInt(row.id as bigint));
+      else if (m.kind === "skip") skip(stats, "calls", m.reason);
+      else wire.push(m.call);
+    }
+    for (const batch of this.batches(wire)) await this.deliver(batch, stats);
+  }
+
+  /** Batches of at most `batchSize` calls and (for a server) `maxRequestBytes` of JSON. */
+  private *batches(calls: WireCall[]): Generator<WireCall[]> {
+    let batch: WireCall[] = [];
+    let bytes = 2;
+    for (const c of calls) {
+      const size = this.sink.kind === "remote" ? Buffer.byteLength(JSON.stringify(c)) + 1 : 0;
+      if (batch.length && (batch.length >= this.batchSize || bytes + size > this.maxRequestBytes)) {
+        yield batch;
+        batch = [];
+        bytes = 2;
+      }
+      batch.push(c);
+      bytes += size;
+    }
+    if (batch.length) yield batch;
+  }
+
+  private async deliver(batch: WireCall[], stats: ImportStats): Promise<void> {
+    // The API's own validation: a row it would reject is skipped here, not the whole batch
+    // (a server would reject the batch, and a forwarder would retry it forever).
+    const calls: NormalizedCall[] = [];
+    const valid: WireCall[] = [];
+    for (const c of batch) {
+      const parsed = callSchema.safeParse(c);
+      if (parsed.success) {
+        calls.push(parsed.data);
+        valid.push(c);
+      } else {
+        const issue = parsed.error.issues[0];
+        skip(stats, "calls", `call ${c.call_id}: ${issue.path.join(".") || "call"}: ${issue.message}`);
+      }
+    }
+    if (!calls.length) return;
+    if (this.sink.kind === "remote") {
+      count(stats, await this.sink.postCalls(valid));
+      return;
+    }
+    let result: IngestResult;
+    try {
+      result = await ingestCalls(this.sink.db, calls);
+    } catch (e) {
+      throw new DeliveryError(`Cannot store calls: ${(e as Error).message}`);
+    }
+    count(stats, result);
+  }
+
+  // ── interruptions (local only: the ingest API takes calls, not detections) ────────────
+
+  private async passInterruptions(db: Db, stats: ImportStats): Promise<void> {
+    const marks = await this.loadMarks();
+    for (;;) {
+      const rows = this.source.interruptionsAfter(marks.interruptions, this.pageSize);
+      if (!rows.length) break;
+      await this.importInterruptionRows(db, rows, stats);
+      marks.interruptions = BigInt(rows[rows.length - 1].id as bigint);
+      await this.saveMark("interruption_events", marks.interruptions);
+      if (rows.length < this.pageSize) break;
+    }
+  }
+
+  private async importInterruptionRows(db: Db, rows: SourceRow[], stats: ImportStats): Promise<void> {
+    const now = this.now();
+    try {
+      await transaction(db, async (sql) => {
+        const callIds = rows.map((r) => r.call_id).filter((v): v is string => typeof v === "string" && v !== "");
+        const links = new Map<string, CallLink>();
+        for (const c of await selectIn(sql, "Call", "id", callIds, '"id", "turnId", "model"')) {
+          links.set(String(c.id), { turnId: c.turnId == null ? null : String(c.turnId), model: c.model == null ? null : String(c.model) });
+        }
+        const mapped = rows.flatMap((r) => {
+          const m = mapInterruption(r, typeof r.call_id === "string" ? links.get(r.call_id) : undefined, now);
+          if (m.kind === "skip") {
+            skip(stats, "interruptions", m.reason);
+            return [];
+          }
+          return [m];
+        });
+        const stored = new Set((await selectIn(sql, "Interruption", "id", mapped.map((m) => m.row.id), '"id"')).map((r) => String(r.id)));
+        const fresh = mapped.filter((m) => {
+          if (stored.has(m.row.id)) {
+            stats.interruptions.present += 1;
+            return false;
+          }
+          stored.add(m.row.id); // a duplicate id inside AgentSight's own file counts once
+          return true;
+        });
+        if (!fresh.length) return;
+        await insertRows(
+          sql,
+          "Interruption",
+          fresh.map((m) => ({
+            ...m.row,
+            status: m.resolved ? "resolved" : "open",
+            resolvedBy: m.resolved ? IMPORT_ACTOR : null,
+            resolvedAtNs: m.resolved ? now : null,
+          })),
+          { key: ["id"], update: "nothing" },
+        );
+        const resolved = fresh.filter((m) => m.resolved);
+        await insertRows(
+          sql,
+          "InterruptionActivity",
+          resolved.map((m) => ({
+            interruptionId: m.row.id,
+            actor: IMPORT_ACTOR,
+            action: "resolve",
+            before: JSON.stringify({ status: "open", assignee: null }),
+            after: JSON.stringify({ status: "resolved", assignee: null }),
+            note: "resolved in AgentSight before the import",
+            atNs: now,
+          })),
+          { key: ["id"], update: "nothing" },
+        );
+        stats.interruptions.imported += fresh.length;
+        stats.interruptions.resolved += resolved.length;
+      });
+    } catch (e) {
+      throw new DeliveryError(`Cannot store interruptions: ${(e as Error).message}`);
+    }
+  }
+}
+
+function count(stats: ImportStats, result: IngestResult): void {
+  stats.calls.imported += result.accepted;
+  stats.calls.present += result.duplicates;
+  stats.detected += result.interruptions;
+}
+
+function skip(stats: ImportStats, what: "calls" | "interruptions", reason: string): void {
+  stats[what].skipped += 1;
+  if (stats.problems.length < MAX_PROBLEMS) stats.problems.push(reason);
+}
+
+export type FollowOptions = {
+  intervalMs: number;
+  signal: AbortSignal;
+  /** after every pass, with what it did (or why it failed: the next pass retries) */
+  onPass?: (stats: ImportStats | null, error: Error | null) => void;
+};
+
+/** Waits `ms`, or less when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done);
+  });
+}
+
+/**
+ * Runs passes every `intervalMs` until `signal` aborts, and returns the totals. A pass that
+ * fails (server down, database locked) is reported and retried on the next interval: nothing
+ * past the last delivered batch is marked done.
+ */
+export async function follow(importer: AgentSightImporter, options: FollowOptions): Promise<ImportStats> {
+  const total = emptyStats();
+  while (!options.signal.aborted) {
+    try {
+      const stats = await importer.pass();
+      addStats(total, stats);
+      total.calls.pending = stats.calls.pending;
+      options.onPass?.(stats, null);
+    } catch (e) {
+      if (!(e instanceof DeliveryError)) throw e;
+      options.onPass?.(null, e);
+    }
+    await sleep(options.intervalMs, options.signal);
+  }
+  return total;
+}

@@ -1,0 +1,114 @@
+// Reading an AgentSight data directory (SPEC §2.5): `genai_events.db` (one row per LLM call)
+// and `interruption_events.db` (AgentSight's own detections). Both are opened read-only, and
+// every integer is read as a bigint so 19-digit nanosecond values stay exact.
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+
+export const GENAI_FILE = "genai_events.db";
+export const INTERRUPTIONS_FILE = "interruption_events.db";
+
+/** Columns an AgentSight table must have to be read at all (the others are optional). */
+const REQUIRED = {
+  genai_events: ["id", "call_id", "start_timestamp_ns"],
+  interruption_events: ["id", "interruption_id", "interruption_type", "severity", "occurred_at_ns"],
+} as const;
+
+export type SourceRow = Record<string, unknown>;
+
+/** The data directory is unusable as given: a usage error (exit 2) for the CLI. */
+export class SourceError extends Error {}
+
+type Table = { db: Database.Database; page: Database.Statement; file: string };
+
+function openTable(file: string, table: keyof typeof REQUIRED): Table {
+  let db: Database.Database;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+    db.defaultSafeIntegers(true);
+    db.pragma("busy_timeout = 5000"); // the AgentSight daemon may be writing
+  } catch (e) {
+    throw new SourceError(`Cannot open ${file}: ${(e as Error).message}`);
+  }
+  try {
+    const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table);
+    if (!exists) throw new SourceError(`${file} has no table ${table}: is this an AgentSight data directory?`);
+    const columns = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name));
+    const missing = REQUIRED[table].filter((c) => !columns.has(c));
+    if (missing.length) throw new SourceError(`${file}: table ${table} lacks the column(s) ${missing.join(", ")}: not an AgentSight store`);
+    // `id` is AUTOINCREMENT: new rows always get larger ids, so it is the high-water mark.
+    const page = db.prepare(`SELECT * FROM ${table} WHERE id > ? ORDER BY id LIMIT ?`);
+    return { db, page, file };
+  } catch (e) {
+    db.close();
+    if (e instanceof SourceError) throw e;
+    throw new SourceError(`Cannot read ${file}: ${(e as Error).message}`);
+  }
+}
+
+/** An open AgentSight data directory. Either file may be missing, not both. */
+export class AgentSightSource {
+  readonly genai: Table | null;
+  readonly interruptions: Table | null;
+
+  private constructor(
+    readonly dir: string,
+    genai: Table | null,
+    interruptions: Table | null,
+  ) {
+    this.genai = genai;
+    this.interruptions = interruptions;
+  }
+
+  static open(dir: string): AgentSightSource {
+    const abs = path.resolve(dir);
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(abs);
+    } catch {
+      throw new SourceError(`No such directory: ${abs}`);
+    }
+    if (!stat.isDirectory()) throw new SourceError(`Not a directory: ${abs} (give the AgentSight data directory)`);
+    const genaiFile = path.join(abs, GENAI_FILE);
+    const intFile = path.join(abs, INTERRUPTIONS_FILE);
+    const hasGenai = fs.existsSync(genaiFile);
+    const hasInt = fs.existsSync(intFile);
+    if (!hasGenai && !hasInt) throw new SourceError(`Neither ${GENAI_FILE} nor ${INTERRUPTIONS_FILE} is in ${abs}: is this an AgentSight data directory?`);
+    const genai = hasGenai ? openTable(genaiFile, "genai_events") : null;
+    let interruptions: Table | null = null;
+    try {
+      interruptions = hasInt ? openTable(intFile, "interruption_events") : null;
+    } catch (e) {
+      genai?.db.close();
+      throw e;
+    }
+    return new AgentSightSource(fs.realpathSync(abs), genai, interruptions);
+  }
+
+  /** Up to `limit` genai_events rows with `id > after`, in id order. */
+  callsAfter(after: bigint, limit: number): SourceRow[] {
+    return this.genai ? (this.genai.page.all(after, limit) as SourceRow[]) : [];
+  }
+
+  /** The genai_events rows with these ids (rows seen `pending` before), in id order. */
+  callsByIds(ids: bigint[]): SourceRow[] {
+    if (!this.genai || !ids.length) return [];
+    const rows: SourceRow[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const sql = `SELECT * FROM genai_events WHERE id IN (${chunk.map(() => "?").join(", ")}) ORDER BY id`;
+      rows.push(...(this.genai.db.prepare(sql).all(...chunk) as SourceRow[]));
+    }
+    return rows;
+  }
+
+  /** Up to `limit` interruption_events rows with `id > after`, in id order. */
+  interruptionsAfter(after: bigint, limit: number): SourceRow[] {
+    return this.interruptions ? (this.interruptions.page.all(after, limit) as SourceRow[]) : [];
+  }
+
+  close(): void {
+    this.genai?.db.close();
+    this.interruptions?.db.close();
+  }
+}

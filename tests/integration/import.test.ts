@@ -1,0 +1,92 @@
+// `sightdesk import agentsight`: the real binary with the sample AgentSight directory, forwarding
+// calls to a running server over the ingest API (--url/--token), and importing locally into the
+// server's own data directory, where AgentSight's interruption ids then show through the API.
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "./support/server";
+
+const ROOT = path.resolve(__dirname, "../..");
+const BIN = path.join(ROOT, "bin/sightdesk.mjs");
+const SAMPLE = fs.existsSync(path.resolve(ROOT, "../shared/fixtures/agentsight-sample"))
+  ? path.resolve(ROOT, "../shared/fixtures/agentsight-sample")
+  : "/work/shared/fixtures/agentsight-sample";
+
+type Run = { code: number; stdout: string; stderr: string };
+
+let server: TestServer;
+let cwd: string;
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const base: NodeJS.ProcessEnv = { ...process.env, TZ: "UTC", NO_COLOR: "1" };
+  for (const k of Object.keys(base)) if (k.startsWith("SIGHTDESK_") || k === "DATABASE_URL") delete base[k];
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd, env: { ...base, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  cwd = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-import-cwd-"));
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+type ApiRecord = { interruption_id: string; interruption_type: string; severity: string; resolved: boolean; call_id: string | null; session_id: string | null };
+
+describe("sightdesk import agentsight", () => {
+  it("forwards the calls to a server with --url and --token; the server detects interruptions", async () => {
+    const run = await cli(["import", "agentsight", SAMPLE, "--url", server.url, "--token", server.token]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("calls:         30 imported, 0 already present, 0 skipped");
+    expect(run.stdout).toContain("interruptions: not forwarded");
+
+    const res = await server.api("/api/sessions/as-5476807e-0000-4000-8000-ec18eac8d758/interruptions");
+    expect(res.status).toBe(200);
+    const records = (await res.json()) as ApiRecord[];
+    const rateLimits = records.filter((r) => r.interruption_type === "rate_limit");
+    expect(rateLimits.map((r) => r.call_id).sort()).toEqual(["as-call-sample-0-0-2", "as-call-sample-0-1-2"]);
+    // SightDesk's own ids, not AgentSight's (those are not sent over the ingest API)
+    expect(rateLimits.map((r) => r.interruption_id)).not.toContain("7367e4cac92eafdcfa8919b5c2849de6");
+
+    const again = await cli(["import", "agentsight", SAMPLE, "--url", server.url, "--token", server.token]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("calls:         0 imported, 30 already present");
+  });
+
+  it("imports locally into the server's data directory, keeping AgentSight's ids and resolved flags", async () => {
+    const run = await cli(["import", "agentsight", SAMPLE], { SIGHTDESK_DATA_DIR: server.dataDir });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    // the calls are there already (forwarded above): only AgentSight's interruptions are new
+    expect(run.stdout).toContain("calls:         0 imported, 30 already present");
+    expect(run.stdout).toContain("interruptions: 9 imported (2 resolved)");
+
+    const rate = await server.api("/api/interruptions/7367e4cac92eafdcfa8919b5c2849de6");
+    expect(rate.status).toBe(200);
+    expect(await rate.json()).toMatchObject({ interruption_type: "rate_limit", severity: "medium", resolved: false, call_id: "as-call-sample-0-0-2" });
+    const resolved = await server.api("/api/interruptions/baf1b7b924002a77859cccd7466d44d7");
+    expect(await resolved.json()).toMatchObject({ interruption_type: "llm_error", severity: "high", resolved: true });
+    const crash = await server.api("/api/interruptions/2f76a60ae388e1f29d4780913d2f8e3f");
+    expect(await crash.json()).toMatchObject({ interruption_type: "agent_crash", severity: "critical", session_id: null, conversation_id: null });
+
+    const again = await cli(["import", "agentsight", SAMPLE], { SIGHTDESK_DATA_DIR: server.dataDir });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("interruptions: 0 imported, 0 already present");
+  });
+
+  it("fails clearly on a directory that is not an AgentSight store", async () => {
+    const run = await cli(["import", "agentsight", path.join(cwd, "missing")]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/No such directory/);
+    const bad = await cli(["import", "agentsight", cwd, "--interval", "0"]);
+    expect(bad.code).toBe(2);
+  });
+});

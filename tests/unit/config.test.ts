@@ -1,0 +1,133 @@
+// The configuration loader: defaults ← JSON file ← environment, validation naming the key,
+// and a severity override reaching a detected interruption.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULT_DETECTION } from "@/lib/config/detection";
+import { ConfigError, configDefaults, envName, loadConfig } from "@/lib/config/load";
+import { buildInterruption } from "@/lib/ingest/interruptions";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-config-"));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+let n = 0;
+function file(content: unknown): string {
+  const f = path.join(dir, `c${++n}.json`);
+  fs.writeFileSync(f, typeof content === "string" ? content : JSON.stringify(content));
+  return f;
+}
+const env = (vars: Record<string, string> = {}) => ({ ...vars }) as NodeJS.ProcessEnv;
+
+describe("configuration", () => {
+  it("has the AgentSight and SPEC §3 defaults", () => {
+    const c = loadConfig({ env: env(), file: null });
+    expect(c.detection.enabled).toBe(true);
+    expect(c.retentionDays).toBe(30);
+    expect(c.maxDbSizeMb).toBe(100);
+    expect(c.checkIntervalSecs).toBe(60);
+    expect(c.staleTurnMinutes).toBe(30);
+    expect(c.deadloop).toEqual({ enabled: false, killAfterCount: 3 });
+    expect(c.detection).toEqual(DEFAULT_DETECTION);
+    expect(c.detection.slowResponseMs).toBe(120_000);
+    expect(c.detection.loop).toEqual({ window: 10, toolRepeat: 5, similarityCount: 3, similarity: 0.85, tokenBurnCalls: 5, busyWaitCalls: 10 });
+    expect(c.detection.severity.rate_limit).toBe("medium");
+    expect(c.source).toEqual({ file: null, env: [] });
+  });
+
+  it("maps keys to environment variable names", () => {
+    expect(envName("storage.interruptions.retention_days")).toBe("SIGHTDESK_STORAGE__INTERRUPTIONS__RETENTION_DAYS");
+    expect(envName("max_db_size_mb")).toBe("SIGHTDESK_MAX_DB_SIZE_MB");
+    expect(envName("detection.severity.rate_limit")).toBe("SIGHTDESK_DETECTION__SEVERITY__RATE_LIMIT");
+  });
+
+  it("reads a JSON file, nested or with dotted keys", () => {
+    const f = file({
+      features: { interruption_detection: { enabled: false } },
+      storage: { interruptions: { retention_days: 7 } },
+      max_db_size_mb: 50,
+      "deadloop.enabled": true,
+      deadloop: { kill_after_count: 5 },
+      detection: { slow_response_ms: 60_000, loop: { window: 12 }, severity: { rate_limit: "high" } },
+      sweeps: { stale_turn_minutes: 45 },
+    });
+    const c = loadConfig({ env: env(), file: f });
+    expect(c.detection.enabled).toBe(false);
+    expect(c.retentionDays).toBe(7);
+    expect(c.maxDbSizeMb).toBe(50);
+    expect(c.deadloop).toEqual({ enabled: true, killAfterCount: 5 });
+    expect(c.detection.slowResponseMs).toBe(60_000);
+    expect(c.detection.loop.window).toBe(12);
+    expect(c.detection.severity.rate_limit).toBe("high");
+    expect(c.staleTurnMinutes).toBe(45);
+    expect(c.checkIntervalSecs).toBe(60);
+    expect(c.source.file).toBe(f);
+  });
+
+  it("finds the file through SIGHTDESK_CONFIG or the data directory", () => {
+    const f = file({ check_interval_secs: 15 });
+    expect(loadConfig({ env: env({ SIGHTDESK_CONFIG: f }) }).checkIntervalSecs).toBe(15);
+    const dataDir = fs.mkdtempSync(path.join(dir, "data-"));
+    expect(loadConfig({ env: env({ SIGHTDESK_DATA_DIR: dataDir }) }).source.file).toBeNull();
+    fs.writeFileSync(path.join(dataDir, "config.json"), JSON.stringify({ check_interval_secs: 20 }));
+    expect(loadConfig({ env: env({ SIGHTDESK_DATA_DIR: dataDir }) }).checkIntervalSecs).toBe(20);
+    expect(() => loadConfig({ env: env({ SIGHTDESK_CONFIG: path.join(dir, "missing.json") }) })).toThrow(/missing\.json: cannot be read/);
+  });
+
+  it("lets the environment override the file", () => {
+    const f = file({ storage: { interruptions: { retention_days: 7 } }, max_db_size_mb: 50, detection: { severity: { tool_failure: "low" } } });
+    const c = loadConfig({
+      env: env({
+        SIGHTDESK_STORAGE__INTERRUPTIONS__RETENTION_DAYS: "3",
+        SIGHTDESK_FEATURES__INTERRUPTION_DETECTION__ENABLED: "false",
+        SIGHTDESK_DETECTION__LOOP__SIMILARITY: "0.9",
+        SIGHTDESK_DETECTION__SEVERITY__TOOL_FAILURE: "Critical",
+      }),
+      file: f,
+    });
+    expect(c.retentionDays).toBe(3);
+    expect(c.maxDbSizeMb).toBe(50);
+    expect(c.detection.enabled).toBe(false);
+    expect(c.detection.loop.similarity).toBe(0.9);
+    expect(c.detection.severity.tool_failure).toBe("critical");
+    expect(c.source.env.sort()).toEqual(
+      ["detection.loop.similarity", "detection.severity.tool_failure", "features.interruption_detection.enabled", "storage.interruptions.retention_days"].sort(),
+    );
+  });
+
+  it("keeps the legacy SIGHTDESK_DETECTION_ENABLED", () => {
+    expect(loadConfig({ env: env({ SIGHTDESK_DETECTION_ENABLED: "0" }), file: null }).detection.enabled).toBe(false);
+  });
+
+  it("applies a severity override to a detected interruption", () => {
+    const c = loadConfig({ env: env({ SIGHTDESK_DETECTION__SEVERITY__RATE_LIMIT: "critical" }), file: null });
+    const row = buildInterruption("x", "rate_limit", { status_code: 429 }, 1n, { agentName: "a" }, c.detection);
+    expect(row.severity).toBe("critical");
+    expect(buildInterruption("x", "rate_limit", { status_code: 429 }, 1n, {}, configDefaults().detection).severity).toBe("medium");
+  });
+
+  it.each([
+    [{ SIGHTDESK_STORAGE__INTERRUPTIONS__RETENTION_DAYS: "-1" }, /storage\.interruptions\.retention_days: expected a positive integer, got -1 \(from SIGHTDESK_STORAGE__INTERRUPTIONS__RETENTION_DAYS\)/],
+    [{ SIGHTDESK_STORAGE__INTERRUPTIONS__RETENTION_DAYS: "ten" }, /storage\.interruptions\.retention_days: expected a positive integer, got "ten"/],
+    [{ SIGHTDESK_MAX_DB_SIZE_MB: "1.5" }, /max_db_size_mb: expected a positive integer/],
+    [{ SIGHTDESK_DEADLOOP__ENABLED: "maybe" }, /deadloop\.enabled: expected true or false/],
+    [{ SIGHTDESK_DETECTION__TOKEN_LIMIT_RATIO: "1.5" }, /detection\.token_limit_ratio: expected a number greater than 0 and at most 1/],
+    [{ SIGHTDESK_DETECTION__SEVERITY__RATE_LIMIT: "urgent" }, /detection\.severity\.rate_limit: expected one of critical, high, medium, low/],
+    [{ SIGHTDESK_DETECTION__LOOP__WINDOW: "4" }, /detection\.loop\.tool_repeat: must not exceed detection\.loop\.window \(4\)/],
+  ])("rejects invalid environment values, naming the key (%o)", (vars, message) => {
+    expect(() => loadConfig({ env: env(vars), file: null })).toThrow(ConfigError);
+    expect(() => loadConfig({ env: env(vars), file: null })).toThrow(message);
+  });
+
+  it("rejects invalid and unknown keys in the file, naming them", () => {
+    expect(() => loadConfig({ env: env(), file: file({ check_interval_secs: "60s" }) })).toThrow(/check_interval_secs: expected a positive integer, got "60s"/);
+    expect(() => loadConfig({ env: env(), file: file({ storage: { interruptions: { retention_dayz: 3 } } }) })).toThrow(
+      /storage\.interruptions\.retention_dayz: unknown configuration key/,
+    );
+    expect(() => loadConfig({ env: env(), file: file("{ not json") })).toThrow(/not valid JSON/);
+    // every problem is reported at once
+    expect(() => loadConfig({ env: env({ SIGHTDESK_CHECK_INTERVAL_SECS: "0" }), file: file({ max_db_size_mb: 0 }) })).toThrow(
+      /max_db_size_mb: expected a positive integer[\s\S]*check_interval_secs: expected a positive integer/,
+    );
+  });
+});

@@ -1,0 +1,390 @@
+// Import of AgentSight data directories (SPEC §2.5): the real sample directory, and AgentSight
+// files built here with exactly AgentSight's DDL, imported into fresh SightDesk databases;
+// re-runs are no-ops; --follow picks up rows written after it started.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentsight } from "@/lib/cli/commands/import";
+import { UsageError } from "@/lib/cli/errors";
+import { createDb, type Db } from "@/lib/db/client";
+import { migrate } from "@/lib/db/migrate";
+import { AgentSightImporter, follow, IMPORT_ACTOR, type ImportStats } from "@/lib/import/agentsight";
+import { mapCall } from "@/lib/import/agentsightMap";
+import { AgentSightSource, SourceError } from "@/lib/import/agentsightSource";
+
+const FIXTURE = path.resolve(__dirname, "../../../shared/fixtures/agentsight-sample");
+const fixtureDir = fs.existsSync(FIXTURE) ? FIXTURE : "/work/shared/fixtures/agentsight-sample";
+
+// AgentSight's DDL, exactly as in the sample files (`SELECT sql FROM sqlite_master`).
+const INTERRUPTION_DDL = [
+  `CREATE TABLE interruption_events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, interruption_id TEXT NOT NULL UNIQUE, session_id TEXT,
+    trace_id TEXT, conversation_id TEXT, call_id TEXT, pid INTEGER, agent_name TEXT,
+    interruption_type TEXT NOT NULL, severity TEXT NOT NULL, occurred_at_ns INTEGER NOT NULL,
+    detail TEXT, resolved INTEGER NOT NULL DEFAULT 0, created_at DATETIME DEFAULT CURRENT_TIMESTAMP)`,
+  "CREATE INDEX idx_interruption_session ON interruption_events(session_id)",
+  "CREATE INDEX idx_interruption_occurred ON interruption_events(occurred_at_ns)",
+  "CREATE INDEX idx_interruption_type ON interruption_events(interruption_type)",
+  "CREATE INDEX idx_interruption_agent ON interruption_events(agent_name)",
+  "CREATE INDEX idx_interruption_resolved ON interruption_events(resolved)",
+  "CREATE INDEX idx_interruption_conversation ON interruption_events(conversation_id)",
+  "CREATE TABLE process_exits (pid INTEGER PRIMARY KEY, raw_exit_code INTEGER, exited_at_ns INTEGER)",
+];
+const GENAI_DDL = [
+  `CREATE TABLE genai_events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, event_type TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'complete',
+    call_id TEXT, trace_id TEXT, conversation_id TEXT, session_id TEXT, instance TEXT,
+    start_timestamp_ns INTEGER NOT NULL, end_timestamp_ns INTEGER, duration_ns INTEGER, pid INTEGER,
+    process_name TEXT, agent_name TEXT, operation_name TEXT, provider TEXT, model TEXT, request_model TEXT,
+    response_model TEXT, temperature REAL, max_tokens INTEGER, top_p REAL, frequency_penalty REAL,
+    presence_penalty REAL, finish_reasons TEXT, server_address TEXT, input_tokens INTEGER,
+    output_tokens INTEGER, total_tokens INTEGER, cache_creation_tokens INTEGER, cache_read_tokens INTEGER,
+    system_instructions TEXT, input_messages TEXT, output_messages TEXT, user_query TEXT, http_method TEXT,
+    http_path TEXT, status_code INTEGER, is_sse INTEGER, sse_event_count INTEGER, interruption_type TEXT,
+    event_json TEXT NOT NULL, created_at DATETIME DEFAULT CURRENT_TIMESTAMP, tool_call_ids TEXT)`,
+  "CREATE INDEX idx_genai_session_id ON genai_events(session_id)",
+  "CREATE INDEX idx_genai_trace_id ON genai_events(trace_id)",
+  "CREATE INDEX idx_genai_conversation_id ON genai_events(conversation_id)",
+  "CREATE INDEX idx_genai_start_timestamp ON genai_events(start_timestamp_ns)",
+  "CREATE INDEX idx_genai_call_id ON genai_events(call_id)",
+];
+
+let tmp: string;
+const cleanups: Array<() => Promise<void> | void> = [];
+
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-import-"));
+});
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+async function freshDb(name: string): Promise<Db> {
+  const url = `file:${path.join(tmp, `${name}.db`)}`;
+  await migrate(url);
+  const db = createDb(url);
+  cleanups.push(() => db.$disconnect());
+  return db;
+}
+
+/** An AgentSight data directory with the real DDL, open for writing like the daemon has it. */
+function agentSightDir(name: string): { dir: string; genai: Database.Database; events: Database.Database } {
+  const dir = path.join(tmp, name);
+  fs.mkdirSync(dir);
+  const genai = new Database(path.join(dir, "genai_events.db"));
+  for (const s of GENAI_DDL) genai.exec(s);
+  const events = new Database(path.join(dir, "interruption_events.db"));
+  for (const s of INTERRUPTION_DDL) events.exec(s);
+  cleanups.push(() => {
+    genai.close();
+    events.close();
+  });
+  return { dir, genai, events };
+}
+
+const BASE_NS = 1_796_100_000_123_456_789n; // 19 digits, sub-millisecond digits a float would lose
+const SECOND = 1_000_000_000n;
+const SYSTEM = JSON.stringify([{ type: "text", content: "You are a coding agent." }]);
+
+type CallRow = {
+  status?: string;
+  callId: string;
+  session: string;
+  conversation: string;
+  startNs: bigint;
+  statusCode?: number | null;
+  isSse?: number;
+  finish?: string | null;
+  input: unknown[];
+  output?: unknown[] | null;
+  outputTokens?: number;
+};
+
+function insertCall(db: Database.Database, r: CallRow): void {
+  db.prepare(
+    `INSERT INTO genai_events (event_type, status, call_id, trace_id, conversation_id, session_id, start_timestamp_ns,
+       end_timestamp_ns, duration_ns, pid, process_name, agent_name, operation_name, provider, model, request_model,
+       response_model, max_tokens, finish_reasons, server_address, input_tokens, output_tokens, total_tokens,
+       system_instructions, input_messages, output_messages, user_query, http_method, http_path, status_code, is_sse,
+       sse_event_count, event_json)
+     VALUES ('llm_call', ?, ?, ?, ?, ?, ?, ?, ?, 31337, 'python3', 'CoderAgent', 'chat', 'openai', 'qwen-plus', 'qwen-plus',
+       'qwen-plus', 4096, ?, 'dashscope.aliyuncs.com', 900, ?, ?, ?, ?, ?, 'fix the build', 'POST',
+       '/compatible-mode/v1/chat/completions', ?, ?, 9, ?)`,
+  ).run(
+    r.status ?? "complete",
+    r.callId,
+    `chatcmpl-${r.callId}`,
+    r.conversation,
+    r.session,
+    r.startNs,
+    r.status === "pending" ? null : r.startNs + 3n * SECOND,
+    r.status === "pending" ? null : 3n * SECOND,
+    r.finish === undefined ? '["stop"]' : r.finish,
+    r.outputTokens ?? 40,
+    900 + (r.outputTokens ?? 40),
+    SYSTEM,
+    JSON.stringify(r.input),
+    r.output === null ? null : JSON.stringify(r.output ?? [{ role: "assistant", parts: [{ type: "text", content: "done" }], finish_reason: "stop" }]),
+    r.statusCode === undefined ? 200 : r.statusCode,
+    r.isSse ?? 1,
+    JSON.stringify({ call_id: r.callId }),
+  );
+}
+
+function insertInterruption(
+  db: Database.Database,
+  r: { id: string; session: string | null; conversation: string | null; callId: string | null; type: string; severity: string; atNs: bigint; detail: object; resolved?: number },
+): void {
+  db.prepare(
+    `INSERT INTO interruption_events (interruption_id, session_id, trace_id, conversation_id, call_id, pid, agent_name,
+       interruption_type, severity, occurred_at_ns, detail, resolved) VALUES (?, ?, ?, ?, ?, 31337, 'CoderAgent', ?, ?, ?, ?, ?)`,
+  ).run(r.id, r.session, r.callId ? `chatcmpl-${r.callId}` : null, r.conversation, r.callId, r.type, r.severity, r.atNs, JSON.stringify(r.detail), r.resolved ?? 0);
+}
+
+const user = (text: string) => ({ role: "user", parts: [{ type: "text", content: text }] });
+
+async function counts(db: Db): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const t of ["Session", "Conversation", "Turn", "Call", "Message", "Interruption", "InterruptionActivity", "Setting"]) {
+    const rows = await db.$queryRawUnsafe<Array<{ n: bigint | number }>>(`SELECT COUNT(*) AS n FROM "${t}"`);
+    out[t] = Number(rows[0].n);
+  }
+  return out;
+}
+
+describe("import agentsight: the sample data directory", () => {
+  let db: Db;
+  let first: ImportStats;
+
+  beforeAll(async () => {
+    db = await freshDb("sample");
+    const source = AgentSightSource.open(fixtureDir);
+    cleanups.push(() => source.close());
+    first = await new AgentSightImporter(source, { kind: "local", db }).pass();
+  });
+
+  it("imports every call with its session and conversation", async () => {
+    expect(first.calls).toEqual({ imported: 30, present: 0, skipped: 0, pending: 0 });
+    const sessions = await db.session.findMany({ orderBy: { id: "asc" } });
+    expect(sessions.map((s) => s.id)).toEqual([
+      "as-4ee1a630-0000-4000-8000-ad328846aa18",
+      "as-5476807e-0000-4000-8000-ec18eac8d758",
+      "as-bb130a42-0000-4000-8000-e8bc163c82ee",
+    ]);
+    expect(sessions.every((s) => s.callCount === 10)).toBe(true);
+    expect(await db.conversation.count()).toBe(6);
+    const call = await db.call.findUniqueOrThrow({ where: { id: "as-call-sample-0-0-0" } });
+    expect(call.sessionId).toBe("as-5476807e-0000-4000-8000-ec18eac8d758");
+    expect(call.conversationId).toBe("3669bf5463658d18aaac303480a29ff8");
+    expect(call.startNs).toBe(1796014451327102476n); // exact, 19 digits
+    expect(call.model).toBe("qwen-plus");
+  });
+
+  it("keeps AgentSight's interruption ids, types, severities, times and resolved flags", async () => {
+    expect(first.interruptions).toEqual({ imported: 9, present: 0, skipped: 0, resolved: 2 });
+    const rate = await db.interruption.findUniqueOrThrow({ where: { id: "7367e4cac92eafdcfa8919b5c2849de6" } });
+    expect(rate).toMatchObject({
+      type: "rate_limit",
+      severity: "medium",
+      status: "open",
+      sessionId: "as-5476807e-0000-4000-8000-ec18eac8d758",
+      conversationId: "3669bf5463658d18aaac303480a29ff8",
+      callId: "as-call-sample-0-0-2",
+      occurredAtNs: 1796014455327102476n,
+      model: "qwen-plus",
+    });
+    expect(JSON.parse(rate.detail)).toEqual({ status_code: 429, model: "qwen-plus" });
+    expect(rate.turnId).toBe((await db.call.findUniqueOrThrow({ where: { id: "as-call-sample-0-0-2" } })).turnId);
+
+    const resolved = await db.interruption.findMany({ where: { id: { in: ["baf1b7b924002a77859cccd7466d44d7", "0b0f6c1235b640424128870908bd334b"] } } });
+    expect(resolved.map((r) => [r.type, r.severity, r.status, r.resolvedBy])).toEqual([
+      ["llm_error", "high", "resolved", IMPORT_ACTOR],
+      ["llm_error", "high", "resolved", IMPORT_ACTOR],
+    ]);
+    const activity = await db.interruptionActivity.findMany({ where: { interruptionId: "baf1b7b924002a77859cccd7466d44d7" } });
+    expect(activity).toMatchObject([{ actor: IMPORT_ACTOR, action: "resolve" }]);
+
+    const loops = await db.interruption.findMany({ where: { id: { in: ["4a1bca549574423dca93e9e5413b8aaf", "d9495392948a11c9a5bb5238b9842764"] } } });
+    expect(loops.map((l) => [l.type, l.severity])).toEqual([
+      ["dead_loop", "critical"],
+      ["dead_loop", "critical"],
+    ]);
+  });
+
+  it("keeps the session-less agent_crash, with no session or conversation", async () => {
+    const crash = await db.interruption.findUniqueOrThrow({ where: { id: "2f76a60ae388e1f29d4780913d2f8e3f" } });
+    expect(crash).toMatchObject({ type: "agent_crash", severity: "critical", sessionId: null, conversationId: null, callId: null, pid: 20009, agentName: "agent-9" });
+    expect(crash.occurredAtNs).toBe(1796014951327102476n);
+  });
+
+  it("runs SightDesk's own detection on the imported calls too (its own ids)", async () => {
+    expect(first.detected).toBeGreaterThan(0);
+    const forCall = await db.interruption.findMany({ where: { callId: "as-call-sample-0-0-2" }, orderBy: { id: "asc" } });
+    expect(forCall.map((i) => i.type)).toEqual(["rate_limit", "rate_limit"]);
+    expect(forCall.map((i) => i.id)).toContain("7367e4cac92eafdcfa8919b5c2849de6");
+  });
+
+  it("is a no-op when run again, with a new importer and without the high-water marks", async () => {
+    const before = await counts(db);
+    const snapshot = await db.interruption.findMany({ orderBy: { id: "asc" } });
+    const source = AgentSightSource.open(fixtureDir);
+    cleanups.push(() => source.close());
+    const again = await new AgentSightImporter(source, { kind: "local", db }).pass();
+    expect(again.calls.imported + again.interruptions.imported + again.detected).toBe(0);
+    await db.setting.deleteMany({ where: { key: { startsWith: "import.agentsight:" } } });
+    const full = await new AgentSightImporter(source, { kind: "local", db }).pass();
+    expect(full.calls).toEqual({ imported: 0, present: 30, skipped: 0, pending: 0 });
+    expect(full.interruptions).toEqual({ imported: 0, present: 9, skipped: 0, resolved: 0 });
+    expect(full.detected).toBe(0);
+    expect(await counts(db)).toEqual(before);
+    expect(await db.interruption.findMany({ orderBy: { id: "asc" } })).toEqual(snapshot);
+  });
+});
+
+describe("import agentsight: files built with AgentSight's DDL", () => {
+  it("maps statuses: interrupted streams are cut, pending calls wait until they settle", async () => {
+    const db = await freshDb("statuses");
+    const { dir, genai, events } = agentSightDir("statuses");
+    const session = "5f0e2a4c-1b7d-4e8a-9c3f-2d6b8a0e4f17";
+    const conv = "a1b2c3d4e5f60718293a4b5c6d7e8f90";
+    const history = [user("fix the failing build")];
+    insertCall(genai, { callId: "st-1", session, conversation: conv, startNs: BASE_NS, input: history });
+    // the proxy cut the stream after 40 s: no finish reason, no output
+    insertCall(genai, { status: "interrupted", callId: "st-2", session, conversation: conv, startNs: BASE_NS + 10n * SECOND, finish: null, output: null, outputTokens: 0, input: history });
+    const now = BigInt(Date.now()) * 1_000_000n;
+    insertCall(genai, { status: "pending", callId: "st-3", session, conversation: conv, startNs: now, input: history });
+    insertCall(genai, { callId: "st-4", session, conversation: conv, startNs: BASE_NS + 30n * SECOND, input: history });
+    insertInterruption(events, { id: "0123456789abcdef0123456789abcdef", session, conversation: conv, callId: "st-2", type: "sse_truncated", severity: "high", atNs: BASE_NS + 13n * SECOND, detail: { duration_ms: 3000 } });
+
+    const source = AgentSightSource.open(dir);
+    const importer = new AgentSightImporter(source, { kind: "local", db }, { now: () => now });
+    const stats = await importer.pass();
+    expect(stats.calls).toEqual({ imported: 3, present: 0, skipped: 0, pending: 1 });
+    expect(await db.call.findUnique({ where: { id: "st-3" } })).toBeNull();
+    const cut = await db.call.findUniqueOrThrow({ where: { id: "st-2" } });
+    expect(cut.sseDone).toBe(false);
+    const detected = await db.interruption.findMany({ where: { callId: "st-2" } });
+    expect(detected.map((d) => d.type).sort()).toEqual(["sse_truncated", "sse_truncated"]);
+    expect(detected.map((d) => d.id)).toContain("0123456789abcdef0123456789abcdef");
+
+    // AgentSight settles the pending call in place; the next pass imports it
+    genai.prepare("UPDATE genai_events SET status = 'complete', end_timestamp_ns = ?, finish_reasons = '[\"stop\"]' WHERE call_id = 'st-3'").run(now + SECOND);
+    const later = await importer.pass();
+    expect(later.calls).toEqual({ imported: 1, present: 0, skipped: 0, pending: 0 });
+    expect(await db.call.findUnique({ where: { id: "st-3" } })).not.toBeNull();
+    source.close();
+  });
+
+  it("maps a genai_events row leniently", () => {
+    const row = {
+      id: 7n, call_id: "c-7", status: "complete", start_timestamp_ns: BASE_NS, end_timestamp_ns: BASE_NS + SECOND, pid: 42n,
+      is_sse: 0n, status_code: 200n, finish_reasons: "stop", input_tokens: 10n,
+      system_instructions: "You are terse.",
+      input_messages: JSON.stringify([{ role: "user", content: "hi" }, { role: "assistant", parts: [{ type: "tool_call", name: "bash" }, { type: "text", content: "ok" }] }]),
+      output_messages: "not json",
+    };
+    const m = mapCall(row, BASE_NS);
+    expect(m.kind).toBe("call");
+    if (m.kind !== "call") return;
+    expect(m.call).toMatchObject({
+      call_id: "c-7",
+      start_ns: String(BASE_NS),
+      end_ns: String(BASE_NS + SECOND),
+      pid: 42,
+      is_sse: false,
+      finish_reasons: ["stop"],
+      system_instructions: [{ type: "text", content: "You are terse." }],
+      input_messages: [
+        { role: "user", parts: [{ type: "text", content: "hi" }] },
+        { role: "assistant", parts: [{ type: "text", content: "ok" }] }, // a tool call without id is dropped
+      ],
+      output_messages: [{ role: "user", parts: [{ type: "text", content: "not json" }] }],
+    });
+    expect(m.call.sse_done).toBeUndefined();
+    expect(mapCall({ ...row, call_id: null }, BASE_NS).kind).toBe("skip");
+  });
+
+  it("--follow picks up rows written after it started", async () => {
+    const db = await freshDb("follow");
+    const { dir, genai, events } = agentSightDir("follow");
+    const session = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
+    const conv = "0f1e2d3c4b5a69788796a5b4c3d2e1f0";
+    const history = [user("summarise the incident")];
+    insertCall(genai, { callId: "fw-1", session, conversation: conv, startNs: BASE_NS, input: history });
+
+    const source = AgentSightSource.open(dir);
+    const importer = new AgentSightImporter(source, { kind: "local", db });
+    const controller = new AbortController();
+    const passes: ImportStats[] = [];
+    const running = follow(importer, { intervalMs: 50, signal: controller.signal, onPass: (s) => s && passes.push(s) });
+    const until = async (check: () => Promise<boolean>) => {
+      const deadline = Date.now() + 10_000;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error("timed out");
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    };
+    await until(async () => (await db.call.count()) === 1);
+
+    insertCall(genai, { callId: "fw-2", session, conversation: conv, startNs: BASE_NS + SECOND, statusCode: 503, finish: null, output: null, input: history });
+    insertInterruption(events, { id: "fedcba9876543210fedcba9876543210", session, conversation: conv, callId: "fw-2", type: "service_unavailable", severity: "high", atNs: BASE_NS + 4n * SECOND, detail: { status_code: 503 }, resolved: 1 });
+    insertInterruption(events, { id: "00112233445566778899aabbccddeeff", session: null, conversation: null, callId: null, type: "agent_crash", severity: "critical", atNs: BASE_NS + 9n * SECOND, detail: { pid: 31337, signal: "SIGKILL" } });
+    await until(async () => (await db.interruption.count({ where: { id: { in: ["fedcba9876543210fedcba9876543210", "00112233445566778899aabbccddeeff"] } } })) === 2);
+    expect(await db.call.findUnique({ where: { id: "fw-2" } })).not.toBeNull();
+
+    controller.abort();
+    const total = await running;
+    expect(total.calls.imported).toBe(2);
+    expect(total.interruptions).toMatchObject({ imported: 2, resolved: 1 });
+    const svc = await db.interruption.findUniqueOrThrow({ where: { id: "fedcba9876543210fedcba9876543210" } });
+    expect(svc).toMatchObject({ status: "resolved", resolvedBy: IMPORT_ACTOR, severity: "high", occurredAtNs: BASE_NS + 4n * SECOND });
+    expect(passes.length).toBeGreaterThan(1);
+
+    // a restarted follower continues from the stored high-water marks: nothing again
+    const before = await counts(db);
+    const again = await new AgentSightImporter(source, { kind: "local", db }).pass();
+    expect(again.calls.present + again.calls.imported + again.interruptions.imported + again.interruptions.present).toBe(0);
+    expect(await counts(db)).toEqual(before);
+    source.close();
+  });
+
+  it("forwards calls only when the sink is a server", async () => {
+    const { dir, genai, events } = agentSightDir("remote");
+    insertCall(genai, { callId: "rm-1", session: "s-rm", conversation: "c-rm", startNs: BASE_NS, input: [user("hello")] });
+    insertInterruption(events, { id: "abababababababababababababababab", session: "s-rm", conversation: "c-rm", callId: "rm-1", type: "llm_error", severity: "high", atNs: BASE_NS, detail: {} });
+    const sent: unknown[][] = [];
+    const source = AgentSightSource.open(dir);
+    const importer = new AgentSightImporter(source, {
+      kind: "remote",
+      postCalls: async (calls) => {
+        sent.push(JSON.parse(JSON.stringify(calls)));
+        return { received: calls.length, accepted: calls.length, duplicates: 0, interruptions: 0 };
+      },
+    });
+    const stats = await importer.pass();
+    expect(stats.calls.imported).toBe(1);
+    expect(stats.interruptions.imported).toBe(0);
+    expect(sent).toHaveLength(1);
+    expect(sent[0][0]).toMatchObject({ call_id: "rm-1", start_ns: String(BASE_NS), end_ns: String(BASE_NS + 3n * SECOND), sse_done: true });
+    expect(await importer.pass()).toMatchObject({ calls: { imported: 0, present: 0 } }); // in-memory mark
+    source.close();
+  });
+
+  it("rejects a missing directory, missing files and wrong tables", async () => {
+    expect(() => AgentSightSource.open(path.join(tmp, "nope"))).toThrow(SourceError);
+    const empty = path.join(tmp, "empty");
+    fs.mkdirSync(empty);
+    expect(() => AgentSightSource.open(empty)).toThrow(/Neither genai_events.db nor interruption_events.db/);
+    const wrong = path.join(tmp, "wrong");
+    fs.mkdirSync(wrong);
+    const db = new Database(path.join(wrong, "genai_events.db"));
+    db.exec("CREATE TABLE calls (id INTEGER PRIMARY KEY, call_id TEXT)");
+    db.close();
+    expect(() => AgentSightSource.open(wrong)).toThrow(/has no table genai_events/);
+    const io = { out: () => {}, err: () => {} };
+    await expect(agentsight(wrong, { interval: 2 }, { io, global: {} })).rejects.toBeInstanceOf(UsageError);
+  });
+});

@@ -1,0 +1,210 @@
+// The sweep on real SQLite files, with a clock the test controls: retention by age, the size
+// cap (resolved first, then oldest, space reclaimed) and unsettled turns (SPEC §3.5).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { configDefaults } from "@/lib/config/load";
+import { createDb, type Db } from "@/lib/db/client";
+import { migrate } from "@/lib/db/migrate";
+import { interruptionId } from "@/lib/ingest/keys";
+import { ingestCalls } from "@/lib/ingest/storeCalls";
+import { ingestEvents } from "@/lib/ingest/storeEvents";
+import type { ChatMessage, NormalizedCall } from "@/lib/ingest/types";
+import { Sweeper } from "@/lib/sweeps/scheduler";
+import { diskBytes, runSweep, type SweepConfig } from "@/lib/sweeps/sweep";
+
+const SEC = 1_000_000_000n;
+const MIN = 60n * SEC;
+const DAY = 86_400n * SEC;
+const T = 1_800_000_000n * SEC;
+const MB = 1024 * 1024;
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-sweeps-"));
+const open: Db[] = [];
+afterAll(async () => {
+  for (const db of open) await db.$disconnect();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+async function fresh(name: string): Promise<{ db: Db; file: string }> {
+  const file = path.join(root, `${name}.db`);
+  await migrate(`file:${file}`);
+  const db = createDb(`file:${file}`);
+  open.push(db);
+  return { db, file };
+}
+
+const defaults = configDefaults();
+const cfg = (over: Partial<SweepConfig> = {}): SweepConfig => ({
+  detection: defaults.detection, retentionDays: 30, maxDbSizeMb: 100, staleTurnMinutes: 30, ...over,
+});
+
+const user = (text: string): ChatMessage => ({ role: "user", parts: [{ type: "text", content: text }] });
+const assistant = (text: string): ChatMessage => ({ role: "assistant", parts: [{ type: "text", content: text }] });
+
+function call(id: string, o: { session: string; conv: string; turn?: string; at: bigint; status?: number; history?: ChatMessage[]; answer?: string }): NormalizedCall {
+  const failed = (o.status ?? 200) >= 400;
+  return {
+    call_id: id, session_id: o.session, conversation_id: o.conv, turn_id: o.turn ?? null,
+    agent_name: "tester", pid: 42, provider: "openai", model: "m",
+    start_ns: o.at, end_ns: o.at + SEC, status_code: o.status ?? 200,
+    error: failed ? "upstream exploded" : null,
+    finish_reasons: failed ? [] : ["stop"],
+    input_messages: o.history ?? [user(`question for ${id}`)],
+    output_messages: failed ? [] : [{ ...assistant(o.answer ?? `answer to ${id}`), finish_reason: "stop" }],
+  };
+}
+
+describe("retention", () => {
+  it("deletes old interruptions, calls and message chains, keeps activity rows and recent data", async () => {
+    const { db } = await fresh("retention");
+    const old = T - 40n * DAY;
+    const recent = T - DAY;
+    const oldHistory = [user("old task")];
+    const mixFirst = [user("long task")];
+    await ingestCalls(db, [
+      // an old conversation: failures (llm_error), a tool call in its history
+      call("old-1", { session: "s-old", conv: "conv-old", at: old, status: 500, history: oldHistory }),
+      call("old-2", {
+        session: "s-old", conv: "conv-old", at: old + 10n * SEC,
+        history: [...oldHistory, { role: "assistant", parts: [{ type: "tool_call", id: "tc-1", name: "bash", arguments: { cmd: "ls" } }] }, { role: "tool", parts: [{ type: "tool_call_response", id: "tc-1", response: "a.txt" }] }],
+      }),
+      // a conversation that started long ago and is still going: its messages are shared
+      call("mix-1", { session: "s-mix", conv: "conv-mix", at: old, status: 500, history: mixFirst }),
+      call("mix-2", { session: "s-mix", conv: "conv-mix", at: recent, history: [...mixFirst, assistant("working"), user("go on")] }),
+      call("new-1", { session: "s-new", conv: "conv-new", at: recent, status: 500 }),
+    ], defaults.detection);
+    const before = await db.interruption.findMany({ select: { id: true, callId: true } });
+    expect(before.map((i) => i.callId).sort()).toEqual(["mix-1", "new-1", "old-1"]);
+    const oldInterruption = before.find((i) => i.callId === "old-1")!.id;
+    await db.interruptionActivity.create({ data: { interruptionId: oldInterruption, actor: "alice", action: "acknowledge", atNs: old + MIN } });
+    expect(await db.toolCall.count()).toBeGreaterThan(0);
+    const mixMessages = await db.message.count({ where: { conversationId: "conv-mix" } });
+
+    const result = await runSweep(db, cfg(), T);
+
+    expect((await db.interruption.findMany({ select: { callId: true } })).map((i) => i.callId)).toEqual(["new-1"]);
+    expect((await db.call.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map((c) => c.id)).toEqual(["mix-2", "new-1"]);
+    expect(await db.interruptionActivity.count({ where: { interruptionId: oldInterruption } })).toBe(1);
+    expect(await db.message.count({ where: { conversationId: "conv-old" } })).toBe(0);
+    expect(await db.conversation.findUnique({ where: { id: "conv-old" } })).toBeNull();
+    expect(await db.session.findUnique({ where: { id: "s-old" } })).toBeNull();
+    expect(await db.toolCall.count()).toBe(0);
+    // the living conversation keeps its whole chain: the recent call's history is intact
+    expect(await db.message.count({ where: { conversationId: "conv-mix" } })).toBe(mixMessages);
+    const mix2 = await db.call.findUnique({ where: { id: "mix-2" } });
+    expect(await db.message.findUnique({ where: { id: mix2!.inputTailId! } })).not.toBeNull();
+    expect(await db.session.findUnique({ where: { id: "s-mix" } })).not.toBeNull();
+    expect(result.retention).toMatchObject({ interruptions: 2, calls: 3, conversations: 1, sessions: 1 });
+    expect(result.sizeCap.vacuumed).toBe(false);
+
+    // a second sweep finds nothing more to do
+    const again = await runSweep(db, cfg(), T);
+    expect(Object.values(again.retention).every((v) => v === 0)).toBe(true);
+  });
+});
+
+describe("size cap", () => {
+  it("trims resolved interruptions first, then the oldest data, and the file shrinks under the cap", async () => {
+    const { db, file } = await fresh("sizecap");
+    const filler = (i: number) => `${i} `.repeat(1500); // ~3–6 KB of text per call
+    const N = 600;
+    for (let b = 0; b < N; b += 100) {
+      const batch: NormalizedCall[] = [];
+      for (let i = b; i < b + 100; i++) {
+        // every third call fails: an interruption per failure
+        batch.push(call(`c-${String(i).padStart(4, "0")}`, {
+          session: `s-${Math.floor(i / 50)}`, conv: `conv-${i}`, at: T - BigInt(N - i) * MIN,
+          status: i % 3 === 0 ? 500 : 200, history: [user(filler(i))], answer: filler(i + 1),
+        }));
+      }
+      await ingestCalls(db, batch, defaults.detection);
+    }
+    const total = await db.interruption.count();
+    expect(total).toBe(N / 3);
+    // resolve 20 of the newest interruptions (all but the 10 newest): they go before older open ones
+    const newest = await db.interruption.findMany({ orderBy: { occurredAtNs: "desc" }, skip: 10, take: 20, select: { id: true } });
+    await db.interruption.updateMany({ where: { id: { in: newest.map((i) => i.id) } }, data: { status: "resolved", resolvedBy: "alice", resolvedAtNs: T } });
+    await db.interruptionActivity.create({ data: { interruptionId: newest[0].id, actor: "alice", action: "resolve", atNs: T } });
+    await db.$queryRawUnsafe("PRAGMA wal_checkpoint(TRUNCATE)");
+    const sizeBefore = diskBytes(file);
+    expect(sizeBefore).toBeGreaterThan(1.5 * MB);
+
+    const result = await runSweep(db, cfg({ maxDbSizeMb: 1 }), T);
+
+    expect(result.sizeCap.bytesBefore).toBe(sizeBefore);
+    expect(result.sizeCap.vacuumed).toBe(true);
+    expect(result.sizeCap.resolvedInterruptions).toBe(20);
+    const sizeAfter = diskBytes(file);
+    expect(sizeAfter).toBeLessThanOrEqual(MB);
+    expect(sizeAfter).toBeLessThan(sizeBefore);
+    expect(result.sizeCap.bytesAfter).toBe(sizeAfter);
+    // no resolved interruption is left, the activity row is
+    expect(await db.interruption.count({ where: { status: "resolved" } })).toBe(0);
+    expect(await db.interruptionActivity.count({ where: { interruptionId: newest[0].id } })).toBe(1);
+    // the oldest data went, the newest stayed
+    const calls = await db.call.findMany({ select: { id: true }, orderBy: { id: "asc" } });
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.length).toBeLessThan(N);
+    expect(calls.at(-1)!.id).toBe(`c-0${N - 1}`);
+    expect(await db.call.findUnique({ where: { id: "c-0000" } })).toBeNull();
+    const open = await db.interruption.findMany({ select: { callId: true }, orderBy: { occurredAtNs: "asc" } });
+    expect(open.length).toBeGreaterThan(0);
+    expect(open.length).toBeLessThan(total - 20);
+    // what is left is contiguous: nothing older than the oldest call remains
+    const oldestCall = calls[0].id;
+    expect(open.every((i) => i.callId! >= oldestCall)).toBe(true);
+    expect(await db.message.count({ where: { conversationId: "conv-0" } })).toBe(0);
+
+    // under the cap now: the next sweep leaves everything alone
+    const again = await runSweep(db, cfg({ maxDbSizeMb: 1 }), T);
+    expect(again.sizeCap.vacuumed).toBe(false);
+    expect(await db.call.count()).toBe(calls.length);
+  }, 60_000);
+});
+
+describe("unsettled turns", () => {
+  it("flags a stale turn once, not before the stale time, and not a turn that ended", async () => {
+    const { db } = await fresh("unsettled");
+    const t0 = T - 5n * MIN;
+    await ingestCalls(db, [
+      call("d-1", { session: "s-1", conv: "conv-1", turn: "t-done", at: t0, history: [user("first")] }),
+      call("h-1", { session: "s-1", conv: "conv-1", turn: "t-hang", at: t0 + MIN, history: [user("first"), assistant("answer to d-1"), user("second")] }),
+      call("h-2", { session: "s-1", conv: "conv-1", turn: "t-hang", at: t0 + 2n * MIN, history: [user("first"), assistant("answer to d-1"), user("second"), assistant("thinking"), user("more")] }),
+      // an agent that never reports turn ends: its turns cannot be judged
+      call("x-1", { session: "s-2", conv: "conv-2", turn: "t-silent", at: t0 }),
+    ], defaults.detection);
+    await ingestEvents(db, [{ kind: "turn_end", session_id: "s-1", conversation_id: "conv-1", turn_id: "t-done", reason: "completed", at_ns: t0 + 30n * SEC }], defaults.detection);
+    const lastActivity = t0 + 2n * MIN + SEC; // end of h-2
+
+    let clock = lastActivity + 10n * MIN;
+    const sweeper = new Sweeper({ db, config: { ...defaults, retentionDays: 30, maxDbSizeMb: 100 }, now: () => clock, log: () => undefined });
+    expect((await sweeper.tick())!.unsettledTurns).toBe(0);
+    clock = lastActivity + 29n * MIN;
+    expect((await sweeper.tick())!.unsettledTurns).toBe(0);
+
+    clock = lastActivity + 31n * MIN;
+    expect((await sweeper.tick())!.unsettledTurns).toBe(1);
+    const flagged = await db.interruption.findMany({ where: { type: "state_machine_error" } });
+    expect(flagged).toHaveLength(1);
+    const i = flagged[0];
+    expect(i.id).toBe(interruptionId("unsettled_turn", "t-hang"));
+    expect(i).toMatchObject({ turnId: "t-hang", sessionId: "s-1", conversationId: "conv-1", callId: "h-2", severity: "high", agentName: "tester", occurredAtNs: lastActivity });
+    expect(JSON.parse(i.detail)).toMatchObject({ rule: "unsettled_turn", turn_id: "t-hang", last_seen_ns: String(lastActivity), calls: 2 });
+
+    // later sweeps never duplicate it
+    clock += 60n * MIN;
+    expect((await sweeper.tick())!.unsettledTurns).toBe(0);
+    expect(await db.interruption.count({ where: { type: "state_machine_error" } })).toBe(1);
+    expect(await db.interruption.count({ where: { turnId: { in: ["t-done", "t-silent"] } } })).toBe(0);
+  });
+
+  it("does not overlap ticks", async () => {
+    const { db } = await fresh("reentry");
+    const sweeper = new Sweeper({ db, config: defaults, now: () => T, log: () => undefined });
+    const first = sweeper.tick();
+    expect(await sweeper.tick()).toBeNull();
+    expect(await first).not.toBeNull();
+  });
+});
