@@ -144,7 +144,9 @@ async function main() {
 
   const port = 3900 + Math.floor(Math.random() * 90);
   const server = spawn(process.execPath, [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: { ...process.env, SIGHTDESK_DATA_DIR: dir, DATABASE_URL: "" },
+    // The loaded database is far over the default 100 MB cap and spans 30 days: keep the sweeper
+    // from trimming what is being measured.
+    env: { ...process.env, SIGHTDESK_DATA_DIR: dir, DATABASE_URL: "", SIGHTDESK_MAX_DB_SIZE_MB: "1000000", SIGHTDESK_STORAGE__INTERRUPTIONS__RETENTION_DAYS: "3650" },
     stdio: "ignore",
     detached: true,
   });
