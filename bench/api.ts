@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { migrate } from "../lib/db/migrate";
+import { REGRESSED_SQL } from "../lib/db/queries/filterSql";
 import { DEFAULT_SEVERITY, INTERRUPTION_TYPES } from "../lib/detect/types";
 
 const arg = (name: string, fallback: number) => {
@@ -89,11 +90,11 @@ function cases(session: string): Case[] {
   const order = `ORDER BY "occurredAtNs" DESC, "id" DESC LIMIT 200`;
   return [
     { name: "floor: GET /api/health (no query work)", route: "/api/health", sql: "SELECT 1", params: [] },
-    { name: "list (24 h, limit 200)", route: `/api/interruptions?${win}`, sql: `SELECT * FROM "Interruption" WHERE ${inWindow} ${order}`, params: [start, end] },
-    { name: "list agent_name", route: `/api/interruptions?${win}&agent_name=planner`, sql: `SELECT * FROM "Interruption" WHERE ${inWindow} AND "agentName" = ? ${order}`, params: [start, end, "planner"] },
-    { name: "list severity=critical,high unresolved", route: `/api/interruptions?${win}&severity=critical,high&resolved=false`, sql: `SELECT * FROM "Interruption" WHERE ${inWindow} AND "severity" IN ('critical','high') AND ${unresolved} ${order}`, params: [start, end] },
-    { name: "list type=agent_crash (rare)", route: `/api/interruptions?${win}&interruption_type=agent_crash`, sql: `SELECT * FROM "Interruption" WHERE ${inWindow} AND "type" = 'agent_crash' ${order}`, params: [start, end] },
-    { name: "list session_id (30 d)", route: `/api/interruptions?start_ns=${end - 30n * DAY_NS}&end_ns=${end}&session_id=${session}`, sql: `SELECT * FROM "Interruption" WHERE "occurredAtNs" >= ? AND "occurredAtNs" <= ? AND "sessionId" = ? ${order}`, params: [end - 30n * DAY_NS, end, session] },
+    { name: "list (24 h, limit 200)", route: `/api/interruptions?${win}`, sql: `SELECT *, ${REGRESSED_SQL} AS "regressed" FROM "Interruption" WHERE ${inWindow} ${order}`, params: [start, end] },
+    { name: "list agent_name", route: `/api/interruptions?${win}&agent_name=planner`, sql: `SELECT *, ${REGRESSED_SQL} AS "regressed" FROM "Interruption" WHERE ${inWindow} AND "agentName" = ? ${order}`, params: [start, end, "planner"] },
+    { name: "list severity=critical,high unresolved", route: `/api/interruptions?${win}&severity=critical,high&resolved=false`, sql: `SELECT *, ${REGRESSED_SQL} AS "regressed" FROM "Interruption" WHERE ${inWindow} AND "severity" IN ('critical','high') AND ${unresolved} ${order}`, params: [start, end] },
+    { name: "list type=agent_crash (rare)", route: `/api/interruptions?${win}&interruption_type=agent_crash`, sql: `SELECT *, ${REGRESSED_SQL} AS "regressed" FROM "Interruption" WHERE ${inWindow} AND "type" = 'agent_crash' ${order}`, params: [start, end] },
+    { name: "list session_id (30 d)", route: `/api/interruptions?start_ns=${end - 30n * DAY_NS}&end_ns=${end}&session_id=${session}`, sql: `SELECT *, ${REGRESSED_SQL} AS "regressed" FROM "Interruption" WHERE "occurredAtNs" >= ? AND "occurredAtNs" <= ? AND "sessionId" = ? ${order}`, params: [end - 30n * DAY_NS, end, session] },
     { name: "count", route: `/api/interruptions/count?${win}`, sql: `SELECT "severity", COUNT(*) FROM "Interruption" WHERE ${inWindow} AND ${unresolved} GROUP BY "severity"`, params: [start, end] },
     { name: "count agent_name", route: `/api/interruptions/count?${win}&agent_name=planner`, sql: `SELECT "severity", COUNT(*) FROM "Interruption" WHERE ${inWindow} AND "agentName" = ? AND ${unresolved} GROUP BY "severity"`, params: [start, end, "planner"] },
     { name: "stats", route: `/api/interruptions/stats?${win}`, sql: `SELECT "type", "severity", COUNT(*) FROM "Interruption" WHERE ${inWindow} AND ${unresolved} GROUP BY "type", "severity"`, params: [start, end] },
