@@ -8,7 +8,7 @@ import { isAdmin, useCurrentUser } from "@/components/shell/Providers";
 import { formatTime, nsToDate, timeAgo } from "@/components/ui/format";
 import { SCOPE_HELP, SCOPES, type CreatedToken, type Scope, type TokenRecord } from "./types";
 import { DangerConfirm } from "./DangerConfirm";
-import { Button, Chip, ConfirmDialog, CopyButton, ErrorText, errorMessage, Field, inputClass, Notice, Section } from "./ui";
+import { Button, FormFooter, Chip, CopyButton, ErrorText, errorMessage, Field, inputClass, Notice, Section } from "./ui";
 
 const TOKENS_KEY = ["settings", "tokens"] as const;
 const DAY_MS = 86_400_000;
@@ -164,15 +164,14 @@ function CreateTokenForm({ onCancel, onCreated }: { onCancel: () => void; onCrea
           )}
         </div>
       </div>
-      <ErrorText testId="create-token-error">{formError ?? (create.error ? errorMessage(create.error) : null)}</ErrorText>
-      <div className="flex gap-2">
-        <Button type="submit" variant="primary" disabled={create.isPending}>
-          {create.isPending ? "Creating…" : "Create token"}
-        </Button>
-        <Button onClick={onCancel} disabled={create.isPending}>
-          Cancel
-        </Button>
-      </div>
+      <FormFooter
+        error={formError ?? (create.error ? errorMessage(create.error) : null)}
+        errorTestId="create-token-error"
+        pending={create.isPending}
+        submit="Create token"
+        pendingLabel="Creating…"
+        onCancel={onCancel}
+      />
     </form>
   );
 }

@@ -9,7 +9,7 @@ import { isAdmin, useCurrentUser } from "@/components/shell/Providers";
 import { formatTime, timeAgo } from "@/components/ui/format";
 import { ROLE_HELP, ROLES, type Role, type UserRecord } from "./types";
 import { DangerConfirm } from "./DangerConfirm";
-import { Button, Chip, ConfirmDialog, ErrorText, errorMessage, Field, inputClass, Notice, randomPassword, Section } from "./ui";
+import { Button, FormFooter, Chip, ConfirmDialog, ErrorText, errorMessage, Field, inputClass, Notice, randomPassword, Section } from "./ui";
 
 const USERS_KEY = ["settings", "users"] as const;
 const MIN_PASSWORD = 8;
@@ -151,15 +151,14 @@ function AddUserForm({ onCancel, onCreated }: { onCancel: () => void; onCreated:
         </Field>
         <PasswordInput value={password} onChange={setPassword} />
       </div>
-      <ErrorText testId="add-user-error">{create.error ? errorMessage(create.error) : null}</ErrorText>
-      <div className="flex gap-2">
-        <Button type="submit" variant="primary" disabled={create.isPending}>
-          {create.isPending ? "Adding…" : "Create user"}
-        </Button>
-        <Button onClick={onCancel} disabled={create.isPending}>
-          Cancel
-        </Button>
-      </div>
+      <FormFooter
+        error={create.error ? errorMessage(create.error) : null}
+        errorTestId="add-user-error"
+        pending={create.isPending}
+        submit="Create user"
+        pendingLabel="Adding…"
+        onCancel={onCancel}
+      />
     </form>
   );
 }

@@ -10,7 +10,7 @@ import { isAdmin, useCurrentUser } from "@/components/shell/Providers";
 import { formatTime, timeAgo } from "@/components/ui/format";
 import { INTERRUPTION_TYPES, SEVERITIES, type Severity } from "@/lib/detect/types";
 import { DangerConfirm } from "./DangerConfirm";
-import { Button, Chip, ConfirmDialog, CopyButton, ErrorText, errorMessage, Field, inputClass, Notice, Section } from "./ui";
+import { Button, FormFooter, Chip, CopyButton, ErrorText, errorMessage, Field, inputClass, Notice, Section } from "./ui";
 
 const KEY = ["settings", "webhooks"] as const;
 const KINDS = ["generic", "slack"] as const;
@@ -191,15 +191,14 @@ function CreateForm({ onCancel, onCreated }: { onCancel: () => void; onCreated: 
           </Field>
         </div>
       </div>
-      <ErrorText testId="create-webhook-error">{create.error ? errorMessage(create.error) : null}</ErrorText>
-      <div className="flex gap-2">
-        <Button type="submit" variant="primary" disabled={create.isPending}>
-          {create.isPending ? "Adding…" : "Add webhook"}
-        </Button>
-        <Button onClick={onCancel} disabled={create.isPending}>
-          Cancel
-        </Button>
-      </div>
+      <FormFooter
+        error={create.error ? errorMessage(create.error) : null}
+        errorTestId="create-webhook-error"
+        pending={create.isPending}
+        submit="Add webhook"
+        pendingLabel="Adding…"
+        onCancel={onCancel}
+      />
     </form>
   );
 }

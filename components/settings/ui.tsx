@@ -203,3 +203,27 @@ export function randomPassword(): string {
 }
 
 export const errorMessage = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** A create form's error line and its submit / cancel buttons. */
+export function FormFooter({ error, errorTestId, pending, submit, pendingLabel, onCancel }: {
+  error: string | null;
+  errorTestId?: string;
+  pending: boolean;
+  submit: string;
+  pendingLabel: string;
+  onCancel: () => void;
+}) {
+  return (
+    <>
+      <ErrorText testId={errorTestId}>{error}</ErrorText>
+      <div className="flex gap-2">
+        <Button type="submit" variant="primary" disabled={pending}>
+          {pending ? pendingLabel : submit}
+        </Button>
+        <Button onClick={onCancel} disabled={pending}>
+          Cancel
+        </Button>
+      </div>
+    </>
+  );
+}
