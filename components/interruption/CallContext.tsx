@@ -1,4 +1,5 @@
 "use client";
+import { Facts } from "@/components/ui/Facts";
 import Link from "next/link";
 import { ApiRequestError } from "@/components/api/client";
 import type { InterruptionRecord } from "@/components/api/types";
@@ -53,9 +54,10 @@ export function CallContext({ record }: { record: InterruptionRecord }) {
       )}
       {q.data && (
         <div className="flex flex-col gap-3">
-          <dl className="grid grid-cols-[repeat(auto-fill,minmax(15rem,1fr))] gap-x-4 gap-y-1 text-xs">
-            {(
-              [
+          <Facts
+            minWidth="15rem"
+            className="gap-y-1"
+            items={[
                 ["model", q.data.model ?? "—"],
                 ["status", q.data.status_code === null ? "no response" : String(q.data.status_code)],
                 ["duration", formatMs(callDurationMs(q.data))],
@@ -63,16 +65,8 @@ export function CallContext({ record }: { record: InterruptionRecord }) {
                 ["tokens", `${q.data.input_tokens ?? "—"} in · ${q.data.output_tokens ?? "—"} out${q.data.max_tokens ? ` · max ${q.data.max_tokens}` : ""}`],
                 ["finish", q.data.finish_reasons.join(", ") || "—"],
                 ["messages", `${q.data.input_messages.length} in · ${q.data.output_messages.length} out`],
-              ] as const
-            ).map(([k, v]) => (
-              <div key={k} className="flex min-w-0 gap-1.5">
-                <dt className="shrink-0 text-muted">{k}</dt>
-                <dd className="m-0 truncate font-mono" title={v}>
-                  {v}
-                </dd>
-              </div>
-            ))}
-          </dl>
+              ] as const}
+          />
           <CallMessagesView call={q.data} tail={4} highlightToolCallId={toolCallId} />
         </div>
       )}

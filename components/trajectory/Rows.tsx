@@ -1,4 +1,5 @@
 "use client";
+import { Facts } from "@/components/ui/Facts";
 import Link from "next/link";
 import { memo } from "react";
 import { formatTime } from "@/components/ui/format";
@@ -238,16 +239,5 @@ function CallMeta({ node }: { node: CallNode }) {
   ];
   if (c.is_sse) items.push(["stream", c.sse_done === false ? "SSE, no terminal event" : "SSE"]);
   if (c.cancelled) items.push(["cancelled", "yes"]);
-  return (
-    <dl className="mb-2 grid grid-cols-[repeat(auto-fill,minmax(13rem,1fr))] gap-x-4 gap-y-0.5 text-xs">
-      {items.map(([k, v]) => (
-        <div key={k} className="flex min-w-0 gap-1.5">
-          <dt className="shrink-0 text-muted">{k}</dt>
-          <dd className="m-0 truncate font-mono" title={v}>
-            {v}
-          </dd>
-        </div>
-      ))}
-    </dl>
-  );
+  return <Facts items={items} className="mb-2 gap-y-0.5" />;
 }

@@ -1,6 +1,7 @@
 // Shapes of the trajectory API responses as the browser sees them. Long nanosecond values
 // arrive as exact digit strings (components/api/client.ts); short ones (durations under
 // ~115 days) may arrive as plain numbers, so every `*_ns` value is `NsValue`.
+import type { ToolBalance } from "../detect/toolBalance";
 
 export type NsValue = string | number;
 
@@ -11,15 +12,8 @@ export type CallMarker = {
   status?: string;
 };
 
-/** The tool-call balance of a request history (SPEC §3.2, lib/detect/toolBalance.ts). */
-export type ToolBalanceInfo = {
-  dangling: string[];
-  orphan: string[];
-  duplicate: string[];
-  series: number[];
-  safeCuts: number[];
-  balanced: boolean;
-};
+/** The tool-call balance of a request history, as the API sends it (SPEC §3.2). */
+export type ToolBalanceInfo = ToolBalance;
 
 export type CallSummary = {
   call_id: string;
