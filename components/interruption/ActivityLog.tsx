@@ -28,6 +28,11 @@ function describe(e: ActivityEntry): string {
     }
     case "note":
       return "added a note";
+    case "terminate": {
+      // the dead-loop action (SPEC §7); the note says for which pid and what the forwarder answered
+      const signal = field(e.after, "signal") ?? "a signal";
+      return field(e.after, "status") === "sent" ? `sent ${signal} to the process` : `could not send ${signal} to the process`;
+    }
     default:
       return e.action;
   }
@@ -56,7 +61,7 @@ export function ActivityLog({ record }: { record: InterruptionRecord }) {
             change={before && after && before !== after ? `${before} → ${after}` : undefined}
             note={e.note}
             action={e.action}
-            dot={e.action === "resolve" ? "bg-green-600" : e.action === "acknowledge" ? "bg-amber-500" : e.action === "reopen" ? "bg-red-600" : "bg-[var(--accent)]"}
+            dot={e.action === "resolve" ? "bg-green-600" : e.action === "acknowledge" ? "bg-amber-500" : e.action === "reopen" || e.action === "terminate" ? "bg-red-600" : "bg-[var(--accent)]"}
           />
         );
       })}

@@ -7,7 +7,8 @@ export const DEFAULT_TIMEOUT_MS = 5000;
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 export type SendTarget = { url: string; kind: string; secret: string | null };
 export type SendItem = { id: string; event: string; payload: string };
-export type SendResult = { ok: boolean; statusCode: number | null; error: string | null; durationMs: number };
+/** `response`: on success, the start of the receiver's answer (e.g. a forwarder's JSON). */
+export type SendResult = { ok: boolean; statusCode: number | null; error: string | null; durationMs: number; response?: string | null };
 
 /** The bytes and headers of an attempt (exported for tests). */
 export function renderRequest(target: SendTarget, item: SendItem): { body: string; headers: Record<string, string> } {
@@ -40,7 +41,7 @@ export async function sendOnce(fetchImpl: FetchLike, target: SendTarget, item: S
     // read (a little of) the answer under the same deadline, so the connection is released
     const text = await res.text().catch(() => "");
     const durationMs = Date.now() - started;
-    if (res.status >= 200 && res.status < 300) return { ok: true, statusCode: res.status, error: null, durationMs };
+    if (res.status >= 200 && res.status < 300) return { ok: true, statusCode: res.status, error: null, durationMs, response: text.slice(0, 1000) };
     const snippet = text.replace(/\s+/g, " ").trim().slice(0, 200);
     return { ok: false, statusCode: res.status, error: `HTTP ${res.status}${snippet ? `: ${snippet}` : ""}`, durationMs };
   } catch (e) {

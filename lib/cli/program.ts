@@ -1,5 +1,6 @@
 // The command line, defined with commander: global options, `interruption …`, `token …` and `user …`.
 import { Command, Option } from "commander";
+import * as forwarder from "./commands/forward";
 import * as importer from "./commands/import";
 import * as interruption from "./commands/interruption";
 import * as token from "./commands/token";
@@ -30,6 +31,7 @@ Examples:
   $ sightdesk token create --name ci-reader --scope read --expires 2027-01-31
   $ sightdesk user create --email alice@example.com --role admin
   $ sightdesk import agentsight ~/.agentsight --follow --url https://sightdesk.example.com
+  $ sightdesk forward ~/.agentsight --url https://sightdesk.example.com --listen 0.0.0.0:7480
 
 Server and token:
   --url, else $SIGHTDESK_URL, else ${DEFAULT_URL}.
@@ -155,6 +157,29 @@ Re-running is a no-op.`,
     )
     .action((dir: string, opts: importer.AgentSightOptions, cmd: Command) =>
       importer.agentsight(dir, opts, { io, global: cmd.optsWithGlobals<GlobalOptions>() }),
+    );
+
+  program
+    .command("forward")
+    .description("forward an AgentSight directory's calls to a server, and take its dead-loop terminate requests")
+    .argument("<dir>", "the AgentSight data directory")
+    .option("--interval <secs>", "seconds between polls", importer.parseInterval, importer.DEFAULT_INTERVAL_SECS)
+    .option("--listen <host:port>", `where the control listener listens (default: ${forwarder.DEFAULT_LISTEN}, a free port)`, forwarder.parseListen, forwarder.parseListen(forwarder.DEFAULT_LISTEN))
+    .option("--advertise <url>", "the listener's URL as the server reaches it (default: the listen address)", forwarder.parseAdvertise)
+    .option("--host <name>", "this host's name, given to calls that have none (default: the OS host name)", parseNonEmpty)
+    .option("--json", "print the counts as JSON")
+    .addHelpText(
+      "after",
+      `
+Like \`import agentsight <dir> --follow --url URL\` (a token with the ingest scope), plus a control
+listener: the forwarder registers its host, listener URL and a fresh signing key with the server.
+When the server runs with deadloop.enabled, it sends a signed request here to stop a process
+stuck in a dead loop (SIGTERM, then SIGKILL); only processes whose calls this forwarder has
+forwarded are ever signalled. The server must reach the listener: on another machine use
+--listen 0.0.0.0:PORT (and --advertise when its address differs).`,
+    )
+    .action((dir: string, opts: forwarder.ForwardOptions, cmd: Command) =>
+      forwarder.forward(dir, opts, { io, global: cmd.optsWithGlobals<GlobalOptions>() }),
     );
 
   return program;

@@ -24,6 +24,7 @@ import {
   type ToolCallState,
   type TurnState,
 } from "./batchState";
+import { emitDeadLoopDetections } from "./afterCommit";
 import { buildInterruption, type InterruptionContext, type InterruptionRow } from "./interruptions";
 import { callKeys, interruptionId, toolCallRowId, toolInterruptionId, type CallKeys } from "./keys";
 import { chainNodes, rememberChain, type MessageNode } from "./messages";
@@ -136,6 +137,8 @@ class CallBatch {
   readonly blobs = new Map<string, string>();
   readonly callRows: ReturnType<CallBatch["callRow"]>[] = [];
   readonly candidates = new Map<string, InterruptionRow>();
+  /** sessions with a dead-loop detection in this batch (the dead-loop action looks at them after commit) */
+  readonly deadLoopSessions = new Set<string>();
 
   constructor(
     readonly cfg: DetectionConfig,
@@ -377,7 +380,9 @@ class CallBatch {
     summary.text = summary.text.slice(0, WINDOW_TEXT_CAP);
     conv.state.window = pushWindow(conv.state.window, summary, this.cfg.loop.window);
     const loop = detectDeadLoop(conv.state.window, this.cfg.loop);
-    if (loop) this.upsertGrouped(conv, { type: "dead_loop", detail: { ...loop } }, "", at, ctx);
+    if (!loop) return;
+    this.upsertGrouped(conv, { type: "dead_loop", detail: { ...loop } }, "", at, ctx);
+    if (ctx.sessionId) this.deadLoopSessions.add(ctx.sessionId);
   }
 
   private blob(value: unknown): string | null {
@@ -484,7 +489,8 @@ function newToolCallIds(prepared: Prepared[]): string[] {
 
 /** Stores a batch of normalized calls and their interruptions, atomically and idempotently. */
 export async function ingestCalls(db: Db, calls: NormalizedCall[], cfg: DetectionConfig = detectionConfig()): Promise<IngestResult> {
-  return transaction(db, async (sql) => {
+  const deadLoopSessions: string[] = [];
+  const result = await transaction(db, async (sql) => {
     const fresh = await freshCalls(sql, calls);
     const result: IngestResult = { received: calls.length, accepted: fresh.length, duplicates: calls.length - fresh.length, interruptions: 0 };
     if (!fresh.length) return result;
@@ -502,6 +508,9 @@ export async function ingestCalls(db: Db, calls: NormalizedCall[], cfg: Detectio
     });
     for (const p of prepared) batch.add(p);
     result.interruptions = await batch.write(sql);
+    deadLoopSessions.push(...batch.deadLoopSessions);
     return result;
   });
+  emitDeadLoopDetections(deadLoopSessions); // committed: listeners may act (never inside the transaction)
+  return result;
 }

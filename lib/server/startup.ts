@@ -4,6 +4,7 @@ import { ensureFirstAdmin } from "../auth/users";
 import { db } from "../db/client";
 import { startAlertWorker } from "../alerts/worker";
 import { config } from "../config/load";
+import { startDeadLoopAction } from "../deadloop/action";
 import { startSweeps } from "../sweeps/scheduler";
 
 export async function startup(): Promise<void> {
@@ -24,4 +25,8 @@ export async function startup(): Promise<void> {
   if (admin) console.log(`[sightdesk] created the first admin: ${admin}`);
   startAlertWorker(database);
   startSweeps(database, cfg);
+  if (cfg.deadloop.enabled) {
+    startDeadLoopAction(database, cfg.deadloop.killAfterCount);
+    console.log(`[sightdesk] dead-loop action on: a process is sent SIGTERM after ${cfg.deadloop.killAfterCount} dead-loop detections, SIGKILL on the next`);
+  }
 }

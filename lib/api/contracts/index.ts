@@ -6,3 +6,4 @@ import "./sessions";
 import "./tokens";
 import "./users";
 import "./webhooks";
+import "./forwarders";

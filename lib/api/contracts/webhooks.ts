@@ -37,7 +37,8 @@ const deliverySchema = z.object({
   delivered_at_ns: ns.nullable(),
 });
 
-const url = z
+/** An http(s) URL without credentials (webhooks, forwarders). */
+export const httpUrl = z
   .string()
   .trim()
   .max(2000)
@@ -64,7 +65,7 @@ export const createWebhook = contract({
   method: "POST", path: "/api/webhooks", tag, scope: "admin", status: 201,
   body: z.object({
     name,
-    url,
+    url: httpUrl,
     kind: kind.default("generic"),
     min_severity: minSeverity.default("high"),
     types: types.default([]),
@@ -80,7 +81,7 @@ export const updateWebhook = contract({
   body: z
     .object({
       name: name.optional(),
-      url: url.optional(),
+      url: httpUrl.optional(),
       kind: kind.optional(),
       min_severity: minSeverity.optional(),
       types: types.optional(),

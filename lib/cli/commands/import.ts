@@ -24,6 +24,8 @@ export type ImportDeps = {
   env?: NodeJS.ProcessEnv;
   /** stops --follow (default: SIGINT / SIGTERM) */
   signal?: AbortSignal;
+  /** `sightdesk forward`: calls without a host get this one; `delivered` sees every call the server took */
+  forward?: { host: string; delivered: (calls: WireCall[]) => void };
 };
 
 export const DEFAULT_INTERVAL_SECS = 2;
@@ -47,7 +49,7 @@ function summary(stats: ImportStats, remote: boolean): string[] {
   return out;
 }
 
-const stamp = () => new Date().toISOString().slice(11, 19);
+export const stamp = () => new Date().toISOString().slice(11, 19);
 
 export async function agentsight(dir: string, opts: AgentSightOptions, deps: ImportDeps): Promise<void> {
   const { io } = deps;
@@ -70,8 +72,12 @@ export async function agentsight(dir: string, opts: AgentSightOptions, deps: Imp
       sink = {
         kind: "remote",
         postCalls: async (calls: WireCall[]) => {
+          const forward = deps.forward;
+          if (forward) calls = calls.map((c) => (c.host ? c : { ...c, host: forward.host }));
           try {
-            return (await client.post("/api/ingest/calls", { body: calls })).value as IngestResult;
+            const result = (await client.post("/api/ingest/calls", { body: calls })).value as IngestResult;
+            forward?.delivered(calls);
+            return result;
           } catch (e) {
             if (e instanceof CliError) throw new DeliveryError(e.message);
             throw e;

@@ -1,0 +1,98 @@
+// `sightdesk forward <dir>` (SPEC §7, §8): the forwarder of an agent host. It does what
+// `import agentsight <dir> --follow --url …` does — forwards the calls to a server — and also
+// runs a control listener for the dead-loop action: it makes up a signing key, registers its
+// host, URL and key with the server (`POST /api/forwarders`, again every minute), and takes the
+// server's signed terminate requests for the processes whose calls it forwarded.
+import crypto from "node:crypto";
+import os from "node:os";
+import { InvalidArgumentError } from "commander";
+import { ForwardedProcesses, startControl } from "../../deadloop/control";
+import { SightDeskClient } from "../client";
+import { resolveConnection } from "../config";
+import { CliError } from "../errors";
+import { safeLine } from "../format";
+import { line } from "../io";
+import { agentsight, stamp, type ImportDeps } from "./import";
+
+export type Listen = { host: string; port: number };
+export type ForwardOptions = { interval: number; listen: Listen; advertise?: string; host?: string; json?: boolean };
+
+export const DEFAULT_LISTEN = "127.0.0.1:0";
+const REREGISTER_MS = 60_000;
+
+/** `HOST:PORT`, `[::1]:PORT` or `:PORT` (all interfaces); port 0 picks a free one. */
+export function parseListen(value: string): Listen {
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(value.trim());
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65_535) throw new InvalidArgumentError("expected HOST:PORT, e.g. 127.0.0.1:7480 or 0.0.0.0:7480");
+  return { host: m[1] ?? (m[2] || "0.0.0.0"), port };
+}
+
+export function parseAdvertise(value: string): string {
+  try {
+    const u = new URL(value);
+    if ((u.protocol === "http:" || u.protocol === "https:") && !u.username && !u.password) return value.replace(/\/+$/, "");
+  } catch {
+    /* below */
+  }
+  throw new InvalidArgumentError("expected an http(s) URL, e.g. http://agent-host-3:7480");
+}
+
+/** The URL the server is given: --advertise, else the listener's address (the host name when it listens on all interfaces). */
+function advertised(listenerUrl: string, listen: Listen, advertise: string | undefined): string {
+  if (advertise) return advertise;
+  if (listen.host === "0.0.0.0" || listen.host === "::") return `http://${os.hostname()}:${new URL(listenerUrl).port}`;
+  return listenerUrl;
+}
+
+/** Registers now and every minute (sooner again after a failure) until stopped. */
+function keepRegistered(client: SightDeskClient, body: { host: string; url: string; secret: string }, retryMs: number, deps: ImportDeps): () => void {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let stopped = false;
+  let registered = false;
+  const attempt = async () => {
+    try {
+      await client.post("/api/forwarders", { body });
+      if (!registered) line(deps.io.err, `${stamp()} registered host ${safeLine(body.host)} at ${safeLine(body.url)} with ${safeLine(client.url)}`);
+      registered = true;
+    } catch (e) {
+      registered = false;
+      line(deps.io.err, `${stamp()} error: cannot register the forwarder: ${safeLine(e instanceof CliError ? e.message : String(e))}`);
+    }
+    if (!stopped) timer = setTimeout(attempt, registered ? REREGISTER_MS : retryMs);
+  };
+  void attempt();
+  return () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+  };
+}
+
+export async function forward(dir: string, opts: ForwardOptions, deps: ImportDeps): Promise<void> {
+  const client = new SightDeskClient(resolveConnection(deps.global, deps.env ?? process.env));
+  const host = opts.host ?? os.hostname();
+  const processes = new ForwardedProcesses(host);
+  const secret = crypto.randomBytes(32).toString("hex");
+  let control;
+  try {
+    control = await startControl({
+      secret, processes, host: opts.listen.host, port: opts.listen.port,
+      log: (l) => line(deps.io.err, `${stamp()} control: ${safeLine(l)}`),
+    });
+  } catch (e) {
+    throw new CliError(`Cannot listen on ${opts.listen.host}:${opts.listen.port}: ${(e as Error).message}`);
+  }
+  const url = advertised(control.url, opts.listen, opts.advertise);
+  line(deps.io.err, `Control listener on ${control.url} (terminate requests for the processes forwarded from host ${safeLine(host)})`);
+  const stop = keepRegistered(client, { host, url, secret }, opts.interval * 1000, deps);
+  try {
+    await agentsight(
+      dir,
+      { follow: true, interval: opts.interval, json: opts.json },
+      { ...deps, global: { ...deps.global, url: client.url }, forward: { host, delivered: (calls) => processes.add(calls) } },
+    );
+  } finally {
+    stop();
+    await control.close();
+  }
+}
