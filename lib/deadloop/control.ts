@@ -76,9 +76,9 @@ export async function startControl(o: ControlOptions): Promise<ControlServer> {
   const handled = new Map<string, number>();
 
   async function answer(req: http.IncomingMessage): Promise<Answer> {
+    const body = await readBody(req); // read first, whatever the route: the connection stays usable
     const path = new URL(req.url ?? "/", "http://x").pathname;
     if (path !== TERMINATE_PATH || req.method !== "POST") return { status: 404, body: { error: `only POST ${TERMINATE_PATH}` } };
-    const body = await readBody(req);
     if (body === null) return { status: 413, body: { error: `body over ${MAX_BODY_BYTES} bytes` } };
     const verified = verifyTerminate(o.secret, body, req.headers[SIGNATURE_HEADER.toLowerCase()] as string | undefined, now());
     if (!verified.ok) return { status: verified.status, body: { error: verified.error } };

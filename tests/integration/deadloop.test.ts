@@ -110,6 +110,16 @@ async function startForwarder(server: TestServer, dir: string, host: string): Pr
   return fwd;
 }
 
+/** An agent, an AgentSight directory with its calls (session `loop-<name>-<pid>`) and a forwarder on host `agent-host-<name>`. */
+async function scene(server: TestServer, name: string) {
+  const agent = await startAgent();
+  const pid = agent.child.pid!;
+  const { dir, genai } = agentSightDir(name);
+  const host = `agent-host-${name}`;
+  const fwd = await startForwarder(server, dir, host);
+  return { agent, pid, session: `loop-${name}-${pid}`, genai, host, fwd };
+}
+
 type ForwarderRecord = { host: string; url: string; registered_by: string | null };
 
 async function forwarders(server: TestServer): Promise<ForwarderRecord[]> {
@@ -133,11 +143,7 @@ const exited = (p: Proc) => p.child.exitCode !== null || p.child.signalCode !== 
 
 describe("dead-loop action", () => {
   it("sends SIGTERM at the third detection and SIGKILL at the fourth through the host's forwarder", async () => {
-    const agent = await startAgent();
-    const pid = agent.child.pid!;
-    const session = `loop-on-${pid}`;
-    const { dir, genai } = agentSightDir("on");
-    const fwd = await startForwarder(on, dir, "agent-host-on");
+    const { agent, pid, session, genai, fwd } = await scene(on, "on");
     expect((await forwarders(on)).find((f) => f.host === "agent-host-on")).toMatchObject({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
 
     writeLoopCalls(genai, session, pid, 0, 6); // detections 1 and 2 (calls 5 and 6)
@@ -173,11 +179,7 @@ describe("dead-loop action", () => {
   });
 
   it("does nothing when deadloop.enabled is off (the default)", async () => {
-    const agent = await startAgent();
-    const pid = agent.child.pid!;
-    const session = `loop-off-${pid}`;
-    const { dir, genai } = agentSightDir("off");
-    await startForwarder(off, dir, "agent-host-off");
+    const { agent, pid, session, genai } = await scene(off, "off");
     writeLoopCalls(genai, session, pid, 0, 9); // five detections
     await until("five detections", async () => (await deadLoop(off, session))?.occurrences === 5);
     await sleep(1000);
@@ -187,17 +189,13 @@ describe("dead-loop action", () => {
   });
 
   it("the forwarder refuses a badly signed or unsigned request (its other checks: tests/unit/deadloopAction.test.ts)", async () => {
-    const agent = await startAgent();
-    const pid = agent.child.pid!;
-    const session = `loop-refuse-${pid}`;
-    const { dir, genai } = agentSightDir("refuse");
-    await startForwarder(on, dir, "agent-host-refuse");
+    const { agent, pid, session, genai, host } = await scene(on, "refuse");
     writeLoopCalls(genai, session, pid, 0, 1); // the forwarder knows this process
     await until("the call", async () => (await request(on, "GET", `/api/sessions/${session}`)).status === 200);
-    const { url } = (await forwarders(on)).find((f) => f.host === "agent-host-refuse")!;
+    const { url } = (await forwarders(on)).find((f) => f.host === host)!;
 
     const body = JSON.stringify({
-      request_id: "r-1", session_id: session, pid, host: "agent-host-refuse", agent_name: "LoopAgent",
+      request_id: "r-1", session_id: session, pid, host, agent_name: "LoopAgent",
       signal: "SIGTERM", interruption_id: "x", detections: 3, issued_at_ms: Date.now(),
     } satisfies TerminatePayload);
     for (const signature of [signBody("not-the-key", body), null]) {
