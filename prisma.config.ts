@@ -1,8 +1,14 @@
 // Prisma CLI configuration. The WebAssembly engine ("js") with a driver adapter works offline;
 // the native engines Prisma would otherwise download do not (see ../shared/STACK.md).
+// The provider follows DATABASE_URL (`npm run db:generate` passes one URL of each kind, no server
+// needed); the PostgreSQL schema is derived from the SQLite one.
 import { defineConfig } from "prisma/config";
-import { databaseUrl } from "./lib/db/url";
 import { createAdapterFactory } from "./lib/db/adapter";
+import { PRISMA_FILES, writePostgresSchema } from "./lib/db/schemaFiles";
+import { databaseUrl, providerOf } from "./lib/db/url";
+
+const provider = providerOf(databaseUrl());
+if (provider === "postgresql") writePostgresSchema();
 
 // The schema reads env("DATABASE_URL"); without a value the CLI falls back to downloading engines.
 process.env.DATABASE_URL ??= databaseUrl();
@@ -10,9 +16,10 @@ process.env.DATABASE_URL ??= databaseUrl();
 export default defineConfig({
   engine: "js",
   experimental: { adapter: true },
-  schema: "prisma/schema.prisma",
-  migrations: { path: "prisma/migrations" },
+  schema: PRISMA_FILES[provider].schema,
+  migrations: { path: PRISMA_FILES[provider].migrations },
   async adapter() {
-    return createAdapterFactory(databaseUrl());
+    // The CLI never closes its pool: idle connections must go quickly or they hold the process ~10 s.
+    return createAdapterFactory(databaseUrl(), undefined, { idleTimeoutMillis: 50 });
   },
 });

@@ -6,6 +6,7 @@ export default defineConfig({
   test: {
     include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts"],
     environment: "node",
+    globalSetup: ["tests/support/globalSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     // Integration suites each start their own server; keep them from competing for 2 cores.

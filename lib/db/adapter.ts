@@ -1,18 +1,20 @@
 import fs from "node:fs";
 import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
 import type BetterSqlite3 from "better-sqlite3";
-import { sqliteFilePath } from "./url";
+import pg from "pg";
+import { providerOf, sqliteFilePath } from "./url";
 
-type SqliteFactory = InstanceType<typeof PrismaBetterSQLite3>;
+type AdapterFactory = PrismaBetterSQLite3 | PrismaPg;
 
 /**
- * The driver adapter factory for a database URL (SQLite now; PostgreSQL comes with issue 6).
+ * The driver adapter factory for a database URL (a `file:` SQLite path or a PostgreSQL URL).
  * `onConnect` receives the SQLite connection Prisma opens, for the plain-SQL hot path.
  */
-export function createAdapterFactory(url: string, onConnect?: (client: BetterSqlite3.Database) => void): SqliteFactory {
-  const file = sqliteFilePath(url);
-  if (!file) throw new Error(`DATABASE_URL: unsupported database URL (expected file:…): ${url.split(":")[0]}:…`);
+export function createAdapterFactory(url: string, onConnect?: (client: BetterSqlite3.Database) => void, pool: pg.PoolConfig = {}): AdapterFactory {
+  if (providerOf(url) === "postgresql") return postgresFactory(url, pool);
+  const file = sqliteFilePath(url)!;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const factory = new PrismaBetterSQLite3({ url: file, timeout: 10_000 });
   if (!onConnect) return factory;
@@ -23,4 +25,34 @@ export function createAdapterFactory(url: string, onConnect?: (client: BetterSql
     return adapter;
   };
   return factory;
+}
+
+function postgresFactory(url: string, pool: pg.PoolConfig): PrismaPg {
+  const max = Number(process.env.SIGHTDESK_PG_POOL_SIZE) || 10;
+  return new PrismaPg({ connectionString: url, max, Client: CatalogTypesAsTextClient, ...pool });
+}
+
+// prisma/orm#27403: the migration engine cannot read the catalog types `name` and `"char"` (nor
+// their arrays) that its introspection queries return. Reporting them as text fixes migrations;
+// the app's own queries never select them, so reporting them as text changes nothing else.
+const AS_TEXT: Record<number, number> = { 19: 25, 18: 25, 1003: 1009, 1002: 1009 };
+
+type Fields = { fields?: { dataTypeID: number }[] };
+function reportCatalogTypesAsText<T>(result: T): T {
+  for (const field of (result as Fields)?.fields ?? []) field.dataTypeID = AS_TEXT[field.dataTypeID] ?? field.dataTypeID;
+  return result;
+}
+
+class CatalogTypesAsTextClient extends pg.Client {
+  // pg's query() has many overloads (promise or callback); both paths go through the same fix.
+  query(...args: unknown[]): never {
+    const last = args[args.length - 1];
+    if (typeof last === "function") {
+      const callback = last as (err: Error | null, res?: unknown) => void;
+      args[args.length - 1] = (err: Error | null, res?: unknown) => callback(err, err ? res : reportCatalogTypesAsText(res));
+      return (super.query as (...a: unknown[]) => never)(...args);
+    }
+    const result = (super.query as (...a: unknown[]) => unknown)(...args);
+    return (result instanceof Promise ? result.then(reportCatalogTypesAsText) : result) as never;
+  }
 }

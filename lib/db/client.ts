@@ -1,13 +1,21 @@
 import { PrismaClient } from "./generated/client";
+import { PrismaClient as PostgresPrismaClient } from "./generated-pg/client";
 import { createAdapterFactory } from "./adapter";
-import { registerSqliteClient } from "./sql";
-import { databaseUrl } from "./url";
+import { registerDialect, registerSqliteClient } from "./sql";
+import { databaseUrl, providerOf } from "./url";
 
+// Both generated clients come from the same models, so they share one API; the SQLite client's
+// types stand for both.
 export type Db = PrismaClient;
 /** A client or an interactive transaction: what query functions take. */
 export type DbTx = Omit<PrismaClient, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
 
 export function createDb(url = databaseUrl()): Db {
+  if (providerOf(url) === "postgresql") {
+    const pg = new PostgresPrismaClient({ adapter: createAdapterFactory(url) }) as unknown as Db;
+    registerDialect(pg, "postgres");
+    return pg;
+  }
   let db: Db | null = null;
   db = new PrismaClient({
     adapter: createAdapterFactory(url, (client) => {
@@ -19,6 +27,7 @@ export function createDb(url = databaseUrl()): Db {
       if (db) registerSqliteClient(db, client);
     }),
   });
+  registerDialect(db, "sqlite");
   return db;
 }
 

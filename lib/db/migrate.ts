@@ -1,13 +1,16 @@
 // Applies the committed migrations with `prisma migrate deploy` (the WebAssembly engine works
-// offline, see STACK.md), then sets the SQLite pragmas that persist in the file.
+// offline, see STACK.md): prisma.config.ts picks the migration folder of the URL's provider.
 import { spawnSync } from "node:child_process";
 import path from "node:path";
+import pg from "pg";
 import { createDb } from "./client";
-import { databaseUrl } from "./url";
+import { databaseUrl, providerOf, redactedUrl } from "./url";
 
 const PRISMA_CLI = path.join(process.cwd(), "node_modules", "prisma", "build", "index.js");
 
 export async function migrate(url = databaseUrl()): Promise<void> {
+  const provider = providerOf(url);
+  if (provider === "postgresql") await ensurePostgresDatabase(url);
   const run = spawnSync(process.execPath, [PRISMA_CLI, "migrate", "deploy"], {
     env: { ...process.env, DATABASE_URL: url, CHECKPOINT_DISABLE: "1", PRISMA_HIDE_UPDATE_MESSAGE: "1" },
     encoding: "utf8",
@@ -15,7 +18,7 @@ export async function migrate(url = databaseUrl()): Promise<void> {
   if (run.status !== 0) {
     throw new Error(`Database migration failed:\n${run.stdout}\n${run.stderr}`);
   }
-  if (url.startsWith("file:")) {
+  if (provider === "sqlite") {
     const db = createDb(url);
     try {
       // WAL lets readers work while ingest writes; it is a property of the file.
@@ -23,5 +26,23 @@ export async function migrate(url = databaseUrl()): Promise<void> {
     } finally {
       await db.$disconnect();
     }
+  }
+}
+
+/** Creates the URL's database when the server has none of that name (first start on a new server). */
+async function ensurePostgresDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1)) || "postgres";
+  const admin = new URL(url);
+  admin.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: admin.toString() });
+  try {
+    await client.connect();
+    const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (!found.rowCount) await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+  } catch (e) {
+    throw new Error(`DATABASE_URL: cannot prepare database "${name}" at ${redactedUrl(url)}: ${(e as Error).message}`);
+  } finally {
+    await client.end().catch(() => {});
   }
 }

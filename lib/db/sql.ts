@@ -3,7 +3,6 @@
 // statements, no per-query ORM overhead); elsewhere they go through Prisma's raw queries.
 import type BetterSqlite3 from "better-sqlite3";
 import type { Db, DbTx } from "./client";
-import { databaseUrl } from "./url";
 
 export type Row = Record<string, unknown>;
 
@@ -17,7 +16,18 @@ export interface Sql {
 // (instrumentation and route bundles), while the client is shared.
 const SQLITE_CLIENT = Symbol.for("sightdesk.sqliteClient");
 const SQLITE_SQL = Symbol.for("sightdesk.sqliteSql");
-type WithSqlite = { [SQLITE_CLIENT]?: BetterSqlite3.Database; [SQLITE_SQL]?: Sql };
+const DIALECT = Symbol.for("sightdesk.dialect");
+type WithSqlite = { [SQLITE_CLIENT]?: BetterSqlite3.Database; [SQLITE_SQL]?: Sql; [DIALECT]?: Dialect };
+export type Dialect = Sql["dialect"];
+
+/** Remembers which database a Prisma client talks to (set when the client is created). */
+export function registerDialect(db: object, dialect: Dialect): void {
+  (db as WithSqlite)[DIALECT] = dialect;
+}
+
+export function dialectOf(db: Db): Dialect {
+  return (db as unknown as WithSqlite)[DIALECT] ?? "sqlite";
+}
 
 /** Remembers the SQLite connection behind a Prisma client (set by the adapter factory). */
 export function registerSqliteClient(db: object, client: BetterSqlite3.Database): void {
@@ -86,13 +96,35 @@ function toNumbered(sql: string): string {
 function sqlFor(db: Db, tx: DbTx): Sql {
   const holder = db as unknown as WithSqlite;
   const client = holder[SQLITE_CLIENT];
-  if (!client) return new PrismaSql(tx, /^postgres(ql)?:/.test(databaseUrl()) ? "postgres" : "sqlite");
+  if (!client) return new PrismaSql(tx, dialectOf(db));
   return (holder[SQLITE_SQL] ??= new SqliteSql(client));
 }
 
-/** Runs `fn` in one database transaction, with plain SQL and the Prisma transaction client. */
-export function transaction<T>(db: Db, fn: (sql: Sql, tx: DbTx) => Promise<T>, timeoutMs = 120_000): Promise<T> {
-  return db.$transaction((tx) => fn(sqlFor(db, tx), tx), { maxWait: 30_000, timeout: timeoutMs });
+/**
+ * Runs `fn` in one database transaction, with plain SQL and the Prisma transaction client.
+ * PostgreSQL may abort a transaction that deadlocked with another; it is run again (twice at most).
+ */
+export async function transaction<T>(db: Db, fn: (sql: Sql, tx: DbTx) => Promise<T>, timeoutMs = 120_000): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.$transaction((tx) => fn(sqlFor(db, tx), tx), { maxWait: 30_000, timeout: timeoutMs });
+    } catch (e) {
+      if (attempt >= 3 || !isDeadlock(e)) throw e;
+    }
+  }
+}
+
+const isDeadlock = (e: unknown) => /deadlock detected|could not serialize access/i.test(String((e as Error)?.message ?? e));
+
+/**
+ * Makes transactions that touch the same keys (e.g. one agent process's rows) run one after the
+ * other: on PostgreSQL an advisory lock per key, held to the end of the transaction and taken in
+ * sorted order so two batches never wait on each other in a cycle. SQLite runs one writing
+ * transaction at a time anyway.
+ */
+export async function lockKeys(sql: Sql, keys: Iterable<string>): Promise<void> {
+  if (sql.dialect !== "postgres") return;
+  for (const key of [...new Set(keys)].sort()) await sql.run("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", [key]);
 }
 
 /** `?, ?, ?` for n values. */
@@ -107,5 +139,5 @@ export const asText = (v: unknown): string | null => (v === null || v === undefi
 export function readSql(db: Db): Sql {
   const client = (db as unknown as WithSqlite)[SQLITE_CLIENT];
   if (client) return ((db as unknown as WithSqlite)[SQLITE_SQL] ??= new SqliteSql(client));
-  return new PrismaSql(db, /^postgres(ql)?:/.test(databaseUrl()) ? "postgres" : "sqlite");
+  return new PrismaSql(db, dialectOf(db));
 }

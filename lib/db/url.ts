@@ -12,7 +12,21 @@ export function databaseUrl(): string {
   return `file:${path.join(dataDir(), "sightdesk.db")}`;
 }
 
+/** Prisma's name for the database a URL points at. */
+export type Provider = "sqlite" | "postgresql";
+
+export function providerOf(url: string): Provider {
+  if (url.startsWith("file:")) return "sqlite";
+  if (/^postgres(ql)?:\/\//i.test(url)) return "postgresql";
+  throw new Error(`DATABASE_URL: unsupported database URL "${url.split(":")[0]}:…" (expected file:… or postgresql://…)`);
+}
+
 export function sqliteFilePath(url: string): string | null {
   if (!url.startsWith("file:")) return null;
   return path.resolve(url.slice("file:".length));
+}
+
+/** The URL with its password masked, for logs and the settings page. */
+export function redactedUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]*):[^@/]*@/, "//$1:…@");
 }

@@ -5,7 +5,7 @@ import crypto from "node:crypto";
 import { detectionConfig, type DetectionConfig } from "../config/detection";
 import { existingIds, insertRows } from "../db/bulk";
 import type { Db } from "../db/client";
-import { transaction, type Sql } from "../db/sql";
+import { lockKeys, transaction, type Sql } from "../db/sql";
 import { classifyCall, type CallFacts } from "../detect/call";
 import { detectDeadLoop, pushWindow, summarizeCall } from "../detect/deadLoop";
 import { toolBalance } from "../detect/toolBalance";
@@ -491,6 +491,7 @@ function newToolCallIds(prepared: Prepared[]): string[] {
 export async function ingestCalls(db: Db, calls: NormalizedCall[], cfg: DetectionConfig = detectionConfig()): Promise<IngestResult> {
   const deadLoopSessions: string[] = [];
   const result = await transaction(db, async (sql) => {
+    await lockKeys(sql, calls.map((c) => callKeys(c).sessionId)); // a session's state is read, then rewritten
     const fresh = await freshCalls(sql, calls);
     const result: IngestResult = { received: calls.length, accepted: fresh.length, duplicates: calls.length - fresh.length, interruptions: 0 };
     if (!fresh.length) return result;

@@ -3,6 +3,7 @@
 // event changes nothing.
 import { detectionConfig, type DetectionConfig } from "../config/detection";
 import type { Db, DbTx } from "../db/client";
+import { lockKeys, transaction } from "../db/sql";
 import { judgeToolResult } from "../detect/toolResult";
 import { nowNs } from "../time";
 import { buildInterruption } from "./interruptions";
@@ -138,8 +139,10 @@ async function toolResult(tx: DbTx, e: ToolResultEvent, cfg: DetectionConfig): P
 }
 
 export async function ingestEvents(db: Db, events: LifecycleEvent[], cfg: DetectionConfig = detectionConfig()): Promise<EventResult> {
-  return db.$transaction(
-    async (tx) => {
+  return transaction(
+    db,
+    async (sql, tx) => {
+      await lockKeys(sql, events.map(sessionOf)); // call ingest rewrites the same session rows
       const result: EventResult = { received: events.length, interruptions: 0, withdrawn: 0 };
       for (const e of events) {
         if (e.kind === "process_exit") result.interruptions += await processExit(tx, e, cfg);
@@ -148,6 +151,9 @@ export async function ingestEvents(db: Db, events: LifecycleEvent[], cfg: Detect
       }
       return result;
     },
-    { maxWait: 30_000, timeout: 60_000 },
+    60_000,
   );
 }
+
+const sessionOf = (e: LifecycleEvent): string =>
+  e.kind === "process_exit" ? (e.session_id ?? deriveSessionId(e.agent_name, e.pid, e.host)) : e.session_id;

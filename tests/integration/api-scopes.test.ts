@@ -83,7 +83,7 @@ describe("tokens", () => {
     expect(listed.text).not.toMatch(/"(token|hash|secret)"/);
     expect(listed.text).not.toContain(server.token);
     // stored hashed: the secret never reaches the database file
-    expect(databaseBytes(server).includes(created.token)).toBe(false);
+    expect((await databaseBytes(server)).includes(created.token)).toBe(false);
   });
 
   it("sets last_used_at_ns once a token is used", async () => {

@@ -281,7 +281,7 @@ describe("where the server and token come from", () => {
   });
 
   it("reads the local token file from SIGHTDESK_DATA_DIR", async () => {
-    const r = await cli(["interruption", "list", "--url", server.url], { auth: false, env: { SIGHTDESK_DATA_DIR: server.dataDir } });
+    const r = await cli(["interruption", "list", "--url", server.url], { auth: false, env: server.env });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(auth.interruption_id);

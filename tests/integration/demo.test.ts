@@ -6,12 +6,13 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "@/lib/db/client";
-import { migrate } from "@/lib/db/migrate";
+import { createTestDatabase, type TestDatabase } from "../support/database";
 import { DEMO_BASE_SETTING, loadDemo, type DemoLoadResult } from "@/lib/demo/load";
 import { DEMO_ANTHROPIC_KEY, DEMO_DASHSCOPE_KEY, DEMO_OPENAI_KEY, LEAKED_TEST_KEY, defaultDemoBase, generateDemo, type DemoData } from "@/lib/demo/scenarios";
 import { INTERRUPTION_TYPES } from "@/lib/detect/types";
 
 let dir: string;
+let database: TestDatabase;
 let db: Db;
 let first: DemoLoadResult;
 let data: DemoData;
@@ -19,15 +20,15 @@ let data: DemoData;
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-demo-"));
   process.env.SIGHTDESK_DATA_DIR = dir;
-  const url = `file:${path.join(dir, "sightdesk.db")}`;
-  await migrate(url);
-  db = createDb(url);
+  database = await createTestDatabase("demo");
+  db = createDb(database.url);
   first = await loadDemo(db, defaultDemoBase());
   data = generateDemo(first.baseNs);
 });
 
 afterAll(async () => {
   await db?.$disconnect();
+  await database?.drop();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 

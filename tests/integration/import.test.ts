@@ -62,7 +62,7 @@ describe("sightdesk import agentsight", () => {
   });
 
   it("imports locally into the server's data directory, keeping AgentSight's ids and resolved flags", async () => {
-    const run = await cli(["import", "agentsight", SAMPLE], { SIGHTDESK_DATA_DIR: server.dataDir });
+    const run = await cli(["import", "agentsight", SAMPLE], server.env);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     // the calls are there already (forwarded above): only AgentSight's interruptions are new
@@ -77,7 +77,7 @@ describe("sightdesk import agentsight", () => {
     const crash = await server.api("/api/interruptions/2f76a60ae388e1f29d4780913d2f8e3f");
     expect(await crash.json()).toMatchObject({ interruption_type: "agent_crash", severity: "critical", session_id: null, conversation_id: null });
 
-    const again = await cli(["import", "agentsight", SAMPLE], { SIGHTDESK_DATA_DIR: server.dataDir });
+    const again = await cli(["import", "agentsight", SAMPLE], server.env);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("interruptions: 0 imported, 0 already present");
   });

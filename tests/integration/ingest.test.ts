@@ -1,4 +1,4 @@
-// Ingest against the real server and a real SQLite file: auth, validation, idempotency,
+// Ingest against the real server and a real database (SQLite, or PostgreSQL in CI): auth, validation, idempotency,
 // atomic batches, limits, secrets, and detection end to end.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assistant, call, json, ns, toolCall, toolResponse, uid, user } from "./support/payloads";
@@ -105,6 +105,17 @@ describe("storage", () => {
     expect(llmErrors).toHaveLength(20);
   });
 
+  it("keeps a process's counts exact when its batches and exit arrive at the same time", async () => {
+    const sessionId = uid("parallel");
+    const batches = Array.from({ length: 6 }, (_, b) => Array.from({ length: 5 }, (_, i) => call({ session_id: sessionId, input_tokens: 10, output_tokens: 1 }, (b * 5 + i) * 1000)));
+    const exit = { kind: "process_exit", pid: 4243, agent_name: "TestAgent", host: "test-host", session_id: sessionId, at_ns: ns(60_000), exit_code: 0 };
+    const results = await Promise.all([...batches.map((b) => post("/api/ingest/calls", b)), post("/api/ingest/events", [exit])]);
+    expect(results.map((r) => r.status)).toEqual(Array(7).fill(200));
+    const res = await server.api(`/api/sessions/${sessionId}`);
+    const session = (await res.json()) as { call_count: number; input_tokens: number; exit_code: number | null };
+    expect(session).toMatchObject({ call_count: 30, input_tokens: 300, exit_code: 0 });
+  });
+
   it("never stores API keys or authorization headers", async () => {
     const sessionId = uid("secrets");
     const secretKey = "sk-live-SECRETSECRETSECRET1234567890";
@@ -127,7 +138,7 @@ describe("storage", () => {
     await post("/api/ingest/calls", call({ session_id: sessionId, extra_headers: { Authorization: `Bearer ${secretKey}` }, status_code: 500, error: `auth header was Bearer ${secretKey}` }));
     const types = (await sessionInterruptions(sessionId)).map((r) => r.interruption_type);
     expect(types).toContain("auth_error");
-    const bytes = databaseBytes(server);
+    const bytes = await databaseBytes(server);
     for (const secret of [secretKey, "XAPIKEYSECRET99887766", "COOKIESECRET5544", "QUERYSECRET123456"]) {
       expect(bytes.includes(secret), `${secret} reached the database`).toBe(false);
     }

@@ -78,15 +78,15 @@ function withCookie(cookie: string, route: string, init: RequestInit = {}): Prom
 
 type Run = { code: number; stdout: string; stderr: string };
 
-/** `sightdesk user create …` on the server's data directory (no server URL or token involved). */
-function cli(args: string[], env: Record<string, string> = {}, dataDir = server.dataDir): Promise<Run> {
+/** `sightdesk user create …` on the server's data (no server URL or token involved). */
+function cli(args: string[], env: Record<string, string> = {}, data: Record<string, string> = server.env): Promise<Run> {
   const base: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
   for (const k of Object.keys(base)) if (k.startsWith("SIGHTDESK_")) delete base[k];
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       [BIN, "user", "create", ...args],
-      { cwd, env: { ...base, SIGHTDESK_DATA_DIR: dataDir, DATABASE_URL: "", ...env }, timeout: 60_000 },
+      { cwd, env: { ...base, ...data, ...env }, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr }),
     );
   });
@@ -293,11 +293,11 @@ describe("sightdesk user create", { timeout: 120_000 }, () => {
   it("creates the first admin in a data directory no server has used yet", async () => {
     const fresh = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-users-fresh-"));
     try {
-      const r = await cli(["--email", "first@example.com", "--role", "admin"], { SIGHTDESK_USER_PASSWORD: "first-admin-1" }, fresh);
+      const r = await cli(["--email", "first@example.com", "--role", "admin"], { SIGHTDESK_USER_PASSWORD: "first-admin-1" }, { SIGHTDESK_DATA_DIR: fresh, DATABASE_URL: "" });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain("Created admin first@example.com");
       expect(fs.existsSync(path.join(fresh, "sightdesk.db"))).toBe(true);
-      const again = await cli(["--email", "first@example.com", "--role", "admin"], { SIGHTDESK_USER_PASSWORD: "first-admin-1" }, fresh);
+      const again = await cli(["--email", "first@example.com", "--role", "admin"], { SIGHTDESK_USER_PASSWORD: "first-admin-1" }, { SIGHTDESK_DATA_DIR: fresh, DATABASE_URL: "" });
       expect(again.code).toBe(1);
     } finally {
       fs.rmSync(fresh, { recursive: true, force: true });

@@ -1,17 +1,14 @@
 // The alert worker driven by hand: injected clock and fetch, one tick at a time, on a fresh
 // SQLite file. Covers queueing, dedupe, regression, backoff to failure and disabled webhooks.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AlertWorker } from "@/lib/alerts/worker";
 import { createWebhook } from "@/lib/alerts/webhooks";
 import { createDb, type Db } from "@/lib/db/client";
-import { migrate } from "@/lib/db/migrate";
+import { createTestDatabase, type TestDatabase } from "../support/database";
 
 const SEC = 1_000_000_000n;
 let db: Db;
-let dir: string;
+let database: TestDatabase;
 let clock = 1_800_000_000n * SEC;
 const now = () => clock;
 const sent: { url: string; body: string }[] = [];
@@ -23,14 +20,12 @@ const fetchStub = async (url: string, init: RequestInit) => {
 let seq = 0;
 
 beforeAll(async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-alerts-"));
-  const url = `file:${path.join(dir, "t.db")}`;
-  await migrate(url);
-  db = createDb(url);
+  database = await createTestDatabase("alerts");
+  db = createDb(database.url);
 }, 60_000);
 afterAll(async () => {
   await db?.$disconnect();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await database?.drop();
 });
 
 async function interruption(fields: { agentName: string; severity?: string; type?: string; fingerprint?: string; status?: string; resolvedAtNs?: bigint }) {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentsight } from "@/lib/cli/commands/import";
 import { UsageError } from "@/lib/cli/errors";
 import { createDb, type Db } from "@/lib/db/client";
-import { migrate } from "@/lib/db/migrate";
+import { createTestDatabase } from "../support/database";
 import { AgentSightImporter, follow, IMPORT_ACTOR, type ImportStats } from "@/lib/import/agentsight";
 import { mapCall } from "@/lib/import/agentsightMap";
 import { AgentSightSource, SourceError } from "@/lib/import/agentsightSource";
@@ -63,10 +63,9 @@ afterAll(async () => {
 });
 
 async function freshDb(name: string): Promise<Db> {
-  const url = `file:${path.join(tmp, `${name}.db`)}`;
-  await migrate(url);
-  const db = createDb(url);
-  cleanups.push(() => db.$disconnect());
+  const database = await createTestDatabase(name);
+  const db = createDb(database.url);
+  cleanups.push(() => database.drop(), () => db.$disconnect());
   return db;
 }
 

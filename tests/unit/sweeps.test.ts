@@ -1,4 +1,4 @@
-// The sweep on real SQLite files, with a clock the test controls: retention by age, the size
+// The sweep on a real database (SQLite, or PostgreSQL with TEST_DATABASE_URL), with a clock the test controls: retention by age, the size
 // cap (resolved first, then oldest, space reclaimed) and unsettled turns (SPEC §3.5).
 import fs from "node:fs";
 import os from "node:os";
@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { configDefaults } from "@/lib/config/load";
 import { createDb, type Db } from "@/lib/db/client";
 import { migrate } from "@/lib/db/migrate";
+import { createTestDatabase } from "../support/database";
 import { interruptionId } from "@/lib/ingest/keys";
 import { ingestCalls } from "@/lib/ingest/storeCalls";
 import { ingestEvents } from "@/lib/ingest/storeEvents";
@@ -22,12 +23,24 @@ const MB = 1024 * 1024;
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-sweeps-"));
 const open: Db[] = [];
+const drops: Array<() => Promise<void>> = [];
 afterAll(async () => {
   for (const db of open) await db.$disconnect();
+  for (const drop of drops) await drop();
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-async function fresh(name: string): Promise<{ db: Db; file: string }> {
+/** A database of the suite's kind (TEST_DATABASE_URL), dropped after the file. */
+async function fresh(name: string): Promise<{ db: Db }> {
+  const database = await createTestDatabase(name);
+  drops.push(database.drop);
+  const db = createDb(database.url);
+  open.push(db);
+  return { db };
+}
+
+/** The size cap measures and reclaims the SQLite file itself: always on SQLite. */
+async function freshSqlite(name: string): Promise<{ db: Db; file: string }> {
   const file = path.join(root, `${name}.db`);
   await migrate(`file:${file}`);
   const db = createDb(`file:${file}`);
@@ -107,7 +120,7 @@ describe("retention", () => {
 
 describe("size cap", () => {
   it("trims resolved interruptions first, then the oldest data, and the file shrinks under the cap", async () => {
-    const { db, file } = await fresh("sizecap");
+    const { db, file } = await freshSqlite("sizecap");
     const filler = (i: number) => `${i} `.repeat(1500); // ~3–6 KB of text per call
     const N = 600;
     for (let b = 0; b < N; b += 100) {

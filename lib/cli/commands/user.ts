@@ -14,7 +14,8 @@ import { ROLES, type Role } from "../../auth/roles";
 import { createUser, MIN_PASSWORD_LENGTH } from "../../auth/users";
 import { createDb } from "../../db/client";
 import { migrate } from "../../db/migrate";
-import { databaseUrl, sqliteFilePath } from "../../db/url";
+import { PRISMA_FILES } from "../../db/schemaFiles";
+import { databaseUrl, providerOf, sqliteFilePath } from "../../db/url";
 import { CliError, EXIT_REQUEST, UsageError } from "../errors";
 import { safeLine } from "../format";
 import { type Io, line } from "../io";
@@ -110,7 +111,7 @@ async function upToDate(url: string, root: string | null): Promise<boolean> {
   if (!root) return false;
   let wanted: string[];
   try {
-    wanted = fs.readdirSync(path.join(root, "prisma", "migrations"), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    wanted = fs.readdirSync(path.join(root, PRISMA_FILES[providerOf(url)].migrations), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
   } catch {
     return false;
   }

@@ -5,13 +5,17 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { migrate } from "@/lib/db/migrate";
+import pg from "pg";
+import { createTestDatabase } from "../../support/database";
 
 export type TestServer = {
   url: string;
   token: string;
   dataDir: string;
-  dbFile: string;
+  /** The server's database and the environment that points a CLI at the same data. */
+  databaseUrl: string;
+  env: { SIGHTDESK_DATA_DIR: string; DATABASE_URL: string };
+  dbFile: string | null;
   api: (route: string, init?: RequestInit & { token?: string | null }) => Promise<Response>;
   stop: () => Promise<void>;
 };
@@ -50,14 +54,14 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     throw new Error("No production build: run `npm run build` first (npm test does).");
   }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-test-"));
-  const dbFile = path.join(dataDir, "sightdesk.db");
-  await migrate(`file:${dbFile}`);
+  const database = await createTestDatabase("server");
+  const serverEnv = { SIGHTDESK_DATA_DIR: dataDir, DATABASE_URL: database.url };
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let output = "";
   const child = spawn(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: ROOT,
-    env: { ...process.env, SIGHTDESK_DATA_DIR: dataDir, DATABASE_URL: "", NODE_ENV: "production", ...env },
+    env: { ...process.env, ...serverEnv, NODE_ENV: "production", ...env },
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -81,15 +85,35 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
       await new Promise((r) => child.once("exit", r));
     }
     fs.rmSync(dataDir, { recursive: true, force: true });
+    await database.drop();
   };
-  return { url, token, dataDir, dbFile, api, stop };
+  return { url, token, dataDir, databaseUrl: database.url, env: serverEnv, dbFile: database.file, api, stop };
 }
 
-/** The raw bytes of the database (file and WAL), to prove a secret was never written. */
-export function databaseBytes(server: TestServer): string {
-  return ["", "-wal"]
-    .map((suffix) => server.dbFile + suffix)
-    .filter((f) => fs.existsSync(f))
-    .map((f) => fs.readFileSync(f).toString("latin1"))
-    .join("");
+/**
+ * Everything the database holds, to prove a secret was never written: the raw bytes of the
+ * SQLite file and its WAL, or every row of every PostgreSQL table as text.
+ */
+export async function databaseBytes(server: TestServer): Promise<string> {
+  const file = server.dbFile;
+  if (file) {
+    return ["", "-wal"]
+      .map((suffix) => file + suffix)
+      .filter((f) => fs.existsSync(f))
+      .map((f) => fs.readFileSync(f).toString("latin1"))
+      .join("");
+  }
+  const client = new pg.Client({ connectionString: server.databaseUrl });
+  await client.connect();
+  try {
+    const tables = await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'");
+    const dumps = [];
+    for (const { name } of tables.rows) {
+      const rows = await client.query(`SELECT t::text AS row FROM "${name}" t`);
+      dumps.push(...rows.rows.map((r) => String(r.row)));
+    }
+    return dumps.join("\n");
+  } finally {
+    await client.end();
+  }
 }
