@@ -164,7 +164,11 @@ Re-running is a no-op.`,
     .description("forward an AgentSight directory's calls to a server, and take its dead-loop terminate requests")
     .argument("<dir>", "the AgentSight data directory")
     .option("--interval <secs>", "seconds between polls", importer.parseInterval, importer.DEFAULT_INTERVAL_SECS)
-    .option("--listen <host:port>", `where the control listener listens (default: ${forwarder.DEFAULT_LISTEN}, a free port)`, forwarder.parseListen, forwarder.parseListen(forwarder.DEFAULT_LISTEN))
+    .addOption(
+      new Option("--listen <host:port>", "where the control listener listens")
+        .argParser(forwarder.parseListen)
+        .default(forwarder.parseListen(forwarder.DEFAULT_LISTEN), `${forwarder.DEFAULT_LISTEN}, a free port`),
+    )
     .option("--advertise <url>", "the listener's URL as the server reaches it (default: the listen address)", forwarder.parseAdvertise)
     .option("--host <name>", "this host's name, given to calls that have none (default: the OS host name)", parseNonEmpty)
     .option("--json", "print the counts as JSON")

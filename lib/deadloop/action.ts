@@ -125,7 +125,7 @@ export class DeadLoopAction {
       outcome = sent.ok ? { id, signal, status: "sent", result: answerOf(sent.response) } : { id, signal, status: "failed", result: sent.error ?? "failed" };
       await db.terminateRequest.update({ where: { id }, data: { status: outcome.status, result: outcome.result, completedAtNs: nowNs() } });
     }
-    const where_ = `pid ${pid ?? "?"}${host ? ` on ${host}` : ""}`;
+    const target = `pid ${pid ?? "?"}${host ? ` on ${host}` : ""}`;
     await db.interruptionActivity.create({
       data: {
         interruptionId: latest.id,
@@ -133,11 +133,11 @@ export class DeadLoopAction {
         action: "terminate",
         before: null,
         after: JSON.stringify({ signal, pid, host, detections, status: outcome.status, result: outcome.result }),
-        note: `${signal} for ${where_} after ${detections} dead-loop detections: ${outcome.status === "sent" ? outcome.result : `not sent: ${outcome.result}`}`,
+        note: `${signal} for ${target} after ${detections} dead-loop detections: ${outcome.status === "sent" ? outcome.result : `not sent: ${outcome.result}`}`,
         atNs: nowNs(),
       },
     });
-    if (outcome.status === "failed") this.log(`${signal} for ${where_} (session ${sessionId}) failed: ${outcome.result}`);
+    if (outcome.status === "failed") this.log(`${signal} for ${target} (session ${sessionId}) failed: ${outcome.result}`);
     return outcome;
   }
 }

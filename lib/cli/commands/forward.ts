@@ -12,7 +12,7 @@ import { resolveConnection } from "../config";
 import { CliError } from "../errors";
 import { safeLine } from "../format";
 import { line } from "../io";
-import { agentsight, stamp, type ImportDeps } from "./import";
+import { agentsight, openSource, stamp, type ImportDeps } from "./import";
 
 export type Listen = { host: string; port: number };
 export type ForwardOptions = { interval: number; listen: Listen; advertise?: string; host?: string; json?: boolean };
@@ -69,6 +69,7 @@ function keepRegistered(client: SightDeskClient, body: { host: string; url: stri
 }
 
 export async function forward(dir: string, opts: ForwardOptions, deps: ImportDeps): Promise<void> {
+  openSource(dir).close(); // a wrong directory fails before anything listens or registers
   const client = new SightDeskClient(resolveConnection(deps.global, deps.env ?? process.env));
   const host = opts.host ?? os.hostname();
   const processes = new ForwardedProcesses(host);

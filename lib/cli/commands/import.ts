@@ -51,16 +51,20 @@ function summary(stats: ImportStats, remote: boolean): string[] {
 
 export const stamp = () => new Date().toISOString().slice(11, 19);
 
-export async function agentsight(dir: string, opts: AgentSightOptions, deps: ImportDeps): Promise<void> {
-  const { io } = deps;
-  const env = deps.env ?? process.env;
-  let source: AgentSightSource;
+/** Opens an AgentSight directory; an unusable one is a usage error (exit 2). */
+export function openSource(dir: string): AgentSightSource {
   try {
-    source = AgentSightSource.open(dir);
+    return AgentSightSource.open(dir);
   } catch (e) {
     if (e instanceof SourceError) throw new UsageError(e.message);
     throw e;
   }
+}
+
+export async function agentsight(dir: string, opts: AgentSightOptions, deps: ImportDeps): Promise<void> {
+  const { io } = deps;
+  const env = deps.env ?? process.env;
+  const source = openSource(dir);
   let db: Db | null = null;
   try {
     if (!source.genai) line(io.err, `warning: no ${GENAI_FILE} in ${source.dir}: importing interruptions only`);
