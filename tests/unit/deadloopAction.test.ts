@@ -1,13 +1,10 @@
 // The dead-loop action (SPEC §7): the decision (detections → nothing / SIGTERM / SIGKILL), the
 // signed request and the forwarder's checks, and the server side against a real SQLite database
 // with a fake forwarder: one request per signal, recorded, visible in the interruption's activity.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signBody } from "@/lib/alerts/rules";
 import { createDb, type Db } from "@/lib/db/client";
-import { migrate } from "@/lib/db/migrate";
+import { createTestDatabase, type TestDatabase } from "../support/database";
 import { DeadLoopAction, DEADLOOP_ACTOR } from "@/lib/deadloop/action";
 import { ForwardedProcesses, startControl, type ControlServer } from "@/lib/deadloop/control";
 import { registerForwarder } from "@/lib/deadloop/forwarders";
@@ -142,17 +139,15 @@ describe("the forwarder's control listener", () => {
 });
 
 describe("DeadLoopAction (server side)", () => {
-  let tmp: string;
+  let database: TestDatabase;
   let db: Db;
   beforeAll(async () => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-deadloop-"));
-    const url = `file:${path.join(tmp, "t.db")}`;
-    await migrate(url);
-    db = createDb(url);
+    database = await createTestDatabase("deadloop");
+    db = createDb(database.url);
   });
   afterAll(async () => {
     await db?.$disconnect();
-    fs.rmSync(tmp, { recursive: true, force: true });
+    await database?.drop();
   });
 
   const BASE = BigInt(Date.now() - 3_600_000) * 1_000_000n;
