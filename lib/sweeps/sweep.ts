@@ -12,19 +12,19 @@
 //     Message row is shared by every later call of its conversation), then the conversation;
 //   - sessions last seen (and exited, if they did) before it.
 //   Content-addressed blobs (system prompts, tool definitions) are shared and small; they stay.
-// Size cap (SQLite only): when the file plus its WAL exceed max_db_size_mb, delete the oldest
-//   resolved interruptions, then apply retention with a cutoff moving forward over the oldest
-//   calls and interruptions, until the live pages fit in 90 % of the cap; then VACUUM and
-//   truncate the WAL so the space goes back to the file system.
+// Size cap: when the database (storage.ts says how each kind is measured) exceeds
+//   max_db_size_mb, delete the oldest resolved interruptions, then apply retention with a cutoff
+//   moving forward over the oldest calls and interruptions, until the live data fits in 90 % of
+//   the cap; then reclaim (VACUUM) so the space goes back to the file system.
 // Unsettled turns: a turn with calls, no turn_end and no activity for stale_turn_minutes gets
 //   one state_machine_error {rule: "unsettled_turn"} (deterministic id: never duplicated). Only
 //   turns of sessions that have reported at least one turn_end are judged: an agent that never
 //   sends turn_end events cannot be told apart from one whose turns all hang.
-import fs from "node:fs";
 import type { SightDeskConfig } from "../config/load";
 import type { Db } from "../db/client";
 import { buildInterruption } from "../ingest/interruptions";
 import { interruptionId } from "../ingest/keys";
+import { storageMeter, type Deleted, type StorageMeter } from "./storage";
 
 export const BATCH = 1000;
 const NS_PER_SEC = 1_000_000_000n;
@@ -48,7 +48,7 @@ export type DeleteCounts = {
 export type SweepResult = {
   retention: DeleteCounts;
   sizeCap: {
-    /** file + WAL bytes before and after; null when the database is not a SQLite file */
+    /** database bytes before and after (storage.ts); null for an in-memory database */
     bytesBefore: number | null;
     bytesAfter: number | null;
     resolvedInterruptions: number;
@@ -143,43 +143,7 @@ export async function deleteOlderThan(db: Db, cutoff: bigint): Promise<DeleteCou
 }
 
 // ---------------------------------------------------------------------------------------------
-// Size cap (SQLite)
-
-type SqliteSize = { file: string; pageSize: number };
-
-async function sqliteFile(db: Db): Promise<SqliteSize | null> {
-  try {
-    const list = await db.$queryRawUnsafe<{ name: string; file: string }[]>("PRAGMA database_list");
-    const main = list.find((d) => d.name === "main");
-    if (!main?.file) return null;
-    const [{ page_size }] = await db.$queryRawUnsafe<{ page_size: number | bigint }[]>("PRAGMA page_size");
-    return { file: main.file, pageSize: Number(page_size) };
-  } catch {
-    return null; // not SQLite
-  }
-}
-
-const statSize = (file: string) => {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
-  }
-};
-
-/** Bytes on disk: the database file and its write-ahead log. */
-export const diskBytes = (file: string) => statSize(file) + statSize(`${file}-wal`);
-
-/** Bytes in pages that hold data (free pages excluded): what VACUUM would leave. */
-async function liveBytes(db: Db, pageSize: number): Promise<number> {
-  const [{ page_count }] = await db.$queryRawUnsafe<{ page_count: number | bigint }[]>("PRAGMA page_count");
-  const [{ freelist_count }] = await db.$queryRawUnsafe<{ freelist_count: number | bigint }[]>("PRAGMA freelist_count");
-  return (Number(page_count) - Number(freelist_count)) * pageSize;
-}
-
-async function checkpoint(db: Db): Promise<void> {
-  await db.$queryRawUnsafe("PRAGMA wal_checkpoint(TRUNCATE)").catch(() => undefined);
-}
+// Size cap
 
 /**
  * The timestamp just past the oldest `share` of the calls (at most BATCH of them, at least one),
@@ -199,45 +163,64 @@ async function nextCutoff(db: Db, share: number): Promise<bigint | null> {
   return row.lastSeenNs + 1n;
 }
 
+/** Rows deleted per table, as the storage meter counts them. */
+const byTable = (c: DeleteCounts): Deleted => ({
+  Interruption: c.interruptions, Call: c.calls, ToolCall: c.toolCalls, Message: c.messages, Turn: c.turns, Conversation: c.conversations, Session: c.sessions,
+});
+
+const RECLAIM_ROUNDS = 3;
+
+/** Deletes the oldest resolved interruptions, then the oldest data, until the live data fits `target`. */
+async function trimTo(db: Db, meter: StorageMeter, target: number): Promise<{ resolvedInterruptions: number; rows: DeleteCounts }> {
+  await meter.prepare();
+  let resolvedInterruptions = 0;
+  let rows = zero();
+  const deleted = () => byTable(add(rows, { ...zero(), interruptions: resolvedInterruptions }));
+  // 1. the oldest resolved interruptions
+  while ((await meter.liveBytes(deleted())) > target) {
+    const n = await db.$transaction(async (tx) => {
+      const found = await tx.interruption.findMany({ where: { status: "resolved" }, select: { id: true }, orderBy: { occurredAtNs: "asc" }, take: BATCH });
+      if (found.length) await tx.interruption.deleteMany({ where: { id: { in: ids(found) } } });
+      return found.length;
+    });
+    resolvedInterruptions += n;
+    if (n < BATCH) break;
+  }
+  // 2. then the oldest of everything, a cutoff moving forward BATCH calls at a time
+  for (let live = await meter.liveBytes(deleted()); live > target; live = await meter.liveBytes(deleted())) {
+    // drop about the share of rows that is over the target, oldest first, then measure again
+    const cutoff = await nextCutoff(db, (live - target) / live);
+    if (cutoff === null) break;
+    const more = await deleteOlderThan(db, cutoff);
+    rows = add(rows, more);
+    if (Object.values(more).every((v) => v === 0)) break; // nothing left that can go
+  }
+  return { resolvedInterruptions, rows };
+}
+
 export async function enforceSizeCap(db: Db, maxDbSizeMb: number): Promise<SweepResult["sizeCap"]> {
   const out: SweepResult["sizeCap"] = { bytesBefore: null, bytesAfter: null, resolvedInterruptions: 0, trimmed: zero(), vacuumed: false };
-  const sqlite = await sqliteFile(db);
-  if (!sqlite) return out;
+  const meter = await storageMeter(db);
+  if (!meter) return out;
   const cap = maxDbSizeMb * MB;
   const target = Math.floor(cap * 0.9);
-  out.bytesBefore = diskBytes(sqlite.file);
+  out.bytesBefore = await meter.bytes();
   if (out.bytesBefore <= cap) {
     out.bytesAfter = out.bytesBefore;
     return out;
   }
-  await checkpoint(db); // a large WAL alone may be what is over the cap
-  // 1. the oldest resolved interruptions
-  while ((await liveBytes(db, sqlite.pageSize)) > target) {
-    const n = await db.$transaction(async (tx) => {
-      const rows = await tx.interruption.findMany({ where: { status: "resolved" }, select: { id: true }, orderBy: { occurredAtNs: "asc" }, take: BATCH });
-      if (rows.length) await tx.interruption.deleteMany({ where: { id: { in: ids(rows) } } });
-      return rows.length;
-    });
-    out.resolvedInterruptions += n;
-    if (n < BATCH) break;
+  // PostgreSQL's live size is an estimate: when reclaiming leaves it over the cap, measure again
+  for (let round = 0; round < RECLAIM_ROUNDS && (await meter.bytes()) > cap; round++) {
+    const trimmed = await trimTo(db, meter, target);
+    out.resolvedInterruptions += trimmed.resolvedInterruptions;
+    out.trimmed = add(out.trimmed, trimmed.rows);
+    // give the free space back to the file system
+    if ((await meter.bytes()) > cap) {
+      await meter.reclaim(byTable(add(trimmed.rows, { ...zero(), interruptions: trimmed.resolvedInterruptions })));
+      out.vacuumed = true;
+    }
   }
-  // 2. then the oldest of everything, a cutoff moving forward BATCH calls at a time
-  for (let live = await liveBytes(db, sqlite.pageSize); live > target; live = await liveBytes(db, sqlite.pageSize)) {
-    // drop about the share of rows that is over the target, oldest first, then measure again
-    const cutoff = await nextCutoff(db, (live - target) / live);
-    if (cutoff === null) break;
-    const deleted = await deleteOlderThan(db, cutoff);
-    out.trimmed = add(out.trimmed, deleted);
-    if (Object.values(deleted).every((v) => v === 0)) break; // nothing left that can go
-  }
-  // 3. give the free pages back to the file system
-  if (diskBytes(sqlite.file) > cap) {
-    await checkpoint(db);
-    await db.$executeRawUnsafe("VACUUM");
-    await checkpoint(db);
-    out.vacuumed = true;
-  }
-  out.bytesAfter = diskBytes(sqlite.file);
+  out.bytesAfter = await meter.bytes();
   return out;
 }
 

@@ -1,0 +1,87 @@
+// What the size cap measures and how it gives space back, per database (used by sweep.ts).
+//   SQLite: the file plus its WAL; live bytes = pages in use; VACUUM returns free pages.
+//   PostgreSQL: the on-disk size of SightDesk's tables with their indexes and TOAST; live bytes
+//   are estimated from each table's share of rows deleted so far; VACUUM FULL of the tables
+//   that lost rows returns the space (a short exclusive lock per table — like SQLite's VACUUM,
+//   it runs only when the cap was exceeded).
+import fs from "node:fs";
+import type { Db } from "../db/client";
+import { dialectOf } from "../db/sql";
+
+/** Rows deleted per table (Prisma model names, e.g. "Call"). */
+export type Deleted = Record<string, number>;
+
+export interface StorageMeter {
+  /** Bytes the cap is compared with. */
+  bytes(): Promise<number>;
+  /** Called once before trimming, when the cap is exceeded. */
+  prepare(): Promise<void>;
+  /** Bytes live rows would occupy once `deleted` is reclaimed. */
+  liveBytes(deleted: Deleted): Promise<number>;
+  /** Gives the space of deleted rows back to the file system. */
+  reclaim(deleted: Deleted): Promise<void>;
+}
+
+const statSize = (file: string) => {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+};
+
+/** Bytes on disk of a SQLite database: the file and its write-ahead log. */
+export const diskBytes = (file: string) => statSize(file) + statSize(`${file}-wal`);
+
+const pragmaNumber = async (db: Db, pragma: string) => Number(Object.values((await db.$queryRawUnsafe<Record<string, unknown>[]>(`PRAGMA ${pragma}`))[0])[0]);
+
+async function sqliteMeter(db: Db): Promise<StorageMeter | null> {
+  const list = await db.$queryRawUnsafe<{ name: string; file: string }[]>("PRAGMA database_list");
+  const file = list.find((d) => d.name === "main")?.file;
+  if (!file) return null; // in-memory
+  const pageSize = await pragmaNumber(db, "page_size");
+  const checkpoint = () => db.$queryRawUnsafe("PRAGMA wal_checkpoint(TRUNCATE)").catch(() => undefined);
+  return {
+    bytes: async () => diskBytes(file),
+    prepare: async () => void (await checkpoint()), // a large WAL alone may be what is over the cap
+    liveBytes: async () => ((await pragmaNumber(db, "page_count")) - (await pragmaNumber(db, "freelist_count"))) * pageSize,
+    reclaim: async () => {
+      await checkpoint();
+      await db.$executeRawUnsafe("VACUUM");
+      await checkpoint();
+    },
+  };
+}
+
+const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+function postgresMeter(db: Db): StorageMeter {
+  const tables = async () =>
+    (await db.$queryRawUnsafe<{ name: string }[]>("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename <> '_prisma_migrations'")).map((r) => r.name);
+  const sizeOf = async (table: string) => Number((await db.$queryRawUnsafe<{ n: unknown }[]>(`SELECT pg_total_relation_size($1::regclass) AS n`, quoteIdent(table)))[0].n);
+  let before: { table: string; bytes: number; rows: number }[] = [];
+  return {
+    bytes: async () => {
+      let total = 0;
+      for (const table of await tables()) total += await sizeOf(table);
+      return total;
+    },
+    prepare: async () => {
+      before = [];
+      for (const table of await tables()) {
+        const rows = Number((await db.$queryRawUnsafe<{ n: unknown }[]>(`SELECT count(*) AS n FROM ${quoteIdent(table)}`))[0].n);
+        before.push({ table, bytes: await sizeOf(table), rows });
+      }
+    },
+    liveBytes: async (deleted) =>
+      before.reduce((sum, t) => sum + (t.rows ? (t.bytes * Math.max(0, t.rows - (deleted[t.table] ?? 0))) / t.rows : t.bytes), 0),
+    reclaim: async (deleted) => {
+      for (const [table, n] of Object.entries(deleted)) if (n > 0) await db.$executeRawUnsafe(`VACUUM FULL ${quoteIdent(table)}`);
+    },
+  };
+}
+
+/** The meter for the database behind `db`; null when it has no size to cap (in-memory SQLite). */
+export async function storageMeter(db: Db): Promise<StorageMeter | null> {
+  return dialectOf(db) === "postgres" ? postgresMeter(db) : sqliteMeter(db);
+}
