@@ -15,6 +15,7 @@ as_owner() {
 
 case "$action" in
   start)
+    if [ "$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; then useradd --system --no-create-home postgres; fi
     mkdir -p "$dir"
     [ "$(id -u)" = 0 ] && chown postgres "$dir"
     if [ ! -f "$dir/data/PG_VERSION" ]; then

@@ -173,6 +173,7 @@ describe("AgentSight-compatible routes (SPEC §5.1)", () => {
     expect(ids(await list({ conversation_id: c2 }))).toEqual(ids([a2]));
     expect(ids(await list({ agent_name: agent, q: calls.a3.call_id }))).toEqual(ids([a3]));
     expect(ids(await list({ agent_name: agent, q: "service_unavailable" }))).toEqual(ids([a2]));
+    expect(ids(await list({ agent_name: agent, q: "Service_UNAVAILABLE" }))).toEqual(ids([a2])); // case-insensitive on every database
     expect(ids(await list({ q: a4.interruption_id }))).toEqual(ids([a4]));
   });
 

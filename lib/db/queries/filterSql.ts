@@ -43,8 +43,10 @@ export function filterSql(f: InterruptionFilter): SqlWhere {
   }
   if (f.regressed !== undefined) parts.push(`${f.regressed ? "" : "NOT "}${REGRESSED_SQL}`);
   if (f.q) {
-    const like = `%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    parts.push(`("id" = ? OR "callId" = ? OR "traceId" = ? OR "type" LIKE ? ESCAPE '\\' OR "agentName" LIKE ? ESCAPE '\\' OR "detail" LIKE ? ESCAPE '\\')`);
+    // LOWER on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not
+    const like = `%${f.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const contains = (column: string) => `LOWER(${column}) LIKE ? ESCAPE '\\'`;
+    parts.push(`("id" = ? OR "callId" = ? OR "traceId" = ? OR ${contains('"type"')} OR ${contains('"agentName"')} OR ${contains('"detail"')})`);
     params.push(f.q, f.q, f.q, like, like, like);
   }
   return { sql: parts.join(" AND "), params };

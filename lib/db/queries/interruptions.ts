@@ -71,7 +71,7 @@ function orderBy(sort: Sort): string {
     case "type":
       return `"type" ${dir}, ${newest}`;
     case "agent":
-      return `"agentName" ${dir}, ${newest}`;
+      return `"agentName" ${dir} NULLS LAST, ${newest}`; // the same order on SQLite and PostgreSQL
   }
 }
 

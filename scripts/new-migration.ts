@@ -1,0 +1,50 @@
+// `npm run db:migration -- <name>`: writes the migration for the change to prisma/schema.prisma
+// since the last commit, once per provider (prisma/migrations and prisma/migrations-pg).
+// Prisma's diff needs a PostgreSQL server for the PostgreSQL side (it connects, changes nothing):
+// POSTGRES_URL, or the private cluster of scripts/postgres-cluster.sh.
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { derivePostgresSchema, PRISMA_FILES } from "../lib/db/schemaFiles";
+
+const name = process.argv[2];
+if (!name || !/^[a-z0-9_]+$/.test(name)) {
+  console.error("usage: npm run db:migration -- <name in snake_case>");
+  process.exit(2);
+}
+const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-migration-"));
+const current = fs.readFileSync(PRISMA_FILES.sqlite.schema, "utf8");
+const previous = execFileSync("git", ["show", `HEAD:${PRISMA_FILES.sqlite.schema}`], { encoding: "utf8" });
+if (previous === current) {
+  console.error("prisma/schema.prisma has no change since the last commit");
+  process.exit(1);
+}
+
+function diff(url: string, from: string, to: string): string {
+  const files = [from, to].map((text, i) => {
+    const file = path.join(tmp, `${i}-${Math.random().toString(36).slice(2)}.prisma`);
+    fs.writeFileSync(file, text);
+    return file;
+  });
+  const run = spawnSync(process.execPath, ["node_modules/prisma/build/index.js", "migrate", "diff", "--from-schema-datamodel", files[0], "--to-schema-datamodel", files[1], "--script"], {
+    env: { ...process.env, DATABASE_URL: url, CHECKPOINT_DISABLE: "1" },
+    encoding: "utf8",
+  });
+  if (run.status !== 0) throw new Error(run.stderr || run.stdout);
+  return run.stdout;
+}
+
+const postgresUrl = process.env.POSTGRES_URL || execFileSync("scripts/postgres-cluster.sh", ["start"], { encoding: "utf8" }).trim();
+const outputs = {
+  sqlite: diff(`file:${path.join(tmp, "diff.db")}`, previous, current),
+  postgresql: diff(postgresUrl, derivePostgresSchema(previous), derivePostgresSchema(current)),
+};
+for (const [provider, sql] of Object.entries(outputs)) {
+  const dir = path.join(PRISMA_FILES[provider as keyof typeof PRISMA_FILES].migrations, `${stamp}_${name}`);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "migration.sql"), sql);
+  console.log(`wrote ${dir}/migration.sql`);
+}
+fs.rmSync(tmp, { recursive: true, force: true });
