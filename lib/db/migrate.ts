@@ -31,18 +31,31 @@ export async function migrate(url = databaseUrl()): Promise<void> {
 
 /** Creates the URL's database when the server has none of that name (first start on a new server). */
 async function ensurePostgresDatabase(url: string): Promise<void> {
-  const target = new URL(url);
-  const name = decodeURIComponent(target.pathname.slice(1)) || "postgres";
+  const name = decodeURIComponent(new URL(url).pathname.slice(1)) || "postgres";
+  const connectsTo = async (target: string) => {
+    const client = new pg.Client({ connectionString: target });
+    await client.connect();
+    return client;
+  };
+  try {
+    await (await connectsTo(url)).end();
+    return;
+  } catch (e) {
+    if ((e as { code?: string }).code !== "3D000") throw prepareError(url, name, e); // 3D000: no such database
+  }
   const admin = new URL(url);
   admin.pathname = "/postgres";
-  const client = new pg.Client({ connectionString: admin.toString() });
   try {
-    await client.connect();
-    const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
-    if (!found.rowCount) await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+    const client = await connectsTo(admin.toString());
+    try {
+      await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+    } finally {
+      await client.end();
+    }
   } catch (e) {
-    throw new Error(`DATABASE_URL: cannot prepare database "${name}" at ${redactedUrl(url)}: ${(e as Error).message}`);
-  } finally {
-    await client.end().catch(() => {});
+    throw prepareError(url, name, e);
   }
 }
+
+const prepareError = (url: string, name: string, e: unknown) =>
+  new Error(`DATABASE_URL: cannot prepare database "${name}" at ${redactedUrl(url)}: ${(e as Error).message}`);
