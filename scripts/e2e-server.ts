@@ -3,20 +3,35 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import pg from "pg";
 import { USERS } from "../tests/e2e/fixtures";
 import { ingestCallBatch } from "../lib/api/ingest";
 import { createUser } from "../lib/auth/users";
 import { createDb } from "../lib/db/client";
 import { migrate } from "../lib/db/migrate";
+import { providerOf } from "../lib/db/url";
 import { loadDemo } from "../lib/demo/load";
 
 export const XSS_SESSION = "e2e-xss-session";
 export const XSS_PAYLOAD = `<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>`;
 
+async function dropPostgresDatabase() {
+  const url = process.env.DATABASE_URL;
+  if (!url || providerOf(url) !== "postgresql") return;
+  const admin = new URL(url);
+  const name = decodeURIComponent(admin.pathname.slice(1));
+  admin.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+  await client.end();
+}
+
 async function seed() {
   const dataDir = path.resolve(`.tmp/e2e-${process.env.E2E_PORT ?? "3210"}`);
   fs.rmSync(dataDir, { recursive: true, force: true });
   process.env.SIGHTDESK_DATA_DIR = dataDir;
+  await dropPostgresDatabase(); // with DATABASE_URL=postgresql://…, start from an empty database too
   await migrate();
   const db = createDb();
   for (const u of Object.values(USERS)) await createUser(db, { email: u.email, password: u.password, role: u.role });
@@ -43,7 +58,7 @@ seed()
     const next = path.join("node_modules", "next", "dist", "bin", "next");
     const server = spawn(process.execPath, [next, "start", "-p", port, "-H", "127.0.0.1"], {
       stdio: "inherit",
-      env: { ...process.env, SIGHTDESK_DATA_DIR: dataDir, DATABASE_URL: "" },
+      env: { ...process.env, SIGHTDESK_DATA_DIR: dataDir }, // and the DATABASE_URL the seed used
     });
     for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));
     server.on("exit", (code) => process.exit(code ?? 0));
