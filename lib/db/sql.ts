@@ -79,13 +79,16 @@ class PrismaSql implements Sql {
   }
 
   async all(sql: string, params: unknown[] = []): Promise<Row[]> {
-    return this.tx.$queryRawUnsafe<Row[]>(this.text(sql), ...params.map((v) => (v === undefined ? null : v)));
+    return this.tx.$queryRawUnsafe<Row[]>(this.text(sql), ...params.map(bindPrisma));
   }
 
   async run(sql: string, params: unknown[] = []): Promise<void> {
-    await this.tx.$executeRawUnsafe(this.text(sql), ...params.map((v) => (v === undefined ? null : v)));
+    await this.tx.$executeRawUnsafe(this.text(sql), ...params.map(bindPrisma));
   }
 }
+
+// PostgreSQL text cannot hold U+0000 (an agent's output can): it is stored as U+FFFD.
+const bindPrisma = (v: unknown): unknown => (v === undefined ? null : typeof v === "string" && v.includes("\u0000") ? v.replace(/\u0000/g, "\uFFFD") : v);
 
 /** `?` placeholders to PostgreSQL's `$1, $2, …` (our SQL never has `?` inside literals). */
 function toNumbered(sql: string): string {
