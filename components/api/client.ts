@@ -23,12 +23,14 @@ export function withQuery(path: string, query: Query = {}): string {
   return qs ? `${path}?${qs}` : path;
 }
 
+/** A JSON body, or a FormData one (multipart/form-data: the browser sets the content type). */
 async function send<T>(method: string, path: string, body?: unknown): Promise<{ data: T; headers: Headers }> {
+  const json = body !== undefined && !(body instanceof FormData);
   const res = await fetch(path, {
     method,
     credentials: "same-origin",
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    headers: json ? { "content-type": "application/json" } : {},
+    body: json ? JSON.stringify(body) : (body as FormData | undefined),
   });
   const text = await res.text();
   const data = text ? parseJsonExact(text) : null;
@@ -44,4 +46,6 @@ export const api = {
   getWithHeaders: <T>(path: string, query?: Query) => send<T>("GET", withQuery(path, query)),
   post: async <T>(path: string, body?: unknown) => (await send<T>("POST", path, body ?? {})).data,
   del: async <T>(path: string) => (await send<T>("DELETE", path)).data,
+  /** POSTs files and fields as multipart/form-data. */
+  upload: async <T>(path: string, form: FormData) => (await send<T>("POST", path, form)).data,
 };

@@ -205,13 +205,14 @@ export function randomPassword(): string {
 export const errorMessage = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** A create form's error line and its submit / cancel buttons. */
-export function FormFooter({ error, errorTestId, pending, submit, pendingLabel, onCancel }: {
+export function FormFooter({ error, errorTestId, pending, submit, pendingLabel, onCancel, cancelLabel = "Cancel" }: {
   error: string | null;
   errorTestId?: string;
   pending: boolean;
   submit: string;
   pendingLabel: string;
   onCancel: () => void;
+  cancelLabel?: string;
 }) {
   return (
     <>
@@ -221,7 +222,7 @@ export function FormFooter({ error, errorTestId, pending, submit, pendingLabel, 
           {pending ? pendingLabel : submit}
         </Button>
         <Button onClick={onCancel} disabled={pending}>
-          Cancel
+          {cancelLabel}
         </Button>
       </div>
     </>

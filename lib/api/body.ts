@@ -1,18 +1,23 @@
-import { ApiError } from "./errors";
+import { ApiError, badRequest } from "./errors";
 import { parseJsonExact } from "./json";
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
+/** File uploads (multipart bodies, e.g. AgentSight's SQLite files) are larger than JSON batches. */
+export const DEFAULT_UPLOAD_LIMIT = 200 * 1024 * 1024;
 
-export function bodyLimit(): number {
-  const configured = Number(process.env.SIGHTDESK_MAX_BODY_BYTES);
-  return Number.isFinite(configured) && configured > 0 ? configured : DEFAULT_BODY_LIMIT;
+function limitFrom(variable: string, fallback: number): number {
+  const configured = Number(process.env[variable]);
+  return Number.isFinite(configured) && configured > 0 ? configured : fallback;
 }
 
+export const bodyLimit = () => limitFrom("SIGHTDESK_MAX_BODY_BYTES", DEFAULT_BODY_LIMIT);
+export const uploadLimit = () => limitFrom("SIGHTDESK_MAX_UPLOAD_BYTES", DEFAULT_UPLOAD_LIMIT);
+
 /** Reads a request body up to `limit` bytes (413 beyond it, without buffering the rest). */
-export async function readBodyText(req: Request, limit = bodyLimit()): Promise<string> {
+export async function readBodyBytes(req: Request, limit = bodyLimit()): Promise<Buffer> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > limit) throw new ApiError(413, `Request body exceeds ${limit} bytes`);
-  if (!req.body) return "";
+  if (!req.body) return Buffer.alloc(0);
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -26,7 +31,11 @@ export async function readBodyText(req: Request, limit = bodyLimit()): Promise<s
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
+}
+
+export async function readBodyText(req: Request, limit = bodyLimit()): Promise<string> {
+  return (await readBodyBytes(req, limit)).toString("utf8");
 }
 
 /** The parsed body; an empty body is `undefined` where allowed (optional bodies), else a 400. */
@@ -41,4 +50,28 @@ export async function readJsonBody(req: Request, options: { allowEmpty?: boolean
   } catch (e) {
     throw new ApiError(400, `Malformed JSON: ${(e as Error).message}`);
   }
+}
+
+/**
+ * A multipart/form-data body as an object of its fields (files as `File`), read up to `limit`
+ * bytes (413 beyond it). A file input left empty (no name, no bytes) counts as absent; a field
+ * given twice is a 400 naming it.
+ */
+export async function readFormBody(req: Request, limit = uploadLimit()): Promise<Record<string, FormDataEntryValue>> {
+  const type = req.headers.get("content-type") ?? "";
+  if (!/^multipart\/form-data\s*;/i.test(type)) throw badRequest("Expected a multipart/form-data body");
+  const bytes = await readBodyBytes(req, limit);
+  let form: FormData;
+  try {
+    form = await new Response(new Uint8Array(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength), { headers: { "content-type": type } }).formData();
+  } catch (e) {
+    throw badRequest(`Malformed multipart/form-data body: ${(e as Error).message}`);
+  }
+  const fields: Record<string, FormDataEntryValue> = {};
+  for (const [name, value] of form.entries()) {
+    if (typeof value !== "string" && value.size === 0 && value.name === "") continue;
+    if (Object.hasOwn(fields, name)) throw badRequest(`${name}: given more than once`);
+    fields[name] = value;
+  }
+  return fields;
 }

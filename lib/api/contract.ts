@@ -15,6 +15,11 @@ export type Contract<Q = unknown, B = unknown> = {
   scope: Scope | null;
   query?: z.ZodType<Q, unknown>;
   body?: z.ZodType<B, unknown>;
+  /**
+   * How the body arrives: JSON (the default), or multipart/form-data whose fields `body`
+   * validates as an object (files as `z.file()`), up to the upload limit.
+   */
+  bodyType?: "json" | "multipart";
   /** the response body, for documentation */
   response?: z.ZodType;
   /** the success status (200 unless told) */

@@ -18,6 +18,8 @@ function parameters(c: Contract) {
   return params;
 }
 
+const MEDIA_TYPES = { json: "application/json", multipart: "multipart/form-data" } as const;
+
 function operation(c: Contract) {
   const ok = String(c.status ?? 200);
   const error = { description: "Error", content: { "application/json": { schema: { type: "object", properties: { error: { type: "string" } }, required: ["error"] } } } };
@@ -26,11 +28,12 @@ function operation(c: Contract) {
     tags: [c.tag],
     ...(c.scope ? { security: [{ bearer: [] }], "x-required-scope": c.scope } : { security: [] }),
     parameters: parameters(c),
-    ...(c.body ? { requestBody: { required: !c.body.safeParse(undefined).success, content: { "application/json": { schema: jsonSchema(c.body, "input") } } } } : {}),
+    ...(c.body ? { requestBody: { required: !c.body.safeParse(undefined).success, content: { [MEDIA_TYPES[c.bodyType ?? "json"]]: { schema: jsonSchema(c.body, "input") } } } } : {}),
     responses: {
       [ok]: { description: "OK", content: { "application/json": { schema: c.response ? jsonSchema(c.response, "output") : {} } } },
       "400": error,
       ...(c.scope ? { "401": error, "403": error } : {}),
+      ...(c.body ? { "413": error } : {}),
     },
   };
 }

@@ -2,7 +2,7 @@
 // the field), error mapping and exact-integer JSON, so handlers stay a few lines long.
 import { db, type Db } from "../db/client";
 import { authenticate, type Actor } from "./auth";
-import { readJsonBody } from "./body";
+import { readFormBody, readJsonBody } from "./body";
 import type { Contract } from "./contract";
 import { ApiError } from "./errors";
 import { stringifyExact } from "./json";
@@ -44,6 +44,7 @@ const ANONYMOUS: Actor = { kind: "token", id: "", name: "anonymous", scopes: [] 
 
 async function parseBody<B>(c: Contract<unknown, B>, req: Request, batch: boolean): Promise<B> {
   if (!c.body) return undefined as B;
+  if (c.bodyType === "multipart") return parseOrThrow(c.body, await readFormBody(req));
   const raw = await readJsonBody(req, { allowEmpty: !batch && c.body.safeParse(undefined).success });
   return (batch ? parseBatch(c.body, raw) : parseOrThrow(c.body, raw)) as B;
 }

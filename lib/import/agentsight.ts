@@ -7,6 +7,7 @@
 import { insertRows, selectIn } from "../db/bulk";
 import type { Db } from "../db/client";
 import { transaction } from "../db/sql";
+import { callKeys } from "../ingest/keys";
 import { callSchema } from "../ingest/schema";
 import { ingestCalls, type IngestResult } from "../ingest/storeCalls";
 import type { NormalizedCall } from "../ingest/types";
@@ -31,6 +32,8 @@ export type ImportStats = {
     pending: number;
   };
   interruptions: { imported: number; present: number; skipped: number; resolved: number };
+  /** sessions of the imported calls: new, or known before (counted for local imports only) */
+  sessions: { imported: number; present: number };
   /** interruptions SightDesk's own detection created for the imported calls */
   detected: number;
   /** why rows were skipped (the first few) */
@@ -41,6 +44,7 @@ export function emptyStats(): ImportStats {
   return {
     calls: { imported: 0, present: 0, skipped: 0, pending: 0 },
     interruptions: { imported: 0, present: 0, skipped: 0, resolved: 0 },
+    sessions: { imported: 0, present: 0 },
     detected: 0,
     problems: [],
   };
@@ -51,6 +55,8 @@ const MAX_PROBLEMS = 20;
 export function addStats(into: ImportStats, more: ImportStats): void {
   for (const k of Object.keys(into.calls) as Array<keyof ImportStats["calls"]>) into.calls[k] += more.calls[k];
   for (const k of Object.keys(into.interruptions) as Array<keyof ImportStats["interruptions"]>) into.interruptions[k] += more.interruptions[k];
+  into.sessions.imported += more.sessions.imported;
+  into.sessions.present += more.sessions.present;
   into.detected += more.detected;
   for (const p of more.problems) if (into.problems.length < MAX_PROBLEMS) into.problems.push(p);
 }
@@ -62,6 +68,11 @@ export type ImporterOptions = {
   batchSize?: number;
   /** at most this many bytes of JSON per request to a server (the API's limit is 10 MiB) */
   maxRequestBytes?: number;
+  /**
+   * Keep a high-water mark per file in the Setting table, so a later import of the same
+   * directory starts where this one stopped (default true; an uploaded copy has no later).
+   */
+  marks?: boolean;
   now?: () => bigint;
 };
 
@@ -79,7 +90,10 @@ export class AgentSightImporter {
   private readonly batchSize: number;
   private readonly maxRequestBytes: number;
   private readonly now: () => bigint;
+  private readonly storeMarks: boolean;
   private marks: { calls: bigint; interruptions: bigint } | null = null;
+  /** sessions counted in `stats.sessions` during the current pass */
+  private sessionsSeen = new Set<string>();
   /** genai_events ids seen `pending`: re-read every pass until they settle */
   private readonly pendingIds = new Set<bigint>();
 
@@ -92,6 +106,7 @@ export class AgentSightImporter {
     this.batchSize = options.batchSize ?? 200;
     this.maxRequestBytes = options.maxRequestBytes ?? 4 * 1024 * 1024;
     this.now = options.now ?? systemNowNs;
+    this.storeMarks = options.marks ?? true;
   }
 
   private markKey(table: "genai_events" | "interruption_events"): string {
@@ -101,7 +116,7 @@ export class AgentSightImporter {
   private async loadMarks(): Promise<{ calls: bigint; interruptions: bigint }> {
     if (this.marks) return this.marks;
     this.marks = { calls: 0n, interruptions: 0n };
-    if (this.sink.kind === "local") {
+    if (this.sink.kind === "local" && this.storeMarks) {
       const rows = await this.sink.db.setting.findMany({ where: { key: { in: [this.markKey("genai_events"), this.markKey("interruption_events")] } } });
       for (const r of rows) {
         if (!/^\d+$/.test(r.value)) continue;
@@ -113,7 +128,7 @@ export class AgentSightImporter {
   }
 
   private async saveMark(table: "genai_events" | "interruption_events", value: bigint): Promise<void> {
-    if (this.sink.kind !== "local") return;
+    if (this.sink.kind !== "local" || !this.storeMarks) return;
     const key = this.markKey(table);
     await this.sink.db.setting.upsert({ where: { key }, create: { key, value: String(value) }, update: { value: String(value) } });
   }
@@ -121,6 +136,7 @@ export class AgentSightImporter {
   /** Imports everything new once. Throws DeliveryError when a batch could not be stored or sent. */
   async pass(): Promise<ImportStats> {
     const stats = emptyStats();
+    this.sessionsSeen = new Set();
     await this.passCalls(stats);
     if (this.sink.kind === "local") await this.passInterruptions(this.sink.db, stats);
     return stats;
@@ -213,11 +229,22 @@ export class AgentSightImporter {
     }
     let result: IngestResult;
     try {
+      await this.countSessions(this.sink.db, calls, stats);
       result = await ingestCalls(this.sink.db, calls);
     } catch (e) {
       throw new DeliveryError(`Cannot store calls: ${(e as Error).message}`);
     }
     count(stats, result);
+  }
+
+  /** Counts the sessions of `calls` not counted yet in this pass as new or already known. */
+  private async countSessions(db: Db, calls: NormalizedCall[], stats: ImportStats): Promise<void> {
+    const ids = [...new Set(calls.map((c) => callKeys(c).sessionId))].filter((id) => !this.sessionsSeen.has(id));
+    if (!ids.length) return;
+    const known = await db.session.count({ where: { id: { in: ids } } });
+    for (const id of ids) this.sessionsSeen.add(id);
+    stats.sessions.present += known;
+    stats.sessions.imported += ids.length - known;
   }
 
   // ── interruptions (local only: the ingest API takes calls, not detections) ────────────

@@ -16,33 +16,61 @@ const REQUIRED = {
 
 export type SourceRow = Record<string, unknown>;
 
-/** The data directory is unusable as given: a usage error (exit 2) for the CLI. */
-export class SourceError extends Error {}
+export type TableName = keyof typeof REQUIRED;
+
+/** The first 16 bytes of every SQLite 3 database file. */
+const SQLITE_HEADER = Buffer.from("SQLite format 3\0", "latin1");
+
+/**
+ * The data directory is unusable as given: a usage error (exit 2) for the CLI. `problem` names
+ * the table whose file is unusable and why, without the file's path (for an upload's 400).
+ */
+export class SourceError extends Error {
+  constructor(
+    message: string,
+    readonly problem?: { table: TableName; reason: string },
+  ) {
+    super(message);
+  }
+}
 
 type Table = { db: Database.Database; page: Database.Statement; file: string };
 
-function openTable(file: string, table: keyof typeof REQUIRED): Table {
+function hasSqliteHeader(file: string): boolean {
+  const head = Buffer.alloc(SQLITE_HEADER.length);
+  const fd = fs.openSync(file, "r");
+  try {
+    return fs.readSync(fd, head, 0, head.length, 0) === head.length && head.equals(SQLITE_HEADER);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function openTable(file: string, table: TableName): Table {
+  const fail = (reason: string, hint = "") => new SourceError(`${file} ${reason}${hint}`, { table, reason });
   let db: Database.Database;
   try {
+    if (!hasSqliteHeader(file)) throw fail("is not a SQLite database");
     db = new Database(file, { readonly: true, fileMustExist: true });
     db.defaultSafeIntegers(true);
     db.pragma("busy_timeout = 5000"); // the AgentSight daemon may be writing
   } catch (e) {
-    throw new SourceError(`Cannot open ${file}: ${(e as Error).message}`);
+    if (e instanceof SourceError) throw e;
+    throw fail(`cannot be opened: ${(e as Error).message}`);
   }
   try {
     const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table);
-    if (!exists) throw new SourceError(`${file} has no table ${table}: is this an AgentSight data directory?`);
+    if (!exists) throw fail(`has no table ${table}`, ": is this an AgentSight data directory?");
     const columns = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name));
     const missing = REQUIRED[table].filter((c) => !columns.has(c));
-    if (missing.length) throw new SourceError(`${file}: table ${table} lacks the column(s) ${missing.join(", ")}: not an AgentSight store`);
+    if (missing.length) throw fail(`has a table ${table} without the column(s) ${missing.join(", ")}`, ": not an AgentSight store");
     // `id` is AUTOINCREMENT: new rows always get larger ids, so it is the high-water mark.
     const page = db.prepare(`SELECT * FROM ${table} WHERE id > ? ORDER BY id LIMIT ?`);
     return { db, page, file };
   } catch (e) {
     db.close();
     if (e instanceof SourceError) throw e;
-    throw new SourceError(`Cannot read ${file}: ${(e as Error).message}`);
+    throw fail(`cannot be read: ${(e as Error).message}`);
   }
 }
 

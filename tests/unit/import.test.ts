@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentsight } from "@/lib/cli/commands/import";
 import { UsageError } from "@/lib/cli/errors";
 import { createDb, type Db } from "@/lib/db/client";
+import { createAgentSightFiles, insertCall, insertInterruption, SECOND, user } from "../fixtures/agentsight";
 import { createTestDatabase } from "../support/database";
 import { AgentSightImporter, follow, IMPORT_ACTOR, type ImportStats } from "@/lib/import/agentsight";
 import { mapCall } from "@/lib/import/agentsightMap";
@@ -16,40 +17,6 @@ import { AgentSightSource, SourceError } from "@/lib/import/agentsightSource";
 
 const FIXTURE = path.resolve(__dirname, "../../../shared/fixtures/agentsight-sample");
 const fixtureDir = fs.existsSync(FIXTURE) ? FIXTURE : "/work/shared/fixtures/agentsight-sample";
-
-// AgentSight's DDL, exactly as in the sample files (`SELECT sql FROM sqlite_master`).
-const INTERRUPTION_DDL = [
-  `CREATE TABLE interruption_events (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, interruption_id TEXT NOT NULL UNIQUE, session_id TEXT,
-    trace_id TEXT, conversation_id TEXT, call_id TEXT, pid INTEGER, agent_name TEXT,
-    interruption_type TEXT NOT NULL, severity TEXT NOT NULL, occurred_at_ns INTEGER NOT NULL,
-    detail TEXT, resolved INTEGER NOT NULL DEFAULT 0, created_at DATETIME DEFAULT CURRENT_TIMESTAMP)`,
-  "CREATE INDEX idx_interruption_session ON interruption_events(session_id)",
-  "CREATE INDEX idx_interruption_occurred ON interruption_events(occurred_at_ns)",
-  "CREATE INDEX idx_interruption_type ON interruption_events(interruption_type)",
-  "CREATE INDEX idx_interruption_agent ON interruption_events(agent_name)",
-  "CREATE INDEX idx_interruption_resolved ON interruption_events(resolved)",
-  "CREATE INDEX idx_interruption_conversation ON interruption_events(conversation_id)",
-  "CREATE TABLE process_exits (pid INTEGER PRIMARY KEY, raw_exit_code INTEGER, exited_at_ns INTEGER)",
-];
-const GENAI_DDL = [
-  `CREATE TABLE genai_events (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, event_type TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'complete',
-    call_id TEXT, trace_id TEXT, conversation_id TEXT, session_id TEXT, instance TEXT,
-    start_timestamp_ns INTEGER NOT NULL, end_timestamp_ns INTEGER, duration_ns INTEGER, pid INTEGER,
-    process_name TEXT, agent_name TEXT, operation_name TEXT, provider TEXT, model TEXT, request_model TEXT,
-    response_model TEXT, temperature REAL, max_tokens INTEGER, top_p REAL, frequency_penalty REAL,
-    presence_penalty REAL, finish_reasons TEXT, server_address TEXT, input_tokens INTEGER,
-    output_tokens INTEGER, total_tokens INTEGER, cache_creation_tokens INTEGER, cache_read_tokens INTEGER,
-    system_instructions TEXT, input_messages TEXT, output_messages TEXT, user_query TEXT, http_method TEXT,
-    http_path TEXT, status_code INTEGER, is_sse INTEGER, sse_event_count INTEGER, interruption_type TEXT,
-    event_json TEXT NOT NULL, created_at DATETIME DEFAULT CURRENT_TIMESTAMP, tool_call_ids TEXT)`,
-  "CREATE INDEX idx_genai_session_id ON genai_events(session_id)",
-  "CREATE INDEX idx_genai_trace_id ON genai_events(trace_id)",
-  "CREATE INDEX idx_genai_conversation_id ON genai_events(conversation_id)",
-  "CREATE INDEX idx_genai_start_timestamp ON genai_events(start_timestamp_ns)",
-  "CREATE INDEX idx_genai_call_id ON genai_events(call_id)",
-];
 
 let tmp: string;
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -73,10 +40,7 @@ async function freshDb(name: string): Promise<Db> {
 function agentSightDir(name: string): { dir: string; genai: Database.Database; events: Database.Database } {
   const dir = path.join(tmp, name);
   fs.mkdirSync(dir);
-  const genai = new Database(path.join(dir, "genai_events.db"));
-  for (const s of GENAI_DDL) genai.exec(s);
-  const events = new Database(path.join(dir, "interruption_events.db"));
-  for (const s of INTERRUPTION_DDL) events.exec(s);
+  const { genai, events } = createAgentSightFiles(dir);
   cleanups.push(() => {
     genai.close();
     events.close();
@@ -85,65 +49,6 @@ function agentSightDir(name: string): { dir: string; genai: Database.Database; e
 }
 
 const BASE_NS = 1_796_100_000_123_456_789n; // 19 digits, sub-millisecond digits a float would lose
-const SECOND = 1_000_000_000n;
-const SYSTEM = JSON.stringify([{ type: "text", content: "You are a coding agent." }]);
-
-type CallRow = {
-  status?: string;
-  callId: string;
-  session: string;
-  conversation: string;
-  startNs: bigint;
-  statusCode?: number | null;
-  isSse?: number;
-  finish?: string | null;
-  input: unknown[];
-  output?: unknown[] | null;
-  outputTokens?: number;
-};
-
-function insertCall(db: Database.Database, r: CallRow): void {
-  db.prepare(
-    `INSERT INTO genai_events (event_type, status, call_id, trace_id, conversation_id, session_id, start_timestamp_ns,
-       end_timestamp_ns, duration_ns, pid, process_name, agent_name, operation_name, provider, model, request_model,
-       response_model, max_tokens, finish_reasons, server_address, input_tokens, output_tokens, total_tokens,
-       system_instructions, input_messages, output_messages, user_query, http_method, http_path, status_code, is_sse,
-       sse_event_count, event_json)
-     VALUES ('llm_call', ?, ?, ?, ?, ?, ?, ?, ?, 31337, 'python3', 'CoderAgent', 'chat', 'openai', 'qwen-plus', 'qwen-plus',
-       'qwen-plus', 4096, ?, 'dashscope.aliyuncs.com', 900, ?, ?, ?, ?, ?, 'fix the build', 'POST',
-       '/compatible-mode/v1/chat/completions', ?, ?, 9, ?)`,
-  ).run(
-    r.status ?? "complete",
-    r.callId,
-    `chatcmpl-${r.callId}`,
-    r.conversation,
-    r.session,
-    r.startNs,
-    r.status === "pending" ? null : r.startNs + 3n * SECOND,
-    r.status === "pending" ? null : 3n * SECOND,
-    r.finish === undefined ? '["stop"]' : r.finish,
-    r.outputTokens ?? 40,
-    900 + (r.outputTokens ?? 40),
-    SYSTEM,
-    JSON.stringify(r.input),
-    r.output === null ? null : JSON.stringify(r.output ?? [{ role: "assistant", parts: [{ type: "text", content: "done" }], finish_reason: "stop" }]),
-    r.statusCode === undefined ? 200 : r.statusCode,
-    r.isSse ?? 1,
-    JSON.stringify({ call_id: r.callId }),
-  );
-}
-
-function insertInterruption(
-  db: Database.Database,
-  r: { id: string; session: string | null; conversation: string | null; callId: string | null; type: string; severity: string; atNs: bigint; detail: object; resolved?: number },
-): void {
-  db.prepare(
-    `INSERT INTO interruption_events (interruption_id, session_id, trace_id, conversation_id, call_id, pid, agent_name,
-       interruption_type, severity, occurred_at_ns, detail, resolved) VALUES (?, ?, ?, ?, ?, 31337, 'CoderAgent', ?, ?, ?, ?, ?)`,
-  ).run(r.id, r.session, r.callId ? `chatcmpl-${r.callId}` : null, r.conversation, r.callId, r.type, r.severity, r.atNs, JSON.stringify(r.detail), r.resolved ?? 0);
-}
-
-const user = (text: string) => ({ role: "user", parts: [{ type: "text", content: text }] });
 
 async function counts(db: Db): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
@@ -167,6 +72,7 @@ describe("import agentsight: the sample data directory", () => {
 
   it("imports every call with its session and conversation", async () => {
     expect(first.calls).toEqual({ imported: 30, present: 0, skipped: 0, pending: 0 });
+    expect(first.sessions).toEqual({ imported: 3, present: 0 });
     const sessions = await db.session.findMany({ orderBy: { id: "asc" } });
     expect(sessions.map((s) => s.id)).toEqual([
       "as-4ee1a630-0000-4000-8000-ad328846aa18",
@@ -238,7 +144,13 @@ describe("import agentsight: the sample data directory", () => {
     expect(full.calls).toEqual({ imported: 0, present: 30, skipped: 0, pending: 0 });
     expect(full.interruptions).toEqual({ imported: 0, present: 9, skipped: 0, resolved: 0 });
     expect(full.detected).toBe(0);
+    expect(full.sessions).toEqual({ imported: 0, present: 3 });
     expect(await counts(db)).toEqual(before);
+    // without high-water marks (an uploaded copy): the same no-op, and no marks stored
+    await db.setting.deleteMany({ where: { key: { startsWith: "import.agentsight:" } } });
+    const unmarked = await new AgentSightImporter(source, { kind: "local", db }, { marks: false }).pass();
+    expect(unmarked.calls.present + unmarked.interruptions.present).toBe(39);
+    expect(await db.setting.count({ where: { key: { startsWith: "import.agentsight:" } } })).toBe(0);
     expect(await db.interruption.findMany({ orderBy: { id: "asc" } })).toEqual(snapshot);
   });
 });
@@ -383,6 +295,10 @@ describe("import agentsight: files built with AgentSight's DDL", () => {
     db.exec("CREATE TABLE calls (id INTEGER PRIMARY KEY, call_id TEXT)");
     db.close();
     expect(() => AgentSightSource.open(wrong)).toThrow(/has no table genai_events/);
+    const junk = path.join(tmp, "junk");
+    fs.mkdirSync(junk);
+    fs.writeFileSync(path.join(junk, "interruption_events.db"), "id,interruption_id\n1,abc\n");
+    expect(() => AgentSightSource.open(junk)).toThrow(/interruption_events\.db is not a SQLite database/);
     const io = { out: () => {}, err: () => {} };
     await expect(agentsight(wrong, { interval: 2 }, { io, global: {} })).rejects.toBeInstanceOf(UsageError);
   });

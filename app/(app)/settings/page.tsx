@@ -1,9 +1,11 @@
 import path from "node:path";
 import type { Metadata } from "next";
 import { ConfigSection, type ConfigView } from "@/components/settings/ConfigSection";
+import { ImportSection } from "@/components/settings/ImportSection";
 import { TokensSection } from "@/components/settings/TokensSection";
 import { UsersSection } from "@/components/settings/UsersSection";
 import { WebhooksSection } from "@/components/settings/WebhooksSection";
+import { uploadLimit } from "@/lib/api/body";
 import { DASHBOARD_TOKEN_ID } from "@/lib/auth/dashboardToken";
 import { detectionConfig } from "@/lib/config/detection";
 import { config } from "@/lib/config/load";
@@ -30,6 +32,7 @@ const SECTIONS = [
   { id: "users", label: "Users and roles" },
   { id: "tokens", label: "API tokens" },
   { id: "webhooks", label: "Alert webhooks" },
+  { id: "import", label: "Import from AgentSight" },
   { id: "configuration", label: "Effective configuration" },
 ];
 
@@ -56,6 +59,7 @@ export default function SettingsPage() {
       <UsersSection />
       <TokensSection dashboardTokenId={DASHBOARD_TOKEN_ID} />
       <WebhooksSection />
+      <ImportSection maxBytes={uploadLimit()} />
       <ConfigSection config={effectiveConfig()} />
     </div>
   );

@@ -7,3 +7,4 @@ import "./tokens";
 import "./users";
 import "./webhooks";
 import "./forwarders";
+import "./import";

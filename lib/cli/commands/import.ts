@@ -43,7 +43,10 @@ function summary(stats: ImportStats, remote: boolean): string[] {
   const i = stats.interruptions;
   const out = [`  calls:         ${c.imported} imported, ${c.present} already present, ${c.skipped} skipped${c.pending ? `, ${c.pending} still pending` : ""}`];
   if (remote) out.push("  interruptions: not forwarded (the server runs its own detection on the calls)");
-  else out.push(`  interruptions: ${i.imported} imported${i.resolved ? ` (${i.resolved} resolved)` : ""}, ${i.present} already present, ${i.skipped} skipped`);
+  else {
+    out.push(`  interruptions: ${i.imported} imported${i.resolved ? ` (${i.resolved} resolved)` : ""}, ${i.present} already present, ${i.skipped} skipped`);
+    out.push(`  sessions:      ${stats.sessions.imported} new, ${stats.sessions.present} already present`);
+  }
   out.push(`  detected:      ${stats.detected} new interruption${stats.detected === 1 ? "" : "s"} from SightDesk's own detection on the imported calls`);
   for (const p of stats.problems) out.push(`  skipped: ${safeLine(p)}`);
   return out;
