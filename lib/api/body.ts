@@ -38,6 +38,10 @@ export async function readBodyText(req: Request, limit = bodyLimit()): Promise<s
   return (await readBodyBytes(req, limit)).toString("utf8");
 }
 
+// PostgreSQL text cannot hold U+0000: a JSON `\u0000` escape (not one whose backslash is itself
+// escaped) is read as U+FFFD, the same on every database.
+const NUL_ESCAPE = /(?<!\\)((?:\\\\)*)\\u0000/g;
+
 /** The parsed body; an empty body is `undefined` where allowed (optional bodies), else a 400. */
 export async function readJsonBody(req: Request, options: { allowEmpty?: boolean; limit?: number } = {}): Promise<unknown> {
   const text = await readBodyText(req, options.limit ?? bodyLimit());
@@ -46,7 +50,7 @@ export async function readJsonBody(req: Request, options: { allowEmpty?: boolean
     throw new ApiError(400, "Request body is empty: expected JSON");
   }
   try {
-    return parseJsonExact(text);
+    return parseJsonExact(text.includes("\\u0000") ? text.replace(NUL_ESCAPE, "$1\\ufffd") : text);
   } catch (e) {
     throw new ApiError(400, `Malformed JSON: ${(e as Error).message}`);
   }
