@@ -157,7 +157,14 @@ export class Demo {
   readonly events: EventPayload[] = [];
   private readonly callIds = new Set<string>();
 
-  constructor(readonly baseNs: bigint) {}
+  /**
+   * `copy` > 0 makes the same scenarios run by other processes: new session, conversation, turn
+   * and call ids, pids `copy` × 1000 higher (sustained load, `bench/storage.ts`). 0 is the demo.
+   */
+  constructor(
+    readonly baseNs: bigint,
+    readonly copy = 0,
+  ) {}
 
   /** The base time plus `minutes`. */
   at(minutes: number): bigint {
@@ -172,7 +179,8 @@ export class Demo {
 
   /** A session (one agent process) starting `start` minutes after the base time, or at `start` ns. */
   session(label: string, agent: AgentProfile, pid: number, host: string, start: number | bigint): SessionBuilder {
-    return new SessionBuilder(this, label, agent, pid, host, typeof start === "bigint" ? start : this.at(start));
+    const [l, p] = this.copy ? [`${label}#${this.copy}`, pid + this.copy * 1000] : [label, pid];
+    return new SessionBuilder(this, l, agent, p, host, typeof start === "bigint" ? start : this.at(start));
   }
 
   data(): DemoData {

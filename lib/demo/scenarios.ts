@@ -28,9 +28,12 @@ export function defaultDemoBase(now: bigint = nowNs()): bigint {
   return now - 3n * NS_PER_HOUR;
 }
 
-/** The demo's payloads for a base time (integer ns). Same base, same output. */
-export function generateDemo(baseNs: bigint): DemoData {
-  const demo = new Demo(baseNs);
+/**
+ * The demo's payloads for a base time (integer ns). Same base, same output. `copy` > 0 gives the
+ * same traffic from other processes (new ids throughout; see `Demo`).
+ */
+export function generateDemo(baseNs: bigint, copy = 0): DemoData {
+  const demo = new Demo(baseNs, copy);
   coshngFeatureWork(demo);
   coshngOrchestrator(demo);
   coshngPayments(demo);
