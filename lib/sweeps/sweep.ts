@@ -26,7 +26,8 @@ import { buildInterruption } from "../ingest/interruptions";
 import { interruptionId } from "../ingest/keys";
 import { storageMeter, type Deleted, type StorageMeter } from "./storage";
 
-export const BATCH = 1000;
+// Under 999: Prisma refuses a deleteMany with more bound ids than SQLite's historical limit (P2029).
+export const BATCH = 500;
 const NS_PER_SEC = 1_000_000_000n;
 const NS_PER_DAY = 86_400n * NS_PER_SEC;
 const MB = 1024 * 1024;

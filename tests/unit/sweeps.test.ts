@@ -11,7 +11,7 @@ import { ingestEvents } from "@/lib/ingest/storeEvents";
 import type { ChatMessage, NormalizedCall } from "@/lib/ingest/types";
 import { Sweeper } from "@/lib/sweeps/scheduler";
 import { storageMeter } from "@/lib/sweeps/storage";
-import { runSweep, type SweepConfig } from "@/lib/sweeps/sweep";
+import { BATCH, runSweep, type SweepConfig } from "@/lib/sweeps/sweep";
 
 const SEC = 1_000_000_000n;
 const MIN = 60n * SEC;
@@ -103,6 +103,19 @@ describe("retention", () => {
     const again = await runSweep(db, cfg(), T);
     expect(Object.values(again.retention).every((v) => v === 0)).toBe(true);
   });
+
+  it("deletes more rows than one batch holds (Prisma binds at most 999 ids per delete on SQLite)", async () => {
+    const { db } = await fresh("retention-many");
+    const n = 2 * BATCH + 100;
+    const calls = Array.from({ length: n }, (_, i) =>
+      call(`many-${i}`, { session: `s-many-${i % 7}`, conv: `conv-many-${i}`, at: T - 40n * DAY + BigInt(i) * SEC, status: 500 }));
+    for (let i = 0; i < n; i += 500) await ingestCalls(db, calls.slice(i, i + 500), defaults.detection);
+    expect(await db.interruption.count()).toBe(n);
+    const result = await runSweep(db, cfg(), T);
+    expect(result.retention).toMatchObject({ interruptions: n, calls: n, conversations: n, sessions: 7 });
+    expect(await db.call.count()).toBe(0);
+    expect(await db.message.count()).toBe(0);
+  }, 60_000);
 });
 
 describe("size cap", () => {
