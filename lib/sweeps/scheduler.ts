@@ -3,6 +3,7 @@
 import type { SightDeskConfig } from "../config/load";
 import type { Db } from "../db/client";
 import { nowNs } from "../time";
+import { boundWal } from "./storage";
 import { runSweep, type SweepResult } from "./sweep";
 
 export type SweeperOptions = {
@@ -68,6 +69,7 @@ export function startSweeps(db: Db, config: SightDeskConfig): Sweeper {
   if (!holder[KEY]) {
     holder[KEY] = new Sweeper({ db, config });
     holder[KEY].start();
+    void boundWal(db, config.maxDbSizeMb).catch((e: Error) => console.error(`[sweeps] WAL size not bounded: ${e.message}`));
   }
   return holder[KEY];
 }

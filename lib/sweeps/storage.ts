@@ -81,6 +81,25 @@ function postgresMeter(db: Db): StorageMeter {
   };
 }
 
+/** Share of the cap the SQLite write-ahead log may take between checkpoints. */
+const WAL_SHARE = 0.05;
+const MAX_WAL_PAGES = 4000; // lib/db/client.ts's setting for ingest speed, kept when the cap allows
+
+/**
+ * Keeps a SQLite WAL small beside the cap: the WAL counts toward the size, and between two sweeps
+ * it grows to the autocheckpoint size (16 MB at 4,000 pages) — most of a small cap by itself.
+ * Checkpoints come every `WAL_SHARE` of the cap and the file is truncated back to that size.
+ * Returns the pages per checkpoint, or null on PostgreSQL.
+ */
+export async function boundWal(db: Db, maxDbSizeMb: number): Promise<number | null> {
+  if (dialectOf(db) !== "sqlite") return null;
+  const budget = Math.floor(maxDbSizeMb * 1024 * 1024 * WAL_SHARE);
+  const pages = Math.max(100, Math.min(MAX_WAL_PAGES, Math.floor(budget / (await pragmaNumber(db, "page_size")))));
+  await db.$queryRawUnsafe(`PRAGMA wal_autocheckpoint = ${pages}`);
+  await db.$queryRawUnsafe(`PRAGMA journal_size_limit = ${budget}`);
+  return pages;
+}
+
 /** The meter for the database behind `db`; null when it has no size to cap (in-memory SQLite). */
 export async function storageMeter(db: Db): Promise<StorageMeter | null> {
   return dialectOf(db) === "postgres" ? postgresMeter(db) : sqliteMeter(db);

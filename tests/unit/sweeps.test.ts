@@ -1,6 +1,7 @@
 // The sweep on a real database (SQLite, or PostgreSQL with TEST_DATABASE_URL), with a clock the test controls: retention by age, the size
 // cap (resolved first, then oldest, space reclaimed) and unsettled turns (SPEC §3.5).
 import crypto from "node:crypto";
+import fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { configDefaults } from "@/lib/config/load";
 import { createDb, type Db } from "@/lib/db/client";
@@ -10,7 +11,8 @@ import { ingestCalls } from "@/lib/ingest/storeCalls";
 import { ingestEvents } from "@/lib/ingest/storeEvents";
 import type { ChatMessage, NormalizedCall } from "@/lib/ingest/types";
 import { Sweeper } from "@/lib/sweeps/scheduler";
-import { storageMeter } from "@/lib/sweeps/storage";
+import { dialectOf } from "@/lib/db/sql";
+import { boundWal, storageMeter } from "@/lib/sweeps/storage";
 import { BATCH, runSweep, type SweepConfig } from "@/lib/sweeps/sweep";
 
 const SEC = 1_000_000_000n;
@@ -175,6 +177,23 @@ describe("size cap", () => {
     const again = await runSweep(db, cfg({ maxDbSizeMb: 2 }), T);
     expect(again.sizeCap.vacuumed).toBe(false);
     expect(await db.call.count()).toBe(calls.length);
+  }, 60_000);
+});
+
+describe("write-ahead log", () => {
+  it("checkpoints every 5 % of the cap on SQLite, so the WAL alone cannot fill a small cap", async () => {
+    const { db } = await fresh("wal");
+    const pages = await boundWal(db, 20);
+    if (dialectOf(db) === "postgres") return expect(pages).toBeNull();
+    expect(pages).toBe(256); // 1 MiB of 4 KiB pages
+    const text = () => crypto.randomBytes(3000).toString("base64");
+    for (let b = 0; b < 6; b++) {
+      const batch = Array.from({ length: 100 }, (_, i) => call(`wal-${b}-${i}`, { session: "s-wal", conv: `conv-wal-${b}-${i}`, at: T + BigInt(b * 100 + i) * SEC, history: [user(text())], answer: text() }));
+      await ingestCalls(db, batch, defaults.detection);
+    }
+    const [{ file }] = await db.$queryRawUnsafe<{ file: string }[]>("PRAGMA database_list");
+    expect(fs.statSync(file).size).toBeGreaterThan(4 * MB); // ~5 MB written through the WAL …
+    expect(fs.statSync(`${file}-wal`).size).toBeLessThanOrEqual(2 * MB); // … which stayed small
   }, 60_000);
 });
 
