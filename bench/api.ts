@@ -1,20 +1,24 @@
 // API latency benchmark: 1,000,000 interruptions over 100,000 sessions (30 days of history),
 // the production server on that database, p50/p95 of the list/count/stats/session-counts
-// routes over HTTP, beside the same SQL run directly on the file (the floor).
-// Usage: npm run bench:api [-- --rows 1000000 --runs 60]
+// routes over HTTP, beside the same SQL run directly on the database (the floor). SQLite by
+// default; PostgreSQL with DATABASE_URL=postgresql://… or --postgres URL (a fresh database
+// "sightdesk_bench_api" on that server, dropped first).
+// Usage: npm run bench:api [-- --rows 1000000 --runs 60 --postgres URL --keep DIR]
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
+import pg from "pg";
 import { migrate } from "../lib/db/migrate";
 import { REGRESSED_SQL } from "../lib/db/queries/filterSql";
 import { DEFAULT_SEVERITY, INTERRUPTION_TYPES } from "../lib/detect/types";
 
-const arg = (name: string, fallback: number) => {
+const flag = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  return i >= 0 ? process.argv[i + 1] : undefined;
 };
+const arg = (name: string, fallback: number) => Number(flag(name) ?? fallback);
 
 const ROWS = arg("rows", 1_000_000);
 const SESSIONS = Math.max(1, Math.round(ROWS / 10));
@@ -35,48 +39,78 @@ function prng(seed: number) {
   };
 }
 
-function load(file: string): string {
+type Table = "Session" | "Interruption";
+const COLUMNS: Record<Table, string[]> = {
+  Session: ["id", "agentName", "pid", "host", "firstSeenNs", "lastSeenNs", "callCount"],
+  Interruption: ["id", "sessionId", "conversationId", "turnId", "callId", "traceId", "pid", "agentName", "model", "type", "severity", "occurredAtNs", "lastSeenNs", "occurrences", "detail", "fingerprint", "status", "resolvedBy", "resolvedAtNs", "createdAtNs"],
+};
+const insertSql = (table: Table, rows: number, mark: () => string) =>
+  `INSERT INTO "${table}" (${COLUMNS[table].map((c) => `"${c}"`).join(",")}) VALUES ${Array.from({ length: rows }, () => `(${COLUMNS[table].map(mark).join(",")})`).join(",")}`;
+
+/** The generated data in insert order, in batches of one table: every session, then the interruptions (one seeded stream: both databases get the same rows). */
+function* generatedRows(batch: number): Generator<{ table: Table; rows: unknown[][] }> {
+  const rand = prng(42);
+  const weighted = INTERRUPTION_TYPES.flatMap((t) => Array(TYPE_WEIGHTS[t] ?? 1).fill(t) as string[]);
+  const sessionStart = new Map<number, bigint>();
+  for (let done = 0; done < SESSIONS; done += batch) {
+    const rows: unknown[][] = [];
+    for (let s = done; s < Math.min(SESSIONS, done + batch); s++) {
+      const start = NOW_NS - BigInt(Math.floor(rand() * 30 * 86_400_000)) * 1_000_000n;
+      sessionStart.set(s, start);
+      rows.push([`sess-${s}`, AGENTS[s % AGENTS.length], 1000 + s, `host-${s % 50}`, start, start + 3_600_000_000_000n, 40]);
+    }
+    yield { table: "Session", rows };
+  }
+  for (let done = 0; done < ROWS; done += batch) {
+    const rows: unknown[][] = [];
+    for (let i = done; i < Math.min(ROWS, done + batch); i++) {
+      const s = Math.floor(rand() * SESSIONS);
+      const at = sessionStart.get(s)! + BigInt(Math.floor(rand() * 3_600_000)) * 1_000_000n;
+      const ageDays = Number(NOW_NS - at) / 8.64e13;
+      const type = weighted[Math.floor(rand() * weighted.length)];
+      const resolved = rand() < Math.min(0.95, ageDays / 7);
+      rows.push([
+        i.toString(16).padStart(32, "0"), `sess-${s}`, `conv-${s}-${i % 7}`, null, `call-${i}`, null, 1000 + s,
+        AGENTS[s % AGENTS.length], "qwen-plus", type, DEFAULT_SEVERITY[type as keyof typeof DEFAULT_SEVERITY], at, at, 1,
+        JSON.stringify({ status_code: 429, message: "Rate limit reached for requests" }), `fp-${type}-${s % AGENTS.length}`,
+        resolved ? "resolved" : "open", resolved ? "token:bench" : null, resolved ? at + DAY_NS / 24n : null, at,
+      ]);
+    }
+    yield { table: "Interruption", rows };
+  }
+}
+
+function loadSqlite(file: string): void {
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = OFF");
-  const rand = prng(42);
-  const weighted = INTERRUPTION_TYPES.flatMap((t) => Array(TYPE_WEIGHTS[t] ?? 1).fill(t) as string[]);
-  const insertSession = db.prepare(
-    `INSERT INTO "Session" ("id","agentName","pid","host","firstSeenNs","lastSeenNs","callCount") VALUES (?,?,?,?,?,?,?)`,
-  );
-  const insert = db.prepare(
-    `INSERT INTO "Interruption" ("id","sessionId","conversationId","turnId","callId","traceId","pid","agentName","model","type","severity","occurredAtNs","lastSeenNs","occurrences","detail","fingerprint","status","resolvedBy","resolvedAtNs","createdAtNs") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,1,?,?,?,?,?,?)`,
-  );
-  const sessionStart = new Map<number, bigint>();
-  db.transaction(() => {
-    for (let s = 0; s < SESSIONS; s++) {
-      const start = NOW_NS - BigInt(Math.floor(rand() * 30 * 86_400_000)) * 1_000_000n;
-      sessionStart.set(s, start);
-      insertSession.run(`sess-${s}`, AGENTS[s % AGENTS.length], 1000 + s, `host-${s % 50}`, start, start + 3_600_000_000_000n, 40);
-    }
-  })();
-  const batch = 50_000;
-  for (let done = 0; done < ROWS; done += batch) {
+  const insert = { Session: db.prepare(insertSql("Session", 1, () => "?")), Interruption: db.prepare(insertSql("Interruption", 1, () => "?")) };
+  for (const { table, rows } of generatedRows(50_000)) {
     db.transaction(() => {
-      for (let i = done; i < Math.min(ROWS, done + batch); i++) {
-        const s = Math.floor(rand() * SESSIONS);
-        const at = sessionStart.get(s)! + BigInt(Math.floor(rand() * 3_600_000)) * 1_000_000n;
-        const ageDays = Number(NOW_NS - at) / 8.64e13;
-        const type = weighted[Math.floor(rand() * weighted.length)];
-        const resolved = rand() < Math.min(0.95, ageDays / 7);
-        insert.run(
-          i.toString(16).padStart(32, "0"), `sess-${s}`, `conv-${s}-${i % 7}`, null, `call-${i}`, null, 1000 + s,
-          AGENTS[s % AGENTS.length], "qwen-plus", type, DEFAULT_SEVERITY[type as keyof typeof DEFAULT_SEVERITY], at, at,
-          JSON.stringify({ status_code: 429, message: "Rate limit reached for requests" }), `fp-${type}-${s % AGENTS.length}`,
-          resolved ? "resolved" : "open", resolved ? "token:bench" : null, resolved ? at + DAY_NS / 24n : null, at,
-        );
-      }
+      for (const row of rows) insert[table].run(...row);
     })();
   }
   db.pragma("wal_checkpoint(TRUNCATE)");
   db.exec("ANALYZE");
   db.close();
-  return `sess-${Math.floor(SESSIONS / 2)}`;
+}
+
+/** Multi-row INSERTs of 3,000 rows (PostgreSQL takes at most 65,535 parameters per statement). */
+async function loadPostgres(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query("SET synchronous_commit = off");
+    for (const { table, rows } of generatedRows(3_000)) {
+      let n = 0;
+      await client.query({ name: `insert-${table}-${rows.length}`, text: insertSql(table, rows.length, () => `$${++n}`), values: rows.flat() });
+    }
+    // VACUUM as well: it sets the visibility map index-only scans need, as autovacuum would after
+    // a while, and keeps autovacuum from starting on the new rows in the middle of the measurements.
+    await client.query("VACUUM (ANALYZE)");
+  } finally {
+    await client.end();
+  }
 }
 
 type Case = { name: string; route: string; sql: string; params: unknown[] };
@@ -119,12 +153,96 @@ async function timeHttp(url: string, token: string, c: Case): Promise<{ p50: num
   return { p50: percentile(times, 50), p95: percentile(times, 95), rows };
 }
 
-function timeSql(db: Database.Database, c: Case): { p50: number; p95: number } {
-  const stmt = db.prepare(c.sql);
+/** One query, ready to run: runs it with these parameters, returns once the rows are read. */
+type Query = (params: unknown[]) => Promise<unknown>;
+
+/** A database to load, serve and query directly: a SQLite file in `dir`, or a database on a PostgreSQL server. */
+interface Target {
+  /** DATABASE_URL for migrations and the server. */
+  url: string;
+  /** Server environment (beyond the data folder and the sweeper's limits). */
+  serverEnv: Record<string, string>;
+  describe(): Promise<string | null>;
+  /** Whether a kept database already holds the benchmark's data. */
+  loaded(): Promise<boolean>;
+  /** Before migrating for a fresh load. */
+  reset(): Promise<void>;
+  load(): Promise<void>;
+  connect(): Promise<{ prepare(sql: string): Query; close(): Promise<void> }>;
+  /** After the run, unless kept (the server may still hold connections). */
+  drop(): Promise<void>;
+}
+
+function sqliteTarget(dir: string): Target {
+  const file = path.join(dir, "sightdesk.db");
+  return {
+    url: `file:${file}`,
+    serverEnv: { DATABASE_URL: "" },
+    describe: async () => null,
+    loaded: async () => fs.existsSync(file),
+    reset: async () => undefined,
+    load: async () => loadSqlite(file),
+    connect: async () => {
+      const db = new Database(file, { readonly: true });
+      db.defaultSafeIntegers(true);
+      return {
+        prepare: (sql) => {
+          const stmt = db.prepare(sql);
+          return async (params) => stmt.all(...params);
+        },
+        close: async () => void db.close(),
+      };
+    },
+    drop: async () => undefined,
+  };
+}
+
+const BENCH_DATABASE = "sightdesk_bench_api";
+
+function postgresTarget(serverUrl: string): Target {
+  const at = (database: string) => Object.assign(new URL(serverUrl), { pathname: `/${database}` }).toString();
+  const url = at(BENCH_DATABASE);
+  const withClient = async <T>(target: string, fn: (client: pg.Client) => Promise<T>): Promise<T> => {
+    const client = new pg.Client({ connectionString: target });
+    await client.connect();
+    try {
+      return await fn(client);
+    } finally {
+      await client.end();
+    }
+  };
+  const dropDatabase = () => withClient(at("postgres"), (c) => c.query(`DROP DATABASE IF EXISTS "${BENCH_DATABASE}" WITH (FORCE)`)).then(() => undefined);
+  return {
+    url,
+    serverEnv: { DATABASE_URL: url },
+    describe: () => withClient(at("postgres"), async (c) => String((await c.query("SHOW server_version")).rows[0].server_version)).then((v) => `PostgreSQL ${v}, database ${BENCH_DATABASE}`),
+    loaded: () => withClient(url, async (c) => (await c.query(`SELECT EXISTS (SELECT 1 FROM "Interruption") AS "any"`)).rows[0].any as boolean).catch(() => false),
+    reset: dropDatabase,
+    load: () => loadPostgres(url),
+    connect: async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      return {
+        prepare: (sql) => {
+          // The same SQL text with PostgreSQL's placeholders, sent unnamed as Prisma's adapter does:
+          // planned for each run's values. (A named statement switches to a generic plan after 5
+          // runs, which cannot see how narrow the time window is.)
+          let n = 0;
+          const text = sql.replace(/\?/g, () => `$${++n}`);
+          return (params) => client.query({ text, values: params });
+        },
+        close: () => client.end(),
+      };
+    },
+    drop: dropDatabase,
+  };
+}
+
+async function timeSql(run: Query, c: Case): Promise<{ p50: number; p95: number }> {
   const times: number[] = [];
   for (let i = 0; i < RUNS + 5; i++) {
     const t = performance.now();
-    stmt.all(...c.params);
+    await run(c.params);
     if (i >= 5) times.push(performance.now() - t);
   }
   times.sort((a, b) => a - b);
@@ -132,22 +250,28 @@ function timeSql(db: Database.Database, c: Case): { p50: number; p95: number } {
 }
 
 async function main() {
-  // --keep DIR: reuse (or create and keep) the loaded database there, for iterating on indexes
+  // --keep DIR: reuse (or create and keep) the loaded database (and the token file in DIR), for iterating on indexes
   const keep = process.argv.includes("--keep") ? path.resolve(process.argv[process.argv.indexOf("--keep") + 1]) : null;
   const dir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-bench-api-"));
-  const file = path.join(dir, "sightdesk.db");
+  const postgresUrl = flag("postgres") ?? (/^postgres(ql)?:\/\//i.test(process.env.DATABASE_URL ?? "") ? process.env.DATABASE_URL : undefined);
+  const target = postgresUrl ? postgresTarget(postgresUrl) : sqliteTarget(dir);
   console.log(`Machine: ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}`);
-  const reuse = keep !== null && fs.existsSync(file);
+  const database = await target.describe();
+  if (database) console.log(`Database: ${database}`);
+  const reuse = keep !== null && (await target.loaded());
   let t = performance.now();
-  await migrate(`file:${file}`);
-  const session = reuse ? `sess-${Math.floor(SESSIONS / 2)}` : load(file);
-  if (!reuse) console.log(`Loaded ${ROWS} interruptions over ${SESSIONS} sessions in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  if (!reuse) await target.reset();
+  await migrate(target.url);
+  if (!reuse) {
+    await target.load();
+    console.log(`Loaded ${ROWS} interruptions over ${SESSIONS} sessions in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  }
 
   const port = 3900 + Math.floor(Math.random() * 90);
   const server = spawn(process.execPath, [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
     // The loaded database is far over the default 100 MB cap and spans 30 days: keep the sweeper
     // from trimming what is being measured.
-    env: { ...process.env, SIGHTDESK_DATA_DIR: dir, DATABASE_URL: "", SIGHTDESK_MAX_DB_SIZE_MB: "1000000", SIGHTDESK_STORAGE__INTERRUPTIONS__RETENTION_DAYS: "3650" },
+    env: { ...process.env, SIGHTDESK_DATA_DIR: dir, ...target.serverEnv, SIGHTDESK_MAX_DB_SIZE_MB: "1000000", SIGHTDESK_STORAGE__INTERRUPTIONS__RETENTION_DAYS: "3650" },
     stdio: "ignore",
     detached: true,
   });
@@ -159,20 +283,22 @@ async function main() {
       await new Promise((r) => setTimeout(r, 200));
     }
     const token = fs.readFileSync(path.join(dir, ".dashboard_token"), "utf8").trim();
-    const direct = new Database(file, { readonly: true });
-    direct.defaultSafeIntegers(true);
+    const direct = await target.connect();
     console.log(`\n${RUNS} runs each after 5 warm-up runs; times in ms\n`);
     console.log("| query | rows | HTTP p50 | HTTP p95 | SQL p50 | SQL p95 | HTTP p95 / SQL p95 |\n|---|---|---|---|---|---|---|");
-    for (const c of cases(session)) {
+    for (const c of cases(`sess-${Math.floor(SESSIONS / 2)}`)) {
       const http = await timeHttp(url, token, c);
-      const sql = timeSql(direct, c);
+      const sql = await timeSql(direct.prepare(c.sql), c);
       const ratio = http.p95 / Math.max(sql.p95, 0.001);
       console.log(`| ${c.name} | ${http.rows} | ${http.p50.toFixed(1)} | ${http.p95.toFixed(1)} | ${sql.p50.toFixed(1)} | ${sql.p95.toFixed(1)} | ${ratio.toFixed(1)}× |`);
     }
-    direct.close();
+    await direct.close();
   } finally {
     if (server.pid) process.kill(-server.pid, "SIGTERM");
-    if (!keep) fs.rmSync(dir, { recursive: true, force: true });
+    if (!keep) {
+      await target.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   }
 }
 
