@@ -77,6 +77,12 @@ export const envName = (key: string) => `SIGHTDESK_${key.toUpperCase().replace(/
 
 const LEGACY_ENV: Record<string, string> = { SIGHTDESK_DETECTION_ENABLED: "features.interruption_detection.enabled" };
 
+/** Other spellings of a key, in the file and as variables (AgentSight nests these under storage.interruptions). */
+export const KEY_ALIASES: Record<string, string> = {
+  "storage.interruptions.max_db_size_mb": "max_db_size_mb",
+  "storage.interruptions.check_interval_secs": "check_interval_secs",
+};
+
 type Raw = { value: unknown; from: string };
 
 /** Flattens nested objects to dotted keys; objects under a key that is itself a leaf are left whole. */
@@ -138,13 +144,15 @@ export function loadConfig(options: LoadOptions = {}): SightDeskConfig {
   const raw = new Map<string, Raw>();
   const errors: string[] = [];
   if (located.file) {
-    for (const [key, v] of readFile(located.file)) {
-      if (!(key in CONFIG_KEYS)) errors.push(`${key}: unknown configuration key (in ${located.file})`);
+    for (const [given, v] of readFile(located.file)) {
+      const key = KEY_ALIASES[given] ?? given;
+      if (!(key in CONFIG_KEYS)) errors.push(`${given}: unknown configuration key (in ${located.file})`);
       else raw.set(key, v);
     }
   }
   const envKeys: string[] = [];
-  for (const [name, key] of Object.entries(LEGACY_ENV)) {
+  const aliasEnv = Object.fromEntries(Object.entries(KEY_ALIASES).map(([alias, key]) => [envName(alias), key]));
+  for (const [name, key] of Object.entries({ ...LEGACY_ENV, ...aliasEnv })) {
     const text = env[name];
     if (text !== undefined && text !== "") raw.set(key, { value: fromEnvText(CONFIG_KEYS[key], text), from: name });
   }

@@ -95,6 +95,16 @@ describe("configuration", () => {
     );
   });
 
+  it("accepts AgentSight's spelling of the size cap and interval under storage.interruptions", () => {
+    const f = file({ storage: { interruptions: { retention_days: 7, max_db_size_mb: 250, check_interval_secs: 30 } } });
+    expect(loadConfig({ env: env(), file: f })).toMatchObject({ retentionDays: 7, maxDbSizeMb: 250, checkIntervalSecs: 30 });
+    const fromEnv = loadConfig({ env: env({ SIGHTDESK_STORAGE__INTERRUPTIONS__MAX_DB_SIZE_MB: "20", SIGHTDESK_STORAGE__INTERRUPTIONS__CHECK_INTERVAL_SECS: "5" }), file: null });
+    expect(fromEnv).toMatchObject({ maxDbSizeMb: 20, checkIntervalSecs: 5 });
+    // the short name wins over the alias
+    expect(loadConfig({ env: env({ SIGHTDESK_STORAGE__INTERRUPTIONS__MAX_DB_SIZE_MB: "20", SIGHTDESK_MAX_DB_SIZE_MB: "40" }), file: null }).maxDbSizeMb).toBe(40);
+    expect(() => loadConfig({ env: env({ SIGHTDESK_STORAGE__INTERRUPTIONS__MAX_DB_SIZE_MB: "-1" }), file: null })).toThrow(/max_db_size_mb: expected a positive integer.*SIGHTDESK_STORAGE__INTERRUPTIONS__MAX_DB_SIZE_MB/);
+  });
+
   it("keeps the legacy SIGHTDESK_DETECTION_ENABLED", () => {
     expect(loadConfig({ env: env({ SIGHTDESK_DETECTION_ENABLED: "0" }), file: null }).detection.enabled).toBe(false);
   });
