@@ -13,7 +13,15 @@ if (!name || !/^[a-z0-9_]+$/.test(name)) {
   console.error("usage: npm run db:migration -- <name in snake_case>");
   process.exit(2);
 }
-const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
+// Now, or just after the newest migration of either folder: deploy applies them in name order.
+const newest = Object.values(PRISMA_FILES)
+  .flatMap((f) => (fs.existsSync(f.migrations) ? fs.readdirSync(f.migrations) : []))
+  .map((name) => name.slice(0, 14))
+  .filter((s) => /^\d{14}$/.test(s))
+  .sort()
+  .at(-1);
+const now = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
+const stamp = newest && newest >= now ? String(BigInt(newest) + 1n) : now;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-migration-"));
 const current = fs.readFileSync(PRISMA_FILES.sqlite.schema, "utf8");
 const previous = execFileSync("git", ["show", `HEAD:${PRISMA_FILES.sqlite.schema}`], { encoding: "utf8" });

@@ -1,6 +1,7 @@
 // The dead-loop action (SPEC §7): the decision (detections → nothing / SIGTERM / SIGKILL), the
 // signed request and the forwarder's checks, and the server side against a real SQLite database
 // with a fake forwarder: one request per signal, recorded, visible in the interruption's activity.
+import type { Actor } from "@/lib/api/auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signBody } from "@/lib/alerts/rules";
 import { createDb, type Db } from "@/lib/db/client";
@@ -15,6 +16,8 @@ import { deriveSessionId } from "@/lib/ingest/keys";
 import { ingestCalls } from "@/lib/ingest/storeCalls";
 
 const SECRET = "k".repeat(64);
+/** The ingest token a forwarder registers with. */
+const FORWARDER_TOKEN: Actor = { kind: "token", id: "tok-fwd", name: "fwd", scopes: ["ingest"] };
 
 function payload(overrides: Partial<TerminatePayload> = {}): TerminatePayload {
   return {
@@ -182,7 +185,7 @@ describe("DeadLoopAction (server side)", () => {
     const action = new DeadLoopAction({ db, killAfterCount: 3, fetch: fetchImpl, log: () => undefined });
     const stop = onDeadLoopDetections((ids) => action.notify(ids));
     try {
-      await registerForwarder(db, { host: "web-3", url: "http://web-3:7480/", secret: SECRET }, "token:fwd");
+      await registerForwarder(db, { host: "web-3", url: "http://web-3:7480/", secret: SECRET }, FORWARDER_TOKEN);
       const session = deriveSessionId("CoshNG", 4242, "web-3");
 
       await ingestCalls(db, loopCalls("web-3", 4242, 0, 6)); // calls 5 and 6: two detections
@@ -222,7 +225,7 @@ describe("DeadLoopAction (server side)", () => {
     const { sent, fetchImpl } = fakeForwarder();
     const a = new DeadLoopAction({ db, killAfterCount: 3, fetch: fetchImpl, log: () => undefined });
     const b = new DeadLoopAction({ db, killAfterCount: 3, fetch: fetchImpl, log: () => undefined });
-    await registerForwarder(db, { host: "web-4", url: "http://web-4:7480", secret: SECRET }, "token:fwd");
+    await registerForwarder(db, { host: "web-4", url: "http://web-4:7480", secret: SECRET }, FORWARDER_TOKEN);
     await ingestCalls(db, loopCalls("web-4", 777, 0, 7));
     const session = deriveSessionId("CoshNG", 777, "web-4");
     const outcomes = await Promise.all([a.consider(session), b.consider(session), a.consider(session)]);
@@ -239,10 +242,21 @@ describe("DeadLoopAction (server side)", () => {
     expect(lonely).toMatchObject({ signal: "SIGTERM", status: "failed", result: "no forwarder is registered for host no-forwarder" });
     expect(sent).toEqual([]);
 
-    await registerForwarder(db, { host: "web-5", url: "http://web-5:7480", secret: SECRET }, "token:fwd");
+    await registerForwarder(db, { host: "web-5", url: "http://web-5:7480", secret: SECRET }, FORWARDER_TOKEN);
     await ingestCalls(db, loopCalls("web-5", 888, 0, 7));
     const refused = await action.consider(deriveSessionId("CoshNG", 888, "web-5"));
     expect(refused).toMatchObject({ status: "failed", result: expect.stringMatching(/^HTTP 403: .*not a process this forwarder/) });
     expect(log).toHaveLength(2);
+  });
+  it("lets only the registering token, or an admin, point a host's forwarder elsewhere", async () => {
+    const host = { host: "web-6", url: "http://web-6:7480", secret: SECRET };
+    await registerForwarder(db, host, FORWARDER_TOKEN);
+    // the same token re-registers after a restart: new URL and key
+    expect(await registerForwarder(db, { ...host, url: "http://web-6:7481" }, FORWARDER_TOKEN)).toMatchObject({ url: "http://web-6:7481", registered_by: "token:fwd" });
+    const other: Actor = { kind: "token", id: "tok-other", name: "fwd", scopes: ["ingest"] };
+    await expect(registerForwarder(db, { ...host, url: "http://evil:1" }, other)).rejects.toMatchObject({ status: 409, message: expect.stringMatching(/^host: the forwarder of web-6 was registered by token:fwd/) });
+    expect((await db.forwarder.findUnique({ where: { host: "web-6" } }))?.url).toBe("http://web-6:7481");
+    const admin: Actor = { kind: "user", id: "u-1", name: "ops@example.com", scopes: ["read", "triage", "ingest", "admin"], role: "admin" };
+    expect(await registerForwarder(db, { ...host, url: "http://web-6:9000" }, admin)).toMatchObject({ url: "http://web-6:9000", registered_by: "user:ops@example.com" });
   });
 });

@@ -1,7 +1,6 @@
-import { actorName } from "@/lib/api/actors";
 import * as c from "@/lib/api/contracts/forwarders";
 import { handle } from "@/lib/api/route";
 import { listForwarders, registerForwarder } from "@/lib/deadloop/forwarders";
 
 export const GET = handle(c.listForwarders, ({ db }) => listForwarders(db));
-export const POST = handle(c.registerForwarder, ({ db, body, actor }) => registerForwarder(db, body, actorName(actor)));
+export const POST = handle(c.registerForwarder, ({ db, body, actor }) => registerForwarder(db, body, actor));

@@ -25,5 +25,5 @@ export const registerForwarder = contract({
     secret: z.string().min(32).max(256).describe("HMAC-SHA256 key the server signs terminate requests with"),
   }),
   response: forwarderSchema,
-  summary: "Register (or re-register) the forwarder of a host, where dead-loop terminate requests for its processes go.",
+  summary: "Register (or re-register) the forwarder of a host, where dead-loop terminate requests for its processes go. 409 when another token registered that host (an admin may take it over).",
 });

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Forwarder" ADD COLUMN "registeredById" TEXT;
+
