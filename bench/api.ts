@@ -10,8 +10,11 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
+import { quote } from "../lib/db/bulk";
 import { migrate } from "../lib/db/migrate";
+import { dropDatabase, withClient, withDatabase } from "../lib/db/postgresAdmin";
 import { REGRESSED_SQL } from "../lib/db/queries/filterSql";
+import { marks, toNumbered } from "../lib/db/sql";
 import { DEFAULT_SEVERITY, INTERRUPTION_TYPES } from "../lib/detect/types";
 
 const flag = (name: string): string | undefined => {
@@ -44,8 +47,8 @@ const COLUMNS: Record<Table, string[]> = {
   Session: ["id", "agentName", "pid", "host", "firstSeenNs", "lastSeenNs", "callCount"],
   Interruption: ["id", "sessionId", "conversationId", "turnId", "callId", "traceId", "pid", "agentName", "model", "type", "severity", "occurredAtNs", "lastSeenNs", "occurrences", "detail", "fingerprint", "status", "resolvedBy", "resolvedAtNs", "createdAtNs"],
 };
-const insertSql = (table: Table, rows: number, mark: () => string) =>
-  `INSERT INTO "${table}" (${COLUMNS[table].map((c) => `"${c}"`).join(",")}) VALUES ${Array.from({ length: rows }, () => `(${COLUMNS[table].map(mark).join(",")})`).join(",")}`;
+const insertSql = (table: Table, rows: number) =>
+  `INSERT INTO ${quote(table)} (${COLUMNS[table].map(quote).join(",")}) VALUES ${Array.from({ length: rows }, () => `(${marks(COLUMNS[table].length)})`).join(",")}`;
 
 /** The generated data in insert order, in batches of one table: every session, then the interruptions (one seeded stream: both databases get the same rows). */
 function* generatedRows(batch: number): Generator<{ table: Table; rows: unknown[][] }> {
@@ -84,7 +87,7 @@ function loadSqlite(file: string): void {
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = OFF");
-  const insert = { Session: db.prepare(insertSql("Session", 1, () => "?")), Interruption: db.prepare(insertSql("Interruption", 1, () => "?")) };
+  const insert = { Session: db.prepare(insertSql("Session", 1)), Interruption: db.prepare(insertSql("Interruption", 1)) };
   for (const { table, rows } of generatedRows(50_000)) {
     db.transaction(() => {
       for (const row of rows) insert[table].run(...row);
@@ -97,20 +100,15 @@ function loadSqlite(file: string): void {
 
 /** Multi-row INSERTs of 3,000 rows (PostgreSQL takes at most 65,535 parameters per statement). */
 async function loadPostgres(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
+  await withClient(url, async (client) => {
     await client.query("SET synchronous_commit = off");
     for (const { table, rows } of generatedRows(3_000)) {
-      let n = 0;
-      await client.query({ name: `insert-${table}-${rows.length}`, text: insertSql(table, rows.length, () => `$${++n}`), values: rows.flat() });
+      await client.query({ name: `insert-${table}-${rows.length}`, text: toNumbered(insertSql(table, rows.length)), values: rows.flat() });
     }
     // VACUUM as well: it sets the visibility map index-only scans need, as autovacuum would after
     // a while, and keeps autovacuum from starting on the new rows in the middle of the measurements.
     await client.query("VACUUM (ANALYZE)");
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 type Case = { name: string; route: string; sql: string; params: unknown[] };
@@ -200,24 +198,13 @@ function sqliteTarget(dir: string): Target {
 const BENCH_DATABASE = "sightdesk_bench_api";
 
 function postgresTarget(serverUrl: string): Target {
-  const at = (database: string) => Object.assign(new URL(serverUrl), { pathname: `/${database}` }).toString();
-  const url = at(BENCH_DATABASE);
-  const withClient = async <T>(target: string, fn: (client: pg.Client) => Promise<T>): Promise<T> => {
-    const client = new pg.Client({ connectionString: target });
-    await client.connect();
-    try {
-      return await fn(client);
-    } finally {
-      await client.end();
-    }
-  };
-  const dropDatabase = () => withClient(at("postgres"), (c) => c.query(`DROP DATABASE IF EXISTS "${BENCH_DATABASE}" WITH (FORCE)`)).then(() => undefined);
+  const url = withDatabase(serverUrl, BENCH_DATABASE);
   return {
     url,
     serverEnv: { DATABASE_URL: url },
-    describe: () => withClient(at("postgres"), async (c) => String((await c.query("SHOW server_version")).rows[0].server_version)).then((v) => `PostgreSQL ${v}, database ${BENCH_DATABASE}`),
+    describe: () => withClient(withDatabase(serverUrl, "postgres"), async (c) => String((await c.query("SHOW server_version")).rows[0].server_version)).then((v) => `PostgreSQL ${v}, database ${BENCH_DATABASE}`),
     loaded: () => withClient(url, async (c) => (await c.query(`SELECT EXISTS (SELECT 1 FROM "Interruption") AS "any"`)).rows[0].any as boolean).catch(() => false),
-    reset: dropDatabase,
+    reset: () => dropDatabase(url),
     load: () => loadPostgres(url),
     connect: async () => {
       const client = new pg.Client({ connectionString: url });
@@ -227,14 +214,13 @@ function postgresTarget(serverUrl: string): Target {
           // The same SQL text with PostgreSQL's placeholders, sent unnamed as Prisma's adapter does:
           // planned for each run's values. (A named statement switches to a generic plan after 5
           // runs, which cannot see how narrow the time window is.)
-          let n = 0;
-          const text = sql.replace(/\?/g, () => `$${++n}`);
+          const text = toNumbered(sql);
           return (params) => client.query({ text, values: params });
         },
         close: () => client.end(),
       };
     },
-    drop: dropDatabase,
+    drop: () => dropDatabase(url),
   };
 }
 

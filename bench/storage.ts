@@ -24,11 +24,12 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { CONFIG_KEYS, envName } from "../lib/config/load";
 import { migrate } from "../lib/db/migrate";
+import { createDatabase, dropDatabase, withDatabase } from "../lib/db/postgresAdmin";
 import { demoRequests, type DemoRequest } from "../lib/demo/load";
 import { DEMO_SPAN_MINUTES, generateDemo, type DemoData } from "../lib/demo/scenarios";
 import { deriveSessionId } from "../lib/ingest/keys";
+import { POSTGRES_TABLE_SIZES_SQL } from "../lib/sweeps/storage";
 import { startServer, type TestServer } from "../tests/integration/support/server";
-import { withDatabase } from "../tests/support/database";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -85,12 +86,9 @@ function sqliteStore(server: TestServer): Store {
 }
 
 async function postgresStore(serverUrl: string): Promise<Store> {
-  const name = `sightdesk_bench_storage_${process.pid}`;
-  const admin = new pg.Client({ connectionString: withDatabase(serverUrl, "postgres") });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE "${name}"`);
-  const url = withDatabase(serverUrl, name);
+  const url = withDatabase(serverUrl, `sightdesk_bench_storage_${process.pid}`);
+  await dropDatabase(url);
+  await createDatabase(url);
   await migrate(url);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -98,17 +96,13 @@ async function postgresStore(serverUrl: string): Promise<Store> {
     kind: "postgresql",
     env: { DATABASE_URL: url },
     size: async () => {
-      const r = await client.query<{ n: string }>(
-        `SELECT COALESCE(SUM(pg_total_relation_size(format('%I.%I', schemaname, tablename)::regclass)), 0)::text AS n
-           FROM pg_tables WHERE schemaname = current_schema() AND tablename <> '_prisma_migrations'`,
-      );
-      return { bytes: Number(r.rows[0].n), wal: 0 };
+      const tables = await client.query<{ bytes: string }>(POSTGRES_TABLE_SIZES_SQL); // what the sweeper measures
+      return { bytes: tables.rows.reduce((sum, t) => sum + Number(t.bytes), 0), wal: 0 };
     },
     column: async (sql) => (await client.query({ text: sql, rowMode: "array" })).rows.map((r: unknown[]) => String(r[0])),
     close: async () => {
       await client.end();
-      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.end();
+      await dropDatabase(url);
     },
   };
 }

@@ -3,35 +3,24 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import pg from "pg";
 import { USERS } from "../tests/e2e/fixtures";
 import { ingestCallBatch } from "../lib/api/ingest";
 import { createUser } from "../lib/auth/users";
 import { createDb } from "../lib/db/client";
 import { migrate } from "../lib/db/migrate";
+import { dropDatabase } from "../lib/db/postgresAdmin";
 import { providerOf } from "../lib/db/url";
 import { loadDemo } from "../lib/demo/load";
 
 export const XSS_SESSION = "e2e-xss-session";
 export const XSS_PAYLOAD = `<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>`;
 
-async function dropPostgresDatabase() {
-  const url = process.env.DATABASE_URL;
-  if (!url || providerOf(url) !== "postgresql") return;
-  const admin = new URL(url);
-  const name = decodeURIComponent(admin.pathname.slice(1));
-  admin.pathname = "/postgres";
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
-  await client.end();
-}
-
 async function seed() {
   const dataDir = path.resolve(`.tmp/e2e-${process.env.E2E_PORT ?? "3210"}`);
   fs.rmSync(dataDir, { recursive: true, force: true });
   process.env.SIGHTDESK_DATA_DIR = dataDir;
-  await dropPostgresDatabase(); // with DATABASE_URL=postgresql://…, start from an empty database too
+  const url = process.env.DATABASE_URL;
+  if (url && providerOf(url) === "postgresql") await dropDatabase(url); // start from an empty database there too
   await migrate();
   const db = createDb();
   for (const u of Object.values(USERS)) await createUser(db, { email: u.email, password: u.password, role: u.role });

@@ -2,8 +2,8 @@
 // offline, see STACK.md): prisma.config.ts picks the migration folder of the URL's provider.
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import pg from "pg";
 import { createDb } from "./client";
+import { createDatabase, databaseName, withClient } from "./postgresAdmin";
 import { databaseUrl, providerOf, redactedUrl } from "./url";
 
 const PRISMA_CLI = path.join(process.cwd(), "node_modules", "prisma", "build", "index.js");
@@ -31,31 +31,14 @@ export async function migrate(url = databaseUrl()): Promise<void> {
 
 /** Creates the URL's database when the server has none of that name (first start on a new server). */
 async function ensurePostgresDatabase(url: string): Promise<void> {
-  const name = decodeURIComponent(new URL(url).pathname.slice(1)) || "postgres";
-  const connectsTo = async (target: string) => {
-    const client = new pg.Client({ connectionString: target });
-    await client.connect();
-    return client;
-  };
+  const failed = (e: unknown) => new Error(`DATABASE_URL: cannot prepare database "${databaseName(url)}" at ${redactedUrl(url)}: ${(e as Error).message}`);
   try {
-    await (await connectsTo(url)).end();
+    await withClient(url, async () => undefined);
     return;
   } catch (e) {
-    if ((e as { code?: string }).code !== "3D000") throw prepareError(url, name, e); // 3D000: no such database
+    if ((e as { code?: string }).code !== "3D000") throw failed(e); // 3D000: no such database
   }
-  const admin = new URL(url);
-  admin.pathname = "/postgres";
-  try {
-    const client = await connectsTo(admin.toString());
-    try {
-      await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
-    } finally {
-      await client.end();
-    }
-  } catch (e) {
-    throw prepareError(url, name, e);
-  }
+  await createDatabase(url).catch((e) => {
+    throw failed(e);
+  });
 }
-
-const prepareError = (url: string, name: string, e: unknown) =>
-  new Error(`DATABASE_URL: cannot prepare database "${name}" at ${redactedUrl(url)}: ${(e as Error).message}`);

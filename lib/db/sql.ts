@@ -91,7 +91,7 @@ class PrismaSql implements Sql {
 const bindPrisma = (v: unknown): unknown => (v === undefined ? null : typeof v === "string" && v.includes("\u0000") ? v.replace(/\u0000/g, "\uFFFD") : v);
 
 /** `?` placeholders to PostgreSQL's `$1, $2, …` (our SQL never has `?` inside literals). */
-function toNumbered(sql: string): string {
+export function toNumbered(sql: string): string {
   let i = 0;
   return sql.replace(/\?/g, () => `$${++i}`);
 }

@@ -5,6 +5,7 @@
 //   that lost rows returns the space (a short exclusive lock per table — like SQLite's VACUUM,
 //   it runs only when the cap was exceeded).
 import fs from "node:fs";
+import { quote } from "../db/bulk";
 import type { Db } from "../db/client";
 import { dialectOf } from "../db/sql";
 
@@ -53,30 +54,27 @@ async function sqliteMeter(db: Db): Promise<StorageMeter | null> {
   };
 }
 
-const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+/** Each SightDesk table with its on-disk bytes (rows, indexes, TOAST). */
+export const POSTGRES_TABLE_SIZES_SQL = `SELECT tablename AS name, pg_total_relation_size(format('%I.%I', schemaname, tablename)::regclass) AS bytes
+  FROM pg_tables WHERE schemaname = current_schema() AND tablename <> '_prisma_migrations'`;
 
 function postgresMeter(db: Db): StorageMeter {
-  const tables = async () =>
-    (await db.$queryRawUnsafe<{ name: string }[]>("SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema() AND tablename <> '_prisma_migrations'")).map((r) => r.name);
-  const sizeOf = async (table: string) => Number((await db.$queryRawUnsafe<{ n: unknown }[]>(`SELECT pg_total_relation_size($1::regclass) AS n`, quoteIdent(table)))[0].n);
+  const tableSizes = async () =>
+    (await db.$queryRawUnsafe<{ name: string; bytes: unknown }[]>(POSTGRES_TABLE_SIZES_SQL)).map((r) => ({ table: r.name, bytes: Number(r.bytes) }));
   let before: { table: string; bytes: number; rows: number }[] = [];
   return {
-    bytes: async () => {
-      let total = 0;
-      for (const table of await tables()) total += await sizeOf(table);
-      return total;
-    },
+    bytes: async () => (await tableSizes()).reduce((sum, t) => sum + t.bytes, 0),
     prepare: async () => {
       before = [];
-      for (const table of await tables()) {
-        const rows = Number((await db.$queryRawUnsafe<{ n: unknown }[]>(`SELECT count(*) AS n FROM ${quoteIdent(table)}`))[0].n);
-        before.push({ table, bytes: await sizeOf(table), rows });
+      for (const t of await tableSizes()) {
+        const rows = Number((await db.$queryRawUnsafe<{ n: unknown }[]>(`SELECT count(*) AS n FROM ${quote(t.table)}`))[0].n);
+        before.push({ ...t, rows });
       }
     },
     liveBytes: async (deleted) =>
       before.reduce((sum, t) => sum + (t.rows ? (t.bytes * Math.max(0, t.rows - (deleted[t.table] ?? 0))) / t.rows : t.bytes), 0),
     reclaim: async (deleted) => {
-      for (const [table, n] of Object.entries(deleted)) if (n > 0) await db.$executeRawUnsafe(`VACUUM FULL ${quoteIdent(table)}`);
+      for (const [table, n] of Object.entries(deleted)) if (n > 0) await db.$executeRawUnsafe(`VACUUM FULL ${quote(table)}`);
     },
   };
 }

@@ -4,31 +4,14 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { migrate } from "@/lib/db/migrate";
+import { createDatabase, dropDatabase, withDatabase } from "@/lib/db/postgresAdmin";
 
 export type TestDatabase = { url: string; provider: "sqlite" | "postgresql"; file: string | null; drop: () => Promise<void> };
 
 export const TEMPLATE_DATABASE = "sightdesk_test_template";
 
 export const testPostgresUrl = (): string | null => process.env.TEST_DATABASE_URL || null;
-
-/** The server-level URL with another database name. */
-export function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-export async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: withDatabase(testPostgresUrl()!, "postgres") });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 export async function createTestDatabase(label = "t"): Promise<TestDatabase> {
   const server = testPostgresUrl();
@@ -39,11 +22,7 @@ export async function createTestDatabase(label = "t"): Promise<TestDatabase> {
     return { url: `file:${file}`, provider: "sqlite", file, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
   }
   const name = `sightdesk_${label.replace(/\W/g, "_").slice(0, 20)}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`.toLowerCase();
-  await adminQuery(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DATABASE}"`);
-  return {
-    url: withDatabase(server, name),
-    provider: "postgresql",
-    file: null,
-    drop: () => adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
-  };
+  const url = withDatabase(server, name);
+  await createDatabase(url, TEMPLATE_DATABASE);
+  return { url, provider: "postgresql", file: null, drop: () => dropDatabase(url) };
 }

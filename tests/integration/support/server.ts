@@ -5,7 +5,8 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
+import { quote } from "@/lib/db/bulk";
+import { withClient } from "@/lib/db/postgresAdmin";
 import { createTestDatabase } from "../../support/database";
 
 export type TestServer = {
@@ -103,17 +104,13 @@ export async function databaseBytes(server: TestServer): Promise<string> {
       .map((f) => fs.readFileSync(f).toString("latin1"))
       .join("");
   }
-  const client = new pg.Client({ connectionString: server.databaseUrl });
-  await client.connect();
-  try {
+  return withClient(server.databaseUrl, async (client) => {
     const tables = await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'");
     const dumps = [];
     for (const { name } of tables.rows) {
-      const rows = await client.query(`SELECT t::text AS row FROM "${name}" t`);
+      const rows = await client.query(`SELECT t::text AS row FROM ${quote(name)} t`);
       dumps.push(...rows.rows.map((r) => String(r.row)));
     }
     return dumps.join("\n");
-  } finally {
-    await client.end();
-  }
+  });
 }
