@@ -139,8 +139,4 @@ export const asBool = (v: unknown): boolean | null => (v === null || v === undef
 export const asText = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
 
 /** A read outside any transaction, with `?` placeholders on every database. */
-export function readSql(db: Db): Sql {
-  const client = (db as unknown as WithSqlite)[SQLITE_CLIENT];
-  if (client) return ((db as unknown as WithSqlite)[SQLITE_SQL] ??= new SqliteSql(client));
-  return new PrismaSql(db, dialectOf(db));
-}
+export const readSql = (db: Db): Sql => sqlFor(db, db);

@@ -165,8 +165,8 @@ async function nextCutoff(db: Db, share: number): Promise<bigint | null> {
 }
 
 /** Rows deleted per table, as the storage meter counts them. */
-const byTable = (c: DeleteCounts): Deleted => ({
-  Interruption: c.interruptions, Call: c.calls, ToolCall: c.toolCalls, Message: c.messages, Turn: c.turns, Conversation: c.conversations, Session: c.sessions,
+const byTable = (c: DeleteCounts, resolvedInterruptions: number): Deleted => ({
+  Interruption: c.interruptions + resolvedInterruptions, Call: c.calls, ToolCall: c.toolCalls, Message: c.messages, Turn: c.turns, Conversation: c.conversations, Session: c.sessions,
 });
 
 const RECLAIM_ROUNDS = 3;
@@ -176,7 +176,7 @@ async function trimTo(db: Db, meter: StorageMeter, target: number): Promise<{ re
   await meter.prepare();
   let resolvedInterruptions = 0;
   let rows = zero();
-  const deleted = () => byTable(add(rows, { ...zero(), interruptions: resolvedInterruptions }));
+  const deleted = () => byTable(rows, resolvedInterruptions);
   // 1. the oldest resolved interruptions
   while ((await meter.liveBytes(deleted())) > target) {
     const n = await db.$transaction(async (tx) => {
@@ -205,23 +205,21 @@ export async function enforceSizeCap(db: Db, maxDbSizeMb: number): Promise<Sweep
   if (!meter) return out;
   const cap = maxDbSizeMb * MB;
   const target = Math.floor(cap * 0.9);
-  out.bytesBefore = await meter.bytes();
-  if (out.bytesBefore <= cap) {
-    out.bytesAfter = out.bytesBefore;
-    return out;
-  }
+  let bytes = (out.bytesBefore = await meter.bytes());
   // PostgreSQL's live size is an estimate: when reclaiming leaves it over the cap, measure again
-  for (let round = 0; round < RECLAIM_ROUNDS && (await meter.bytes()) > cap; round++) {
+  for (let round = 0; round < RECLAIM_ROUNDS && bytes > cap; round++) {
     const trimmed = await trimTo(db, meter, target);
     out.resolvedInterruptions += trimmed.resolvedInterruptions;
     out.trimmed = add(out.trimmed, trimmed.rows);
+    bytes = await meter.bytes();
     // give the free space back to the file system
-    if ((await meter.bytes()) > cap) {
-      await meter.reclaim(byTable(add(trimmed.rows, { ...zero(), interruptions: trimmed.resolvedInterruptions })));
+    if (bytes > cap) {
+      await meter.reclaim(byTable(trimmed.rows, trimmed.resolvedInterruptions));
       out.vacuumed = true;
+      bytes = await meter.bytes();
     }
   }
-  out.bytesAfter = await meter.bytes();
+  out.bytesAfter = bytes;
   return out;
 }
 
