@@ -1,6 +1,7 @@
 // Helpers for the REST API suites: exact-integer JSON parsing, typed requests, clean-error checks,
 // the record shapes of SPEC §5.1, and payloads that trigger a chosen interruption type.
 import { expect } from "vitest";
+import type { CreatedToken, SeverityCounts as BySeverity, StatsRow as TypeCount } from "@/lib/cli/records";
 import { call, uid } from "./payloads";
 import type { TestServer } from "./server";
 
@@ -109,9 +110,8 @@ export type InterruptionRecord = {
   regressed: boolean;
 };
 
-export type BySeverity = { critical: number; high: number; medium: number; low: number };
-export type TypeCount = { interruption_type: string; severity: string; count: number };
-export type CountBody = { total: number; by_severity: BySeverity };
+// The shapes the CLI reads from the same routes.
+export type { CreatedToken, CountResponse as CountBody, SeverityCounts as BySeverity, StatsRow as TypeCount } from "@/lib/cli/records";
 export type SessionCount = { session_id: string; total: number; by_severity: BySeverity; types: TypeCount[] };
 export type ConversationCount = { conversation_id: string; session_id: string | null; total: number; by_severity: BySeverity; types: TypeCount[] };
 export type Activity = {
@@ -151,18 +151,6 @@ export type FailureType = keyof typeof FAILURES;
 export function failingCall(type: FailureType, overrides: Record<string, unknown> = {}, atMs = 0) {
   return call({ ...FAILURES[type].fields, output_messages: [], finish_reasons: [], conversation_id: uid("conv"), ...overrides }, atMs);
 }
-
-export type CreatedToken = {
-  id: string;
-  name: string;
-  scopes: string[];
-  created_by: string | null;
-  created_at_ns: string;
-  expires_at_ns: string | null;
-  last_used_at_ns: string | null;
-  revoked_at_ns: string | null;
-  token: string;
-};
 
 /** Mints a token with the server's all-scope token. */
 export async function createToken(server: TestServer, name: string, scopes: string[], expiresAt?: string): Promise<CreatedToken> {
