@@ -28,8 +28,12 @@ export function deriveTurnId(conversationId: string, messages: ChatMessage[]): s
 
 export type CallKeys = { sessionId: string; conversationId: string; turnId: string };
 
+/** The session a call or process event belongs to: the one it names, else its agent process's. */
+export const sessionIdOf = (x: { session_id?: string | null; agent_name?: string | null; pid?: number | null; host?: string | null }): string =>
+  x.session_id || deriveSessionId(x.agent_name, x.pid, x.host);
+
 export function callKeys(call: NormalizedCall): CallKeys {
-  const sessionId = call.session_id || deriveSessionId(call.agent_name, call.pid, call.host);
+  const sessionId = sessionIdOf(call);
   const conversationId = call.conversation_id || deriveConversationId(sessionId, call);
   const turnId = call.turn_id || deriveTurnId(conversationId, call.input_messages);
   return { sessionId, conversationId, turnId };

@@ -26,7 +26,7 @@ import {
 } from "./batchState";
 import { emitDeadLoopDetections } from "./afterCommit";
 import { buildInterruption, type InterruptionContext, type InterruptionRow } from "./interruptions";
-import { callKeys, interruptionId, toolCallRowId, toolInterruptionId, type CallKeys } from "./keys";
+import { callKeys, interruptionId, sessionIdOf, toolCallRowId, toolInterruptionId, type CallKeys } from "./keys";
 import { chainNodes, rememberChain, type MessageNode } from "./messages";
 import { redactText, redactValue } from "./redact";
 import type { ChatMessage, NormalizedCall, ToolCallPart } from "./types";
@@ -491,7 +491,7 @@ function newToolCallIds(prepared: Prepared[]): string[] {
 export async function ingestCalls(db: Db, calls: NormalizedCall[], cfg: DetectionConfig = detectionConfig()): Promise<IngestResult> {
   const deadLoopSessions: string[] = [];
   const result = await transaction(db, async (sql) => {
-    await lockKeys(sql, calls.map((c) => callKeys(c).sessionId)); // a session's state is read, then rewritten
+    await lockKeys(sql, calls.map(sessionIdOf)); // a session's state is read, then rewritten
     const fresh = await freshCalls(sql, calls);
     const result: IngestResult = { received: calls.length, accepted: fresh.length, duplicates: calls.length - fresh.length, interruptions: 0 };
     if (!fresh.length) return result;

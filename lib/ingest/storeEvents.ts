@@ -7,7 +7,7 @@ import { lockKeys, transaction } from "../db/sql";
 import { judgeToolResult } from "../detect/toolResult";
 import { nowNs } from "../time";
 import { buildInterruption } from "./interruptions";
-import { deriveSessionId, interruptionId, toolCallRowId, toolInterruptionId } from "./keys";
+import { deriveSessionId, interruptionId, sessionIdOf, toolCallRowId, toolInterruptionId } from "./keys";
 import { redactText } from "./redact";
 import type { LifecycleEvent, ProcessExitEvent, ToolResultEvent, TurnEndEvent } from "./schema";
 import { NON_FAILURE_TURN_ENDS } from "./storeCalls";
@@ -155,5 +155,4 @@ export async function ingestEvents(db: Db, events: LifecycleEvent[], cfg: Detect
   );
 }
 
-const sessionOf = (e: LifecycleEvent): string =>
-  e.kind === "process_exit" ? (e.session_id ?? deriveSessionId(e.agent_name, e.pid, e.host)) : e.session_id;
+const sessionOf = (e: LifecycleEvent): string => (e.kind === "process_exit" ? sessionIdOf(e) : e.session_id);
