@@ -15,6 +15,7 @@ import { migrate } from "../lib/db/migrate";
 import { dropDatabase, withClient, withDatabase } from "../lib/db/postgresAdmin";
 import { REGRESSED_SQL } from "../lib/db/queries/filterSql";
 import { marks, toNumbered } from "../lib/db/sql";
+import { providerOf } from "../lib/db/url";
 import { DEFAULT_SEVERITY, INTERRUPTION_TYPES } from "../lib/detect/types";
 
 const flag = (name: string): string | undefined => {
@@ -239,7 +240,7 @@ async function main() {
   // --keep DIR: reuse (or create and keep) the loaded database (and the token file in DIR), for iterating on indexes
   const keep = process.argv.includes("--keep") ? path.resolve(process.argv[process.argv.indexOf("--keep") + 1]) : null;
   const dir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-bench-api-"));
-  const postgresUrl = flag("postgres") ?? (/^postgres(ql)?:\/\//i.test(process.env.DATABASE_URL ?? "") ? process.env.DATABASE_URL : undefined);
+  const postgresUrl = flag("postgres") ?? (process.env.DATABASE_URL && providerOf(process.env.DATABASE_URL) === "postgresql" ? process.env.DATABASE_URL : undefined);
   const target = postgresUrl ? postgresTarget(postgresUrl) : sqliteTarget(dir);
   console.log(`Machine: ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}`);
   const database = await target.describe();

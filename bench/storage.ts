@@ -25,6 +25,7 @@ import pg from "pg";
 import { CONFIG_KEYS, envName } from "../lib/config/load";
 import { migrate } from "../lib/db/migrate";
 import { createDatabase, dropDatabase, withDatabase } from "../lib/db/postgresAdmin";
+import { providerOf } from "../lib/db/url";
 import { demoRequests, type DemoRequest } from "../lib/demo/load";
 import { DEMO_SPAN_MINUTES, generateDemo, type DemoData } from "../lib/demo/scenarios";
 import { deriveSessionId } from "../lib/ingest/keys";
@@ -212,7 +213,7 @@ function machine(): string {
 async function main() {
   const distDir = process.env.NEXT_DIST_DIR || ".next";
   if (!fs.existsSync(path.join(distDir, "BUILD_ID"))) throw new Error(`No production build in ${distDir}: run \`npx next build\` first (npm run bench:storage does).`);
-  const pgUrl = /^postgres(ql)?:\/\//.test(process.env.DATABASE_URL ?? "") ? process.env.DATABASE_URL! : null;
+  const pgUrl = process.env.DATABASE_URL && providerOf(process.env.DATABASE_URL) === "postgresql" ? process.env.DATABASE_URL : null;
   delete process.env.TEST_DATABASE_URL; // the server helper's own database stays a SQLite file
   const capKey = Object.keys(CONFIG_KEYS).find((k) => k.endsWith("max_db_size_mb"))!;
   const intervalKey = Object.keys(CONFIG_KEYS).find((k) => k.endsWith("check_interval_secs"))!;

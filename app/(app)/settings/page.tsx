@@ -17,7 +17,7 @@ export const metadata: Metadata = { title: "Settings · SightDesk" };
 /** Storage and sign-in as people may see them: kinds and names only, never URLs with credentials. */
 function effectiveConfig(): ConfigView {
   const file = sqliteFilePath(databaseUrl());
-  const storage = file ? `SQLite (${path.basename(file)})` : /^postgres(ql)?:/i.test(databaseUrl()) ? "PostgreSQL" : "external database";
+  const storage = file ? `SQLite (${path.basename(file)})` : "PostgreSQL"; // the only other kind providerOf lets start
   const sso = Boolean(process.env.SIGHTDESK_OIDC_ISSUER && process.env.SIGHTDESK_OIDC_CLIENT_ID && process.env.SIGHTDESK_OIDC_CLIENT_SECRET);
   const signIn = sso ? `Email and password; single sign-on (${process.env.SIGHTDESK_OIDC_NAME || "OIDC"})` : "Email and password";
   const c = config();
