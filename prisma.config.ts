@@ -19,7 +19,6 @@ export default defineConfig({
   schema: PRISMA_FILES[provider].schema,
   migrations: { path: PRISMA_FILES[provider].migrations },
   async adapter() {
-    // The CLI never closes its pool: idle connections must go quickly or they hold the process ~10 s.
-    return createAdapterFactory(databaseUrl(), undefined, { idleTimeoutMillis: 50 });
+    return createAdapterFactory(databaseUrl());
   },
 });

@@ -12,8 +12,8 @@ type AdapterFactory = PrismaBetterSQLite3 | PrismaPg;
  * The driver adapter factory for a database URL (a `file:` SQLite path or a PostgreSQL URL).
  * `onConnect` receives the SQLite connection Prisma opens, for the plain-SQL hot path.
  */
-export function createAdapterFactory(url: string, onConnect?: (client: BetterSqlite3.Database) => void, pool: pg.PoolConfig = {}): AdapterFactory {
-  if (providerOf(url) === "postgresql") return postgresFactory(url, pool);
+export function createAdapterFactory(url: string, onConnect?: (client: BetterSqlite3.Database) => void): AdapterFactory {
+  if (providerOf(url) === "postgresql") return postgresFactory(url);
   const file = sqliteFilePath(url)!;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const factory = new PrismaBetterSQLite3({ url: file, timeout: 10_000 });
@@ -27,9 +27,9 @@ export function createAdapterFactory(url: string, onConnect?: (client: BetterSql
   return factory;
 }
 
-function postgresFactory(url: string, pool: pg.PoolConfig): PrismaPg {
+function postgresFactory(url: string): PrismaPg {
   const max = Number(process.env.SIGHTDESK_PG_POOL_SIZE) || 10;
-  return new PrismaPg({ connectionString: url, max, Client: CatalogTypesAsTextClient, ...pool });
+  return new PrismaPg({ connectionString: url, max, Client: CatalogTypesAsTextClient });
 }
 
 // prisma/orm#27403: the migration engine cannot read the catalog types `name` and `"char"` (nor
