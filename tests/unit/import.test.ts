@@ -243,7 +243,9 @@ describe("import agentsight: files built with AgentSight's DDL", () => {
     insertCall(genai, { callId: "fw-2", session, conversation: conv, startNs: BASE_NS + SECOND, statusCode: 503, finish: null, output: null, input: history });
     insertInterruption(events, { id: "fedcba9876543210fedcba9876543210", session, conversation: conv, callId: "fw-2", type: "service_unavailable", severity: "high", atNs: BASE_NS + 4n * SECOND, detail: { status_code: 503 }, resolved: 1 });
     insertInterruption(events, { id: "00112233445566778899aabbccddeeff", session: null, conversation: null, callId: null, type: "agent_crash", severity: "critical", atNs: BASE_NS + 9n * SECOND, detail: { pid: 31337, signal: "SIGKILL" } });
-    await until(async () => (await db.interruption.count({ where: { id: { in: ["fedcba9876543210fedcba9876543210", "00112233445566778899aabbccddeeff"] } } })) === 2);
+    // a pass that began before the rows were written may take the interruptions and leave the
+    // call to the next pass: wait for both
+    await until(async () => (await db.interruption.count({ where: { id: { in: ["fedcba9876543210fedcba9876543210", "00112233445566778899aabbccddeeff"] } } })) === 2 && (await db.call.count()) === 2);
     expect(await db.call.findUnique({ where: { id: "fw-2" } })).not.toBeNull();
 
     controller.abort();
