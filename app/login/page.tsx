@@ -4,14 +4,15 @@ import { currentUser } from "@/lib/auth/currentUser";
 
 export const dynamic = "force-dynamic";
 
-export default async function LoginPage() {
+export default async function LoginPage({ searchParams }: { searchParams: Promise<{ error?: string | string[] }> }) {
+  const { error } = await searchParams;
   if (await currentUser()) redirect("/");
   const sso = Boolean(process.env.SIGHTDESK_OIDC_ISSUER && process.env.SIGHTDESK_OIDC_CLIENT_ID);
   return (
     <main className="mx-auto mt-24 max-w-sm px-4">
       <h1 className="mb-1 text-xl font-semibold">SightDesk</h1>
       <p className="mb-6 text-muted">Sign in to triage your agents&apos; interruptions.</p>
-      <LoginForm sso={sso} />
+      <LoginForm sso={sso} urlError={typeof error === "string" ? error : null} />
     </main>
   );
 }

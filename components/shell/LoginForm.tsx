@@ -1,11 +1,41 @@
 "use client";
-import { signIn } from "next-auth/react";
+import { getCsrfToken, signIn } from "next-auth/react";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 
-export function LoginForm({ sso }: { sso: boolean }) {
+/** Messages for the `error` query parameter next-auth redirects to /login with. */
+const URL_ERRORS: Record<string, string> = {
+  AccessDenied: "Single sign-on refused: this account may not sign in here. Ask an admin.",
+  TooManyAttempts: "Too many attempts, try again later.",
+};
+
+export function tooManyAttemptsMessage(retryAfterSeconds: number): string {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  return `Too many attempts, try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`;
+}
+
+type Outcome = { ok: true } | { ok: false; message: string };
+
+/**
+ * next-auth's credentials callback, called directly (as next-auth's own `signIn` does) so
+ * that a 429 and its Retry-After reach the form.
+ */
+async function passwordSignIn(email: string, password: string): Promise<Outcome> {
+  const csrfToken = (await getCsrfToken()) ?? "";
+  const res = await fetch("/api/auth/callback/credentials", {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ email, password, csrfToken, callbackUrl: `${window.location.origin}/`, json: "true" }),
+  });
+  if (res.status === 429) return { ok: false, message: tooManyAttemptsMessage(Number(res.headers.get("retry-after")) || 60) };
+  const data = (await res.json().catch(() => ({}))) as { url?: string };
+  const error = data.url ? new URL(data.url, window.location.origin).searchParams.get("error") : "unknown";
+  return res.ok && !error ? { ok: true } : { ok: false, message: "Wrong email or password." };
+}
+
+export function LoginForm({ sso, urlError }: { sso: boolean; urlError?: string | null }) {
   const router = useRouter();
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(urlError ? (URL_ERRORS[urlError] ?? "Sign-in failed. Try again.") : null);
   const [busy, setBusy] = useState(false);
 
   async function submit(e: FormEvent<HTMLFormElement>) {
@@ -13,13 +43,15 @@ export function LoginForm({ sso }: { sso: boolean }) {
     const form = new FormData(e.currentTarget);
     setBusy(true);
     setError(null);
-    const result = await signIn("credentials", { email: String(form.get("email")), password: String(form.get("password")), redirect: false });
+    const result = await passwordSignIn(String(form.get("email")), String(form.get("password"))).catch(
+      (): Outcome => ({ ok: false, message: "Could not reach the server. Try again." }),
+    );
     setBusy(false);
-    if (result?.ok && !result.error) {
+    if (result.ok) {
       router.replace("/");
       router.refresh();
     } else {
-      setError("Wrong email or password.");
+      setError(result.message);
     }
   }
 

@@ -1,6 +1,61 @@
 import NextAuth from "next-auth";
+import type { NextRequest } from "next/server";
 import { authOptions } from "@/lib/auth/nextauth";
+import { beginAttempt, clientAddress, finishAttempt } from "@/lib/auth/throttle";
+import { db } from "@/lib/db/client";
 
-const handler = (req: Request, ctx: { params: Promise<{ nextauth: string[] }> }) => NextAuth(authOptions())(req, ctx);
+type Ctx = { params: Promise<{ nextauth: string[] }> };
 
-export { handler as GET, handler as POST };
+const nextAuth = (req: NextRequest, ctx: Ctx): Promise<Response> => NextAuth(authOptions())(req, ctx);
+
+const SESSION_COOKIE = /^(__Secure-)?next-auth\.session-token(\.\d+)?=[^;]/;
+
+/** The email of a credentials sign-in form, or "" (next-auth refuses it without hashing). */
+async function formEmail(req: NextRequest): Promise<string> {
+  try {
+    const form = await req.clone().formData();
+    const email = form.get("email");
+    return typeof email === "string" ? email : "";
+  } catch {
+    return "";
+  }
+}
+
+const logValue = (s: string) => JSON.stringify(s.slice(0, 200));
+
+/**
+ * Password sign-in (POST /api/auth/callback/credentials) goes through the throttle first: once
+ * an account or an address has too many recent failures, the answer is 429 with Retry-After,
+ * before next-auth (and the password hash) runs.
+ */
+async function credentialsCallback(req: NextRequest, ctx: Ctx): Promise<Response> {
+  const email = await formEmail(req);
+  const address = clientAddress(req.headers);
+  const attempt = await beginAttempt(db(), { email, address });
+  if ("refused" in attempt) {
+    console.warn(`sign-in throttled: ${attempt.by} limit reached for email ${logValue(email.trim().toLowerCase())} from address ${logValue(address)}; retry after ${attempt.retryAfterSeconds} s`);
+    const minutes = Math.ceil(attempt.retryAfterSeconds / 60);
+    const message = `Too many attempts, try again in ${minutes} minute${minutes === 1 ? "" : "s"}`;
+    // `url` keeps next-auth's client (signIn with redirect: false) working: it reads the error from it
+    const url = new URL("/login", req.nextUrl.origin);
+    url.searchParams.set("error", "TooManyAttempts");
+    return Response.json(
+      { error: message, retry_after: attempt.retryAfterSeconds, url: url.toString() },
+      { status: 429, headers: { "retry-after": String(attempt.retryAfterSeconds), "cache-control": "no-store" } },
+    );
+  }
+  const res = await nextAuth(req, ctx);
+  const succeeded = res.headers.getSetCookie().some((c) => SESSION_COOKIE.test(c));
+  await finishAttempt(db(), attempt, succeeded);
+  return res;
+}
+
+export async function GET(req: NextRequest, ctx: Ctx) {
+  return nextAuth(req, ctx);
+}
+
+export async function POST(req: NextRequest, ctx: Ctx) {
+  const [action, provider] = (await ctx.params).nextauth ?? [];
+  if (action === "callback" && provider === "credentials") return credentialsCallback(req, ctx);
+  return nextAuth(req, ctx);
+}

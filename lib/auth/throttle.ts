@@ -1,0 +1,74 @@
+// Password sign-in throttling, kept in the database so that every server process sharing it
+// applies the same limits: after LIMITS.account failed attempts for one email, or
+// LIMITS.address from one client address, within WINDOW_MS, further attempts are refused (429)
+// before the password is hashed. A successful sign-in clears the account's count.
+//
+// Each attempt first writes its own row (a failure until proven otherwise), then counts: so
+// concurrent attempts cannot all pass a check made before any of them was recorded.
+import crypto from "node:crypto";
+import type { DbTx } from "../db/client";
+
+export const WINDOW_MS = 15 * 60 * 1000;
+export const LIMITS = { account: 5, address: 20 } as const;
+
+const MS = 1_000_000n;
+const MAX_KEY_LENGTH = 320;
+
+export type Attempt = { id: string; email: string; address: string };
+export type Refusal = { refused: true; by: "account" | "address"; retryAfterSeconds: number };
+
+export const normalizeLoginEmail = (email: string) => email.trim().toLowerCase().slice(0, MAX_KEY_LENGTH);
+
+/**
+ * The client address: the first hop of X-Forwarded-For, else X-Real-IP. `next start` fills
+ * X-Forwarded-For with the socket's address when the request has none, so without a proxy
+ * this is the peer address; behind a proxy it is the address the proxy reports.
+ */
+export function clientAddress(headers: Headers): string {
+  const first = headers.get("x-forwarded-for")?.split(",")[0]?.trim();
+  const address = first || headers.get("x-real-ip")?.trim() || "unknown";
+  return address.slice(0, 100);
+}
+
+/** When the newest `limit` rows fall to limit - 1 inside the window: seconds from now. */
+function retryAfter(times: bigint[], limit: number, nowMs: number): number {
+  // times ascending; the count drops below `limit` once times[n - limit] leaves the window
+  const pivot = times[times.length - limit];
+  const liftMs = Number(pivot / MS) + WINDOW_MS;
+  return Math.max(1, Math.ceil((liftMs - nowMs) / 1000));
+}
+
+/**
+ * Records the start of a password attempt. Refused when the account or the address already
+ * has its limit of failures in the window (the attempt is then not recorded: refused attempts
+ * do not extend the block).
+ */
+export async function beginAttempt(db: DbTx, input: { email: string; address: string }, nowMs = Date.now()): Promise<Attempt | Refusal> {
+  const email = normalizeLoginEmail(input.email);
+  const address = input.address.slice(0, 100);
+  const now = BigInt(nowMs) * MS;
+  const since = BigInt(nowMs - WINDOW_MS) * MS;
+  await db.loginAttempt.deleteMany({ where: { atNs: { lte: since } } });
+  const id = crypto.randomUUID();
+  await db.loginAttempt.create({ data: { id, email, address, atNs: now } });
+
+  const [byAccount, byAddress] = await Promise.all([
+    db.loginAttempt.findMany({ where: { email, cleared: false, atNs: { gt: since }, id: { not: id } }, select: { atNs: true }, orderBy: { atNs: "asc" } }),
+    db.loginAttempt.findMany({ where: { address, atNs: { gt: since }, id: { not: id } }, select: { atNs: true }, orderBy: { atNs: "asc" } }),
+  ]);
+  const refusals: Refusal[] = [];
+  if (byAccount.length >= LIMITS.account) refusals.push({ refused: true, by: "account", retryAfterSeconds: retryAfter(byAccount.map((r) => r.atNs), LIMITS.account, nowMs) });
+  if (byAddress.length >= LIMITS.address) refusals.push({ refused: true, by: "address", retryAfterSeconds: retryAfter(byAddress.map((r) => r.atNs), LIMITS.address, nowMs) });
+  if (refusals.length > 0) {
+    await db.loginAttempt.deleteMany({ where: { id } });
+    return refusals.reduce((a, b) => (b.retryAfterSeconds > a.retryAfterSeconds ? b : a));
+  }
+  return { id, email, address };
+}
+
+/** Ends an attempt: a failure keeps its row; a success removes it and clears the account's count. */
+export async function finishAttempt(db: DbTx, attempt: Attempt, succeeded: boolean): Promise<void> {
+  if (!succeeded) return;
+  await db.loginAttempt.deleteMany({ where: { id: attempt.id } });
+  await db.loginAttempt.updateMany({ where: { email: attempt.email, cleared: false }, data: { cleared: true } });
+}
