@@ -2,6 +2,7 @@ import type { NextRequest } from "next/server";
 import { getToken } from "next-auth/jwt";
 import { scopesOf } from "../auth/roles";
 import { sessionSecret } from "../auth/sessionSecret";
+import { tokenSessionVersion } from "../auth/users";
 import type { DbTx } from "../db/client";
 import { hashToken, parseScopes, type Scope } from "../auth/tokens";
 import { nowNs } from "../time";
@@ -67,9 +68,11 @@ export async function authenticate(db: DbTx, req: Request, scope: Scope): Promis
 }
 
 const USER_CACHE_MS = 5_000;
-const userHolder = globalThis as unknown as { sightdeskUserCache?: Map<string, { user: { id: string; email: string; role: string } | null; at: number }> };
+type CachedUser = { id: string; email: string; role: string; sessionVersion: number };
+const userHolder = globalThis as unknown as { sightdeskUserCache?: Map<string, { user: CachedUser | null; at: number }> };
 const userCache = (userHolder.sightdeskUserCache ??= new Map());
 
+/** Call after changing a user's role, password or existence: this process re-reads it at once. */
 export function forgetUser(id: string): void {
   userCache.delete(id);
 }
@@ -80,10 +83,12 @@ async function sessionActor(db: DbTx, req: Request): Promise<Actor | null> {
   if (!uid) return null;
   let hit = userCache.get(uid);
   if (!hit || Date.now() - hit.at > USER_CACHE_MS) {
-    const user = await db.user.findUnique({ where: { id: uid }, select: { id: true, email: true, role: true } });
+    const user = await db.user.findUnique({ where: { id: uid }, select: { id: true, email: true, role: true, sessionVersion: true } });
+    if (userCache.size > 10_000) userCache.clear();
     userCache.set(uid, (hit = { user, at: Date.now() }));
   }
-  if (!hit.user) return null;
+  // a password or role change since this cookie was issued ends it: signed out
+  if (!hit.user || hit.user.sessionVersion !== tokenSessionVersion(jwt)) return null;
   return { kind: "user", id: hit.user.id, name: hit.user.email, scopes: scopesOf(hit.user.role), role: hit.user.role };
 }
 

@@ -1,16 +1,15 @@
 // next-auth configuration: email + password (Credentials, JWT sessions), and an OIDC provider
-// when SIGHTDESK_OIDC_ISSUER / _CLIENT_ID / _CLIENT_SECRET are set.
-import crypto from "node:crypto";
+// when SIGHTDESK_OIDC_ISSUER / _CLIENT_ID / _CLIENT_SECRET are set. The session cookie carries
+// the user's id and session version (checked on every request: lib/api/auth.ts, currentUser).
 import type { NextAuthOptions } from "next-auth";
 import CredentialsProvider from "next-auth/providers/credentials";
 import type { OAuthConfig } from "next-auth/providers/oauth";
 import { db } from "../db/client";
-import { nowNs } from "../time";
-import { ROLES, type Role } from "./roles";
+import { decideOidcSignIn, type OidcClaims } from "./oidc";
 import { sessionSecret } from "./sessionSecret";
 import { checkCredentials } from "./users";
 
-type OidcProfile = { sub: string; email?: string; name?: string };
+type OidcProfile = { sub: string; email?: string; email_verified?: boolean; name?: string };
 
 function oidcProvider(env = process.env): OAuthConfig<OidcProfile> | null {
   const issuer = env.SIGHTDESK_OIDC_ISSUER;
@@ -26,18 +25,8 @@ function oidcProvider(env = process.env): OAuthConfig<OidcProfile> | null {
     idToken: true,
     checks: ["pkce", "state"],
     profile: (p) => ({ id: p.sub, email: p.email ?? null, name: p.name ?? null }),
+    // the ID token is checked (signature, issuer, audience, expiry) by next-auth's openid-client
   };
-}
-
-/** OIDC users are created on first sign-in with SIGHTDESK_OIDC_DEFAULT_ROLE (viewer). */
-async function userForOidc(email: string, name: string | null) {
-  const existing = await db().user.findUnique({ where: { email: email.toLowerCase() } });
-  if (existing) return existing;
-  const configured = process.env.SIGHTDESK_OIDC_DEFAULT_ROLE as Role | undefined;
-  const role: Role = configured && ROLES.includes(configured) ? configured : "viewer";
-  return db().user.create({
-    data: { id: crypto.randomUUID(), email: email.toLowerCase(), name, role, passwordHash: "!oidc", createdAtNs: nowNs() },
-  });
 }
 
 // Without NEXTAUTH_URL, build sign-in/out redirects from the request's Host (self-hosted, any
@@ -49,7 +38,8 @@ export function authOptions(): NextAuthOptions {
   return {
     secret: sessionSecret(),
     session: { strategy: "jwt", maxAge: 12 * 60 * 60 },
-    pages: { signIn: "/login" },
+    // errors (a refused single sign-on: ?error=AccessDenied) show on the login page
+    pages: { signIn: "/login", error: "/login" },
     providers: [
       CredentialsProvider({
         name: "Email and password",
@@ -57,23 +47,38 @@ export function authOptions(): NextAuthOptions {
         async authorize(credentials) {
           if (!credentials?.email || !credentials.password) return null;
           const user = await checkCredentials(db(), credentials.email, credentials.password);
-          return user ? { id: user.id, email: user.email, name: user.name } : null;
+          return user ? { id: user.id, email: user.email, name: user.name, sessionVersion: user.sessionVersion } : null;
         },
       }),
       ...(oidc ? [oidc] : []),
     ],
     callbacks: {
+      async signIn({ account, profile }) {
+        if (account?.provider !== "oidc") return true;
+        const claims = (profile ?? {}) as OidcClaims;
+        const decision = await decideOidcSignIn(db(), claims);
+        if (!decision.ok) {
+          console.warn(`single sign-on refused (${decision.reason}) for sub ${JSON.stringify(String(claims.sub ?? ""))} email ${JSON.stringify(String(claims.email ?? ""))}`);
+          return false;
+        }
+        if (decision.outcome !== "signed-in") console.info(`single sign-on ${decision.outcome} user ${decision.user.email} (sub ${JSON.stringify(decision.user.oidcSubject)})`);
+        return true;
+      },
       async jwt({ token, user, account }) {
         if (user && account?.provider === "oidc") {
-          if (!user.email) throw new Error("The identity provider sent no email");
-          token.uid = (await userForOidc(user.email, user.name ?? null)).id;
+          // signIn (above) linked or created the user for this subject
+          const linked = await db().user.findUnique({ where: { oidcSubject: account.providerAccountId } });
+          if (!linked) throw new Error("No user for this single sign-on subject");
+          token.uid = linked.id;
+          token.sv = linked.sessionVersion;
         } else if (user) {
           token.uid = user.id;
+          token.sv = (user as { sessionVersion?: number }).sessionVersion ?? 0;
         }
         return token;
       },
       async session({ session, token }) {
-        return { ...session, uid: token.uid };
+        return { ...session, uid: token.uid, sv: token.sv };
       },
     },
   };

@@ -22,6 +22,7 @@ export async function createUser(db: DbTx, input: { email: string; name?: string
   const user = await db.user.create({
     data: { id: crypto.randomUUID(), email, name: input.name ?? null, role: input.role, passwordHash: await hashPassword(input.password), createdAtNs: nowNs() },
   });
+  await liftRemoval(db, email);
   return userRecord(user);
 }
 
@@ -35,7 +36,9 @@ export async function setRole(db: DbTx, id: string, role: Role) {
   if (user.role === "admin" && role !== "admin" && (await db.user.count({ where: { role: "admin" } })) === 1) {
     throw new ApiError(409, "The last admin cannot be demoted");
   }
-  return userRecord(await db.user.update({ where: { id }, data: { role } }));
+  if (user.role === role) return userRecord(user);
+  // a new role ends the user's sessions: they sign in again and get the new role's rights
+  return userRecord(await db.user.update({ where: { id }, data: { role, sessionVersion: { increment: 1 } } }));
 }
 
 /** The user with these credentials, or null (same answer for an unknown email and a bad password). */
@@ -61,10 +64,15 @@ export async function ensureFirstAdmin(db: DbTx, env = process.env): Promise<str
 export async function setPassword(db: DbTx, id: string, password: string) {
   if (password.length < MIN_PASSWORD_LENGTH) throw new ApiError(400, `password: at least ${MIN_PASSWORD_LENGTH} characters`);
   if (!(await db.user.findUnique({ where: { id } }))) throw new ApiError(404, "User not found");
-  return userRecord(await db.user.update({ where: { id }, data: { passwordHash: await hashPassword(password) } }));
+  // a new password ends every session signed in with the old one
+  const data = { passwordHash: await hashPassword(password), sessionVersion: { increment: 1 } };
+  return userRecord(await db.user.update({ where: { id }, data }));
 }
 
-/** Deletes a user (their activity rows keep their name); never the last admin. */
+/**
+ * Deletes a user (their activity rows keep their name); never the last admin. Leaves a
+ * tombstone so single sign-on does not create the user again (see lib/auth/oidc.ts).
+ */
 export async function deleteUser(db: DbTx, id: string) {
   const user = await db.user.findUnique({ where: { id } });
   if (!user) throw new ApiError(404, "User not found");
@@ -72,5 +80,23 @@ export async function deleteUser(db: DbTx, id: string) {
     throw new ApiError(409, "The last admin cannot be deleted");
   }
   await db.user.delete({ where: { id } });
+  await db.removedUser.create({ data: { id: crypto.randomUUID(), email: user.email, oidcSubject: user.oidcSubject, removedAtNs: nowNs() } });
   return userRecord(user);
+}
+
+/**
+ * An admin (re-)adding a user by email lifts the removal of that email, and of the single
+ * sign-on subjects that were removed with it.
+ */
+export async function liftRemoval(db: DbTx, email: string): Promise<void> {
+  const removed = await db.removedUser.findMany({ where: { email: normalizeEmail(email) }, select: { oidcSubject: true } });
+  if (removed.length === 0) return;
+  const subjects = removed.map((r) => r.oidcSubject).filter((s): s is string => s !== null);
+  await db.removedUser.deleteMany({ where: { OR: [{ email: normalizeEmail(email) }, ...(subjects.length ? [{ oidcSubject: { in: subjects } }] : [])] } });
+}
+
+/** The session version a session cookie carries (cookies from before versions count as 0). */
+export function tokenSessionVersion(token: object | null | undefined): number {
+  const sv = (token as { sv?: unknown } | null | undefined)?.sv;
+  return typeof sv === "number" ? sv : 0;
 }
