@@ -190,7 +190,7 @@ describe("users API", () => {
 });
 
 describe("sign-in and roles", () => {
-  it("signs in with the stored password, refuses a wrong one, and applies a role change at once", async () => {
+  it("signs in with the stored password, refuses a wrong one, and a role change ends the session at once", async () => {
     const address = email("carol");
     const u = await createUser({ email: address, role: "viewer", password: "viewer-pass-123" });
     expect(await signIn(address, "wrong-password")).toBeNull();
@@ -204,19 +204,24 @@ describe("sign-in and roles", () => {
     expect(attempt.status).toBe(403);
     expect((await withCookie(cookie!, "/api/tokens", { method: "POST", body: JSON.stringify({ name: "sneaky", scopes: ["admin"] }) })).status).toBe(403);
 
-    // promoted: the same session may now list users (no wait for the user cache)
+    // promoted: a role change ends the session at once (no wait for the user cache); signed in
+    // again, the user may list users
     expect((await post(`/api/users/${u.id}`, { role: "admin" })).status).toBe(200);
-    expect((await withCookie(cookie!, "/api/users")).status).toBe(200);
+    expect((await withCookie(cookie!, "/api/users")).status).toBe(401);
+    const admin = await signIn(address, "viewer-pass-123");
+    expect((await withCookie(admin!, "/api/users")).status).toBe(200);
     // an admin may not delete themselves
-    const self = await withCookie(cookie!, `/api/users/${u.id}`, { method: "DELETE" });
+    const self = await withCookie(admin!, `/api/users/${u.id}`, { method: "DELETE" });
     expect(self.status).toBe(409);
     expect(((await self.json()) as { error: string }).error).toMatch(/your own account/);
 
-    // demoted again, then deleted: the session stops working
+    // demoted again: that session ends too; the next one is a viewer's; deleted: it stops working
     expect((await post(`/api/users/${u.id}`, { role: "viewer" })).status).toBe(200);
-    expect((await withCookie(cookie!, "/api/users")).status).toBe(403);
+    expect((await withCookie(admin!, "/api/users")).status).toBe(401);
+    const viewer = await signIn(address, "viewer-pass-123");
+    expect((await withCookie(viewer!, "/api/users")).status).toBe(403);
     expect((await del(`/api/users/${u.id}`)).status).toBe(200);
-    expect((await withCookie(cookie!, "/api/interruptions/count")).status).toBe(401);
+    expect((await withCookie(viewer!, "/api/interruptions/count")).status).toBe(401);
   });
 
   it("resets a password: the old one stops working, the new one signs in", async () => {

@@ -18,6 +18,8 @@ export type TestServer = {
   env: { SIGHTDESK_DATA_DIR: string; DATABASE_URL: string };
   dbFile: string | null;
   api: (route: string, init?: RequestInit & { token?: string | null }) => Promise<Response>;
+  /** Everything the server printed so far (stdout and stderr). */
+  log: () => string;
   stop: () => Promise<void>;
 };
 
@@ -88,7 +90,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     fs.rmSync(dataDir, { recursive: true, force: true });
     await database.drop();
   };
-  return { url, token, dataDir, databaseUrl: database.url, env: serverEnv, dbFile: database.file, api, stop };
+  return { url, token, dataDir, databaseUrl: database.url, env: serverEnv, dbFile: database.file, api, log: () => output, stop };
 }
 
 /**

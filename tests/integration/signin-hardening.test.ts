@@ -1,0 +1,302 @@
+// Sign-in hardening (issue 11) against the real server and database: password sign-in
+// throttling per account and per address (429 + Retry-After, logged without the password),
+// sessions ended by a password change, a role change or removal, and single sign-on through a
+// fake OIDC issuer (email_verified, allowed domains, linking by `sub`, removed users).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { request } from "./support/http";
+import { startIssuer, type Claims, type FakeIssuer } from "./support/oidcIssuer";
+import { uid } from "./support/payloads";
+import { startServer, type TestServer } from "./support/server";
+
+type UserRecord = { id: string; email: string; name: string | null; role: string };
+
+let server: TestServer;
+let issuer: FakeIssuer;
+
+beforeAll(async () => {
+  issuer = await startIssuer();
+  server = await startServer({
+    SIGHTDESK_OIDC_ISSUER: issuer.url,
+    SIGHTDESK_OIDC_CLIENT_ID: issuer.clientId,
+    SIGHTDESK_OIDC_CLIENT_SECRET: issuer.clientSecret,
+    SIGHTDESK_OIDC_ALLOWED_DOMAINS: "example.com, Corp.Test",
+  });
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await issuer?.stop();
+});
+
+const email = (label: string, domain = "example.com") => `${uid(label)}@${domain}`.toLowerCase();
+/** A client address of its own per test, so that per-address counts do not mix. */
+let addressSeq = 0;
+const newAddress = () => `203.0.113.${++addressSeq}`;
+
+async function createUser(body: Record<string, unknown>): Promise<UserRecord> {
+  const reply = await request<UserRecord>(server, "POST", "/api/users", body);
+  expect(reply.status, reply.text).toBe(201);
+  return reply.body;
+}
+
+async function findUser(address: string): Promise<UserRecord | undefined> {
+  const reply = await request<UserRecord[]>(server, "GET", "/api/users");
+  return reply.body.find((u) => u.email === address);
+}
+
+const SESSION = /^(__Secure-)?next-auth\.session-token=[^;]+/;
+
+type Attempt = { status: number; retryAfter: string | null; cookie: string | null; body: Record<string, unknown> };
+
+/** One password sign-in through next-auth's credentials callback, from `address`. */
+async function signIn(userEmail: string, password: string, address: string): Promise<Attempt> {
+  const csrf = await fetch(`${server.url}/api/auth/csrf`);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const cookies = csrf.headers.getSetCookie().map((c) => c.split(";")[0]);
+  const res = await fetch(`${server.url}/api/auth/callback/credentials`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookies.join("; "), origin: server.url, "x-forwarded-for": `${address}, 10.0.0.1` },
+    body: new URLSearchParams({ csrfToken, email: userEmail, password, json: "true", callbackUrl: `${server.url}/` }).toString(),
+  });
+  const session = res.headers.getSetCookie().find((c) => SESSION.test(c));
+  return { status: res.status, retryAfter: res.headers.get("retry-after"), cookie: session ? session.split(";")[0] : null, body: (await res.json()) as Record<string, unknown> };
+}
+
+function withCookie(cookie: string, route: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set("cookie", cookie);
+  if (init.method && init.method !== "GET") headers.set("origin", server.url);
+  if (init.body) headers.set("content-type", "application/json");
+  return fetch(`${server.url}${route}`, { ...init, headers, redirect: "manual" });
+}
+
+describe("password sign-in throttling", () => {
+  it("refuses an account after 5 failures with 429 + Retry-After, even with the right password, and logs it without the password", async () => {
+    const address = email("throttled");
+    await createUser({ email: address, role: "viewer", password: "right-password-1" });
+    const from = newAddress();
+    for (let i = 0; i < 5; i++) {
+      const failed = await signIn(address, `wrong-password-${i}`, from);
+      expect(failed.status).toBe(401);
+      expect(failed.cookie).toBeNull();
+      expect(String(failed.body.url)).toMatch(/error=CredentialsSignin/);
+    }
+    const refused = await signIn(address, "wrong-password-5", from);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.retryAfter)).toBeGreaterThan(800);
+    expect(Number(refused.retryAfter)).toBeLessThanOrEqual(900);
+    expect(refused.body.error).toMatch(/^Too many attempts, try again in 15 minutes/);
+
+    // the right password, from another address and in other letter case: still refused
+    const right = await signIn(address.toUpperCase(), "right-password-1", newAddress());
+    expect(right.status).toBe(429);
+    expect(right.retryAfter).toMatch(/^\d+$/);
+    expect(right.cookie).toBeNull();
+
+    // another account from the same address is not affected
+    const other = email("unaffected");
+    await createUser({ email: other, role: "viewer", password: "other-password-1" });
+    expect((await signIn(other, "other-password-1", from)).cookie).not.toBeNull();
+
+    const log = server.log();
+    expect(log).toMatch(new RegExp(`sign-in throttled: account limit reached for email "${address.replace(/[.+]/g, "\\$&")}" from address "${from.replace(/\./g, "\\.")}"`));
+    expect(log).not.toMatch(/wrong-password-5|right-password-1/);
+  });
+
+  it("a successful sign-in before the limit clears the account's failures", async () => {
+    const address = email("reset");
+    await createUser({ email: address, role: "viewer", password: "right-password-2" });
+    const from = newAddress();
+    for (let i = 0; i < 4; i++) expect((await signIn(address, "wrong-password", from)).cookie).toBeNull();
+    expect((await signIn(address, "right-password-2", from)).cookie).not.toBeNull();
+    for (let i = 0; i < 4; i++) expect((await signIn(address, "wrong-password", from)).status).toBe(401);
+    const again = await signIn(address, "right-password-2", from);
+    expect(again.status).toBe(200);
+    expect(again.cookie).not.toBeNull();
+  });
+
+  it("refuses an address after 20 failures, whichever accounts they named", async () => {
+    const address = email("victim");
+    await createUser({ email: address, role: "viewer", password: "right-password-3" });
+    const from = newAddress();
+    for (let i = 0; i < 20; i++) {
+      const failed = await signIn(email(`spray-${i}`), "guess-password", from);
+      expect(failed.status, `attempt ${i + 1}`).toBe(401);
+    }
+    const refused = await signIn(address, "right-password-3", from);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.retryAfter)).toBeGreaterThan(800);
+    // the account itself is not blocked elsewhere
+    expect((await signIn(address, "right-password-3", newAddress())).cookie).not.toBeNull();
+    expect(server.log()).toMatch(/sign-in throttled: address limit reached/);
+  });
+});
+
+describe("session versions", () => {
+  async function signedIn(role = "viewer"): Promise<{ user: UserRecord; cookie: string }> {
+    const address = email("session");
+    const user = await createUser({ email: address, role, password: "session-pass-1" });
+    const { cookie } = await signIn(address, "session-pass-1", newAddress());
+    expect(cookie).not.toBeNull();
+    // the cookie works, for the API and for pages (and the user is now in the server's cache)
+    expect((await withCookie(cookie!, "/api/interruptions/count")).status).toBe(200);
+    expect((await withCookie(cookie!, "/")).status).toBe(200);
+    return { user, cookie: cookie! };
+  }
+
+  async function expectSignedOut(cookie: string) {
+    expect((await withCookie(cookie, "/api/interruptions/count")).status).toBe(401);
+    const page = await withCookie(cookie, "/");
+    expect(page.status).toBe(307);
+    expect(page.headers.get("location")).toMatch(/\/login$/);
+  }
+
+  it("a password change ends the user's sessions; the new password signs in", async () => {
+    const { user, cookie } = await signedIn();
+    expect((await request(server, "POST", `/api/users/${user.id}`, { password: "session-pass-2" })).status).toBe(200);
+    await expectSignedOut(cookie);
+    const fresh = await signIn(user.email, "session-pass-2", newAddress());
+    expect((await withCookie(fresh.cookie!, "/api/interruptions/count")).status).toBe(200);
+  });
+
+  it("a role change (down or up) ends the user's sessions; signing in again gives the new role", async () => {
+    const { user, cookie } = await signedIn("responder");
+    expect((await request(server, "POST", `/api/users/${user.id}`, { role: "viewer" })).status).toBe(200);
+    await expectSignedOut(cookie);
+    const viewer = await signIn(user.email, "session-pass-1", newAddress());
+    expect((await withCookie(viewer.cookie!, "/api/interruptions/count")).status).toBe(200);
+    expect((await withCookie(viewer.cookie!, "/api/users")).status).toBe(403);
+    expect((await request(server, "POST", `/api/users/${user.id}`, { role: "admin" })).status).toBe(200);
+    await expectSignedOut(viewer.cookie!);
+    const fresh = await signIn(user.email, "session-pass-1", newAddress());
+    expect((await withCookie(fresh.cookie!, "/api/users")).status).toBe(200);
+    // setting the role it already has changes nothing
+    expect((await request(server, "POST", `/api/users/${user.id}`, { role: "admin" })).status).toBe(200);
+    expect((await withCookie(fresh.cookie!, "/api/users")).status).toBe(200);
+    // a name change is not a reason to sign out
+    expect((await request(server, "POST", `/api/users/${user.id}`, { name: "Renamed" })).status).toBe(200);
+    expect((await withCookie(fresh.cookie!, "/api/interruptions/count")).status).toBe(200);
+  });
+
+  it("removing a user ends their sessions", async () => {
+    const { user, cookie } = await signedIn();
+    expect((await request(server, "DELETE", `/api/users/${user.id}`)).status).toBe(200);
+    await expectSignedOut(cookie);
+  });
+});
+
+describe("single sign-on (fake OIDC issuer)", () => {
+  type Sso = { cookie: string | null; location: string };
+
+  /** The browser's round trip: next-auth sign-in → issuer's authorize → next-auth callback. */
+  async function sso(claims: Claims): Promise<Sso> {
+    issuer.signInAs(claims);
+    const jar = new Map<string, string>();
+    const keep = (res: Response) => {
+      for (const c of res.headers.getSetCookie()) {
+        const pair = c.split(";")[0];
+        const i = pair.indexOf("=");
+        jar.set(pair.slice(0, i), pair.slice(i + 1));
+      }
+    };
+    const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
+    const csrf = await fetch(`${server.url}/api/auth/csrf`);
+    keep(csrf);
+    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+    const start = await fetch(`${server.url}/api/auth/signin/oidc`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookie(), origin: server.url },
+      body: new URLSearchParams({ csrfToken, callbackUrl: `${server.url}/`, json: "true" }).toString(),
+    });
+    keep(start);
+    const { url: authorize } = (await start.json()) as { url: string };
+    expect(authorize.startsWith(`${issuer.url}/authorize?`), authorize).toBe(true);
+    const approved = await fetch(authorize, { redirect: "manual" });
+    const callback = approved.headers.get("location")!;
+    expect(callback).toMatch(/\/api\/auth\/callback\/oidc\?code=/);
+    const done = await fetch(callback, { redirect: "manual", headers: { cookie: cookie() } });
+    const session = done.headers.getSetCookie().find((c) => SESSION.test(c));
+    return { cookie: session ? session.split(";")[0] : null, location: done.headers.get("location") ?? "" };
+  }
+
+  /** Refused: no session; next-auth's error page sends the browser to /login?error=AccessDenied. */
+  const refused = async (r: Sso) => {
+    expect(r.cookie).toBeNull();
+    expect(r.location).toMatch(/\/api\/auth\/error\?error=AccessDenied$/);
+    const page = await fetch(r.location, { redirect: "manual" });
+    expect(page.headers.get("location")).toMatch(/\/login\?error=AccessDenied$/);
+  };
+
+  it("creates a viewer for a verified email of an allowed domain, and signs the same subject in again", async () => {
+    const address = email("sso-new", "corp.test");
+    const sub = uid("sub");
+    const first = await sso({ sub, email: address, email_verified: true, name: "New Person" });
+    expect(first.cookie, first.location).not.toBeNull();
+    expect((await withCookie(first.cookie!, "/api/interruptions/count")).status).toBe(200);
+    const user = await findUser(address);
+    expect(user).toMatchObject({ role: "viewer", name: "New Person" });
+    // the same subject, whose email changed at the provider: the same user
+    const again = await sso({ sub, email: email("sso-renamed", "corp.test"), email_verified: true });
+    expect(again.cookie).not.toBeNull();
+    expect(await findUser(email("sso-renamed", "corp.test"))).toBeUndefined();
+  });
+
+  it("refuses an email that is not verified (false, missing or the string 'true')", async () => {
+    for (const email_verified of [false, undefined, "true"]) {
+      const address = email("sso-unverified");
+      await refused(await sso({ sub: uid("sub"), email: address, email_verified }));
+      expect(await findUser(address)).toBeUndefined();
+    }
+    expect(server.log()).toMatch(/single sign-on refused \(email-not-verified\)/);
+  });
+
+  it("refuses an email domain not in SIGHTDESK_OIDC_ALLOWED_DOMAINS", async () => {
+    for (const address of [email("sso-outside", "elsewhere.org"), email("sso-sub", "sub.example.com")]) {
+      await refused(await sso({ sub: uid("sub"), email: address, email_verified: true }));
+      expect(await findUser(address)).toBeUndefined();
+    }
+  });
+
+  it("links an existing password user by verified email once, then only that subject", async () => {
+    const address = email("sso-link");
+    const user = await createUser({ email: address, role: "responder", password: "link-password-1" });
+    // not verified: no link, no sign-in
+    await refused(await sso({ sub: "attacker-sub", email: address, email_verified: false }));
+    const sub = uid("sub");
+    const linked = await sso({ sub, email: address.toUpperCase(), email_verified: true });
+    expect(linked.cookie).not.toBeNull();
+    expect((await withCookie(linked.cookie!, "/api/interruptions/count")).status).toBe(200);
+    expect((await findUser(address))?.id).toBe(user.id);
+    // another subject claiming the same (verified) email is refused: the user has a subject
+    await refused(await sso({ sub: uid("other-sub"), email: address, email_verified: true }));
+    // the linked subject still works, and so does the password
+    expect((await sso({ sub, email: address, email_verified: true })).cookie).not.toBeNull();
+    expect((await signIn(address, "link-password-1", newAddress())).cookie).not.toBeNull();
+  });
+
+  it("does not re-create a user an admin removed, until an admin adds the email again", async () => {
+    const address = email("sso-removed");
+    const sub = uid("sub");
+    const first = await sso({ sub, email: address, email_verified: true });
+    expect(first.cookie).not.toBeNull();
+    const user = (await findUser(address))!;
+    expect((await request(server, "DELETE", `/api/users/${user.id}`)).status).toBe(200);
+    expect((await withCookie(first.cookie!, "/api/interruptions/count")).status).toBe(401);
+
+    await refused(await sso({ sub, email: address, email_verified: true }));
+    // nor under another email (same subject), nor the same email under another subject
+    await refused(await sso({ sub, email: email("sso-removed-alias"), email_verified: true }));
+    await refused(await sso({ sub: uid("sub"), email: address, email_verified: true }));
+    expect(await findUser(address)).toBeUndefined();
+    expect(server.log()).toMatch(/single sign-on refused \(removed\)/);
+
+    // an admin adds the email again: the subject signs in and is linked to the new user
+    const readded = await createUser({ email: address, role: "responder", password: "readded-pass-1" });
+    const back = await sso({ sub, email: address, email_verified: true });
+    expect(back.cookie).not.toBeNull();
+    expect((await withCookie(back.cookie!, "/api/interruptions/count")).status).toBe(200);
+    expect(await findUser(address)).toMatchObject({ id: readded.id, role: "responder" });
+  });
+});
