@@ -25,3 +25,19 @@ test("sign in, see who I am, sign out", async ({ page }) => {
   await page.goto("/");
   await expect(page).toHaveURL(/\/login/);
 });
+
+test("after 5 wrong passwords the form says when to try again", async ({ page }) => {
+  await page.goto("/login");
+  await page.getByLabel("Email").fill("locked-out@e2e.test");
+  for (let i = 0; i < 5; i++) {
+    await page.getByLabel("Password").fill(`wrong-password-${i}`);
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await expect(page.getByTestId("login-error")).toHaveText("Wrong email or password.");
+    await expect(page.getByRole("button", { name: "Sign in", exact: true })).toBeEnabled();
+  }
+  await page.getByLabel("Password").fill("wrong-password-5");
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByTestId("login-error")).toHaveText("Too many attempts, try again in 15 minutes.");
+  await expect(page).toHaveURL(/\/login/);
+  await snapshot(page, "login-throttled");
+});
