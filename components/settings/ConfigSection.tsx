@@ -16,6 +16,8 @@ export type ConfigView = {
     checkIntervalSecs: number;
     staleTurnMinutes: number;
     deadloop: { enabled: boolean; killAfterCount: number };
+    /** outbound.allow_private: non-public ranges webhooks and forwarders may reach */
+    allowPrivate: string[];
     /** base name of the config file read, or null */
     configFile: string | null;
   };
@@ -103,6 +105,10 @@ export function ConfigSection({ config }: { config: ConfigView }) {
             <dd>flagged after {op.staleTurnMinutes} min without activity</dd>
             <dt className="text-muted">Dead-loop action</dt>
             <dd>{op.deadloop.enabled ? `on: terminate after ${op.deadloop.killAfterCount} detections` : `off (kill after ${op.deadloop.killAfterCount} when on)`}</dd>
+            <dt className="text-muted">Outbound private ranges</dt>
+            <dd className="font-mono text-xs" data-testid="config-allow-private">
+              {op.allowPrivate.length ? op.allowPrivate.join(", ") : "none (webhooks and forwarders must be public addresses)"}
+            </dd>
             <dt className="text-muted">Config file</dt>
             <dd className="font-mono text-xs">{op.configFile ?? "none (defaults and environment)"}</dd>
           </dl>

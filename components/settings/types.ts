@@ -4,7 +4,7 @@ import type { Ns } from "@/components/api/types";
 export const ROLES = ["viewer", "responder", "admin"] as const;
 export type Role = (typeof ROLES)[number];
 
-export const SCOPES = ["read", "triage", "ingest", "admin"] as const;
+export const SCOPES = ["read", "triage", "ingest", "forwarder", "admin"] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export type UserRecord = { id: string; email: string; name: string | null; role: Role; created_at_ns: Ns };
@@ -32,5 +32,6 @@ export const SCOPE_HELP: Record<Scope, string> = {
   read: "Read interruptions, sessions and counts",
   triage: "Acknowledge, assign, resolve, add notes",
   ingest: "Send calls and lifecycle events",
+  forwarder: "Register a host's forwarder (dead-loop action; with ingest)",
   admin: "Everything, including users and tokens",
 };

@@ -1,5 +1,5 @@
 // Alerts (SPEC §7): the pure parts — which interruptions a webhook wants, the retry schedule,
-// the HMAC signature and the bodies sent (generic JSON and Slack). No I/O here.
+// the timestamped HMAC signature and the bodies sent (generic JSON and Slack). No I/O here.
 import crypto from "node:crypto";
 import { SEVERITY_WEIGHT, type Severity } from "../detect/types";
 
@@ -13,6 +13,7 @@ export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export const SIGNATURE_HEADER = "X-SightDesk-Signature";
+export const TIMESTAMP_HEADER = "X-SightDesk-Timestamp";
 export const EVENT_HEADER = "X-SightDesk-Event";
 export const DELIVERY_HEADER = "X-SightDesk-Delivery";
 
@@ -52,17 +53,62 @@ export function backoffMs(attempts: number, maxAttempts = MAX_ATTEMPTS): number 
   return Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (n - 1));
 }
 
-/** `sha256=<hex HMAC-SHA256 of the raw body>`: the value of X-SightDesk-Signature. */
-export function signBody(secret: string, body: string): string {
-  return `sha256=${crypto.createHmac("sha256", secret).update(body, "utf8").digest("hex")}`;
+/** Receivers refuse a signature whose timestamp is further than this from their clock (replays). */
+export const SIGNATURE_TOLERANCE_SECS = 300;
+
+/** What is signed: the X-SightDesk-Timestamp value (unix seconds, decimal), a full stop, and the raw body bytes. */
+export function signedContent(timestamp: number | string, body: string): string {
+  return `${timestamp}.${body}`;
 }
 
-/** Constant-time check of a signature header against the body (what a receiver does). */
-export function verifySignature(secret: string, body: string, header: string | null | undefined): boolean {
-  if (!header) return false;
-  const expected = Buffer.from(signBody(secret, body));
-  const given = Buffer.from(header.trim());
-  return expected.length === given.length && crypto.timingSafeEqual(expected, given);
+/**
+ * `sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>">`: the value of X-SightDesk-Signature,
+ * sent with `X-SightDesk-Timestamp: <timestamp>` (unix seconds).
+ */
+export function signBody(secret: string, body: string, timestamp: number): string {
+  return `sha256=${crypto.createHmac("sha256", secret).update(signedContent(timestamp, body), "utf8").digest("hex")}`;
+}
+
+/** The current time as the timestamp header wants it: whole unix seconds. */
+export const unixSeconds = (nowMs = Date.now()) => Math.floor(nowMs / 1000);
+
+export type SignatureCheck = { ok: true; timestamp: number } | { ok: false; reason: "missing" | "bad_timestamp" | "expired" | "mismatch"; error: string };
+
+/**
+ * What a receiver does with a delivery: the timestamp header must be whole unix seconds within
+ * `toleranceSecs` of `nowMs` (either way), and the signature header must be the HMAC of
+ * `<timestamp>.<raw body>` (compared in constant time). Pass the raw body bytes as received.
+ */
+export function checkSignature(
+  secret: string,
+  body: string,
+  signature: string | null | undefined,
+  timestamp: string | null | undefined,
+  options: { nowMs?: number; toleranceSecs?: number } = {},
+): SignatureCheck {
+  if (!signature || !timestamp) return { ok: false, reason: "missing", error: `missing ${!signature ? SIGNATURE_HEADER : TIMESTAMP_HEADER}` };
+  const t = timestamp.trim();
+  if (!/^\d{1,12}$/.test(t)) return { ok: false, reason: "bad_timestamp", error: `${TIMESTAMP_HEADER} is not unix seconds` };
+  const ts = Number(t);
+  const tolerance = options.toleranceSecs ?? SIGNATURE_TOLERANCE_SECS;
+  if (Math.abs(unixSeconds(options.nowMs) - ts) > tolerance) {
+    return { ok: false, reason: "expired", error: `${TIMESTAMP_HEADER} ${ts} is outside the ${tolerance} s window` };
+  }
+  const expected = Buffer.from(signBody(secret, body, ts));
+  const given = Buffer.from(signature.trim());
+  if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given)) return { ok: false, reason: "mismatch", error: `bad ${SIGNATURE_HEADER}` };
+  return { ok: true, timestamp: ts };
+}
+
+/** `checkSignature(…).ok`: true for a good signature with a fresh timestamp. */
+export function verifySignature(
+  secret: string,
+  body: string,
+  signature: string | null | undefined,
+  timestamp: string | null | undefined,
+  options: { nowMs?: number; toleranceSecs?: number } = {},
+): boolean {
+  return checkSignature(secret, body, signature, timestamp, options).ok;
 }
 
 /** A new signing secret: 32 random bytes, hex, with a recognisable prefix. */

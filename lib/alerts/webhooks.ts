@@ -7,6 +7,7 @@ import type { AlertDelivery, Webhook } from "../db/generated/client";
 import type { Severity } from "../detect/types";
 import { nowNs, NS_PER_MS } from "../time";
 import { genericPayload, newWebhookSecret, parseList, publicBaseUrl, type WebhookKind } from "./rules";
+import { outboundFetch } from "../net/policy";
 import { sendOnce, type FetchLike } from "./send";
 
 export type WebhookInput = {
@@ -155,7 +156,7 @@ function sampleRecord(now: bigint) {
 }
 
 /** Sends a test alert now (one attempt, no retries) and records it in the webhook's history. */
-export async function sendTest(db: DbTx, id: string, fetchImpl: FetchLike = fetch) {
+export async function sendTest(db: DbTx, id: string, fetchImpl: FetchLike = outboundFetch()) {
   const w = await findWebhook(db, id);
   const now = nowNs();
   const deliveryId = crypto.randomUUID();

@@ -4,7 +4,8 @@
 //     interruption (a unique key) and per fingerprint within the webhook's repeat interval;
 //  2. starts due deliveries without waiting for them (a small global and per-webhook limit, a
 //     timeout per attempt), so a hanging receiver delays neither ingest nor other webhooks.
-// Failed attempts are retried with exponential backoff. Clock, fetch and tick are injectable.
+// Failed attempts are retried with exponential backoff. Clock, fetch and tick are injectable; the default
+// fetch goes only where the outbound policy allows (lib/net/policy.ts).
 import crypto from "node:crypto";
 import { interruptionRecord } from "../api/records";
 import { stringifyExact } from "../api/json";
@@ -12,6 +13,7 @@ import type { Db } from "../db/client";
 import type { AlertDelivery, Interruption, Webhook } from "../db/generated/client";
 import { nowNs, NS_PER_MS } from "../time";
 import { backoffMs, genericPayload, matchesRule, parseList, publicBaseUrl, severitiesAtOrAbove, type AlertEvent, type AlertRule } from "./rules";
+import { outboundFetch } from "../net/policy";
 import { DEFAULT_TIMEOUT_MS, sendOnce, type FetchLike } from "./send";
 
 export const MARK_KEY = "alerts.high_water_ns";
@@ -59,7 +61,7 @@ export class AlertWorker {
   constructor(o: AlertWorkerOptions) {
     this.db = o.db;
     this.now = o.now ?? nowNs;
-    this.fetchImpl = o.fetch ?? ((url, init) => fetch(url, init));
+    this.fetchImpl = o.fetch ?? outboundFetch();
     this.timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.concurrency = o.concurrency ?? 8;
     this.perWebhook = o.perWebhook ?? 2;

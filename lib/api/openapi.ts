@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 document, generated from the same contracts that validate requests.
 import { z } from "zod";
+import { SCOPES } from "../auth/tokens";
 import { contracts, type Contract } from "./contract";
 import "./contracts";
 
@@ -44,7 +45,15 @@ export function openApiDocument() {
   return {
     openapi: "3.1.0",
     info: { title: "SightDesk API", version: "1", description: "Interruption inbox for AI agents; AgentSight-compatible interruption routes." },
-    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: `An API token. Each operation's x-required-scope is one of ${SCOPES.join(", ")}; admin implies every scope.`,
+        },
+      },
+    },
     paths,
   };
 }

@@ -1,6 +1,11 @@
 import crypto from "node:crypto";
 
-export const SCOPES = ["read", "triage", "ingest", "admin"] as const;
+/**
+ * `forwarder`: register or re-point a host's forwarder (where dead-loop terminate requests go).
+ * Separate from `ingest`, so a leaked ingest token cannot redirect terminate requests. `admin`
+ * implies every scope.
+ */
+export const SCOPES = ["read", "triage", "ingest", "forwarder", "admin"] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** A new secret: 32 random bytes as hex. */

@@ -31,6 +31,7 @@ Examples:
   $ sightdesk token create --name ci-reader --scope read --expires 2027-01-31
   $ sightdesk user create --email alice@example.com --role admin
   $ sightdesk import agentsight ~/.agentsight --follow --url https://sightdesk.example.com
+  $ sightdesk token create --name fwd-web-3 --scope ingest,forwarder
   $ sightdesk forward ~/.agentsight --url https://sightdesk.example.com --listen 0.0.0.0:7480
 
 Server and token:
@@ -108,7 +109,7 @@ export function buildProgram(contextFor: ContextFactory, io: Io, version?: strin
   t.command("create")
     .description("create an API token; its secret is printed once")
     .requiredOption("--name <name>", "a name for the token", parseNonEmpty)
-    .requiredOption("--scope <scopes>", "scopes: read,triage,ingest,admin (comma-separated, repeatable)", parseScopes)
+    .requiredOption("--scope <scopes>", "scopes: read,triage,ingest,forwarder,admin (comma-separated, repeatable; sightdesk forward needs ingest,forwarder)", parseScopes)
     .option("--expires <time>", "expiry: an ISO 8601 time (e.g. 2027-01-31T12:00:00Z) or integer nanoseconds", parseExpiry)
     .option("--json", "print the server's JSON response")
     .action((opts: token.CreateOptions, cmd: Command) => token.create(contextFor(cmd), opts));
@@ -175,12 +176,16 @@ Re-running is a no-op.`,
     .addHelpText(
       "after",
       `
-Like \`import agentsight <dir> --follow --url URL\` (a token with the ingest scope), plus a control
+The token needs the scopes ingest,forwarder (e.g. \`sightdesk token create --name fwd-web-3
+--scope ingest,forwarder\`). Like \`import agentsight <dir> --follow --url URL\`, plus a control
 listener: the forwarder registers its host, listener URL and a fresh signing key with the server.
 When the server runs with deadloop.enabled, it sends a signed request here to stop a process
 stuck in a dead loop (SIGTERM, then SIGKILL); only processes whose calls this forwarder has
-forwarded are ever signalled. The server must reach the listener: on another machine use
---listen 0.0.0.0:PORT (and --advertise when its address differs).`,
+forwarded, and only while their pid still belongs to the same process, are ever signalled. The
+server must reach the listener: on another machine use --listen 0.0.0.0:PORT (and --advertise
+when its address differs). The server refuses a loopback or private listener address unless
+its outbound.allow_private lists the range (e.g. SIGHTDESK_OUTBOUND__ALLOW_PRIVATE=127.0.0.0/8
+when it runs on this machine).`,
     )
     .action((dir: string, opts: forwarder.ForwardOptions, cmd: Command) =>
       forwarder.forward(dir, opts, { io, global: cmd.optsWithGlobals<GlobalOptions>() }),

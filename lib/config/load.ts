@@ -14,6 +14,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_SEVERITY, INTERRUPTION_TYPES, SEVERITIES, type InterruptionType, type Severity } from "../detect/types";
+import { parseCidr } from "../net/outbound";
 import type { DetectionConfig } from "./detection";
 
 export type SightDeskConfig = {
@@ -23,6 +24,8 @@ export type SightDeskConfig = {
   checkIntervalSecs: number;
   staleTurnMinutes: number;
   deadloop: { enabled: boolean; killAfterCount: number };
+  /** ranges outbound requests (webhooks, forwarders) may reach although not public: CIDR texts */
+  outbound: { allowPrivate: string[] };
   /** where values came from, for Settings: the file read (if any) and the keys set by the environment */
   source: { file: string | null; env: string[] };
 };
@@ -34,7 +37,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Kind = "bool" | "number" | "enum";
+type Kind = "bool" | "number" | "enum" | "list";
 type KeySpec = { kind: Kind; schema: z.ZodType; expected: string; default: unknown };
 
 const bool = (d: boolean): KeySpec => ({ kind: "bool", schema: z.boolean(), expected: "true or false", default: d });
@@ -49,6 +52,22 @@ const severity = (d: Severity): KeySpec => ({
   default: d,
 });
 
+const isCidr = (v: string) => {
+  try {
+    parseCidr(v);
+    return true;
+  } catch {
+    return false;
+  }
+};
+/** A list of CIDR ranges: a JSON array in the file, a comma list in the environment. */
+const cidrList = (d: string[]): KeySpec => ({
+  kind: "list",
+  schema: z.array(z.string().trim().refine(isCidr)).max(1000),
+  expected: 'a list of CIDR ranges (e.g. ["10.0.0.0/8", "fd00::/8"]; in the environment: 10.0.0.0/8,fd00::/8)',
+  default: d,
+});
+
 /** Every key SightDesk reads, with its type and default (SPEC §3 and §7). */
 export const CONFIG_KEYS: Record<string, KeySpec> = {
   "features.interruption_detection.enabled": bool(true),
@@ -58,6 +77,7 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
   "deadloop.enabled": bool(false),
   "deadloop.kill_after_count": posInt(3),
   "sweeps.stale_turn_minutes": posInt(30),
+  "outbound.allow_private": cidrList([]),
   "detection.token_limit_ratio": ratio(0.95),
   "detection.context_overflow_input_factor": posNumber(4),
   "detection.sse_truncated_min_ms": nonNegInt(1000),
@@ -96,6 +116,7 @@ function flatten(obj: Record<string, unknown>, prefix: string, out: Map<string, 
 
 function fromEnvText(spec: KeySpec, text: string): unknown {
   const t = text.trim();
+  if (spec.kind === "list") return t.split(",").map((x) => x.trim()).filter(Boolean);
   if (spec.kind === "enum") return t.toLowerCase();
   if (spec.kind === "bool") {
     const lower = t.toLowerCase();
@@ -209,6 +230,7 @@ export function loadConfig(options: LoadOptions = {}): SightDeskConfig {
     checkIntervalSecs: n("check_interval_secs"),
     staleTurnMinutes: n("sweeps.stale_turn_minutes"),
     deadloop: { enabled: values["deadloop.enabled"] as boolean, killAfterCount: n("deadloop.kill_after_count") },
+    outbound: { allowPrivate: values["outbound.allow_private"] as string[] },
     source: { file: located.file, env: envKeys },
   };
 }

@@ -11,6 +11,7 @@
 import crypto from "node:crypto";
 import { sendOnce, type FetchLike } from "../alerts/send";
 import type { Db } from "../db/client";
+import { outboundFetch } from "../net/policy";
 import { onDeadLoopDetections } from "../ingest/afterCommit";
 import { nowNs } from "../time";
 import { nextSignal, TERMINATE_EVENT, TERMINATE_PATH, type TerminatePayload, type TerminateSignal } from "./protocol";
@@ -29,15 +30,31 @@ export type DeadLoopActionOptions = {
 
 export type TerminateOutcome = { id: string; signal: TerminateSignal; status: "sent" | "failed"; result: string };
 
-/** A forwarder's JSON answer in a few words ("signaled", "not_running", …), else its text. */
+/**
+ * A forwarder's JSON answer in a word ("signaled", "not_running"); anything else is just
+ * "accepted" — the text a URL answers with is never stored.
+ */
 function answerOf(text: string | null | undefined): string {
   try {
     const body = JSON.parse(text ?? "") as { result?: unknown };
-    if (typeof body.result === "string") return body.result;
+    if (typeof body.result === "string" && /^[a-z_]{1,40}$/.test(body.result)) return body.result;
   } catch {
     /* not JSON */
   }
-  return (text ?? "").replace(/\s+/g, " ").trim().slice(0, 200) || "accepted";
+  return "accepted";
+}
+
+/** What the forwarder's refusals mean (control.ts), in our words: its reply text is not stored. */
+const REFUSALS: Record<number, string> = {
+  400: "the forwarder could not read the request",
+  401: "the forwarder refused the signature or timestamp",
+  403: "not a process this forwarder has forwarded calls for",
+  409: "the forwarder had handled this request already",
+};
+
+function failureOf(statusCode: number | null, error: string | null): string {
+  const meaning = statusCode === null ? undefined : REFUSALS[statusCode];
+  return meaning ? `${error} (${meaning})` : (error ?? "failed");
 }
 
 export class DeadLoopAction {
@@ -52,7 +69,7 @@ export class DeadLoopAction {
   constructor(o: DeadLoopActionOptions) {
     this.db = o.db;
     this.killAfterCount = o.killAfterCount;
-    this.fetchImpl = o.fetch ?? ((url, init) => fetch(url, init));
+    this.fetchImpl = o.fetch ?? outboundFetch();
     this.timeoutMs = o.timeoutMs ?? TIMEOUT_MS;
     this.log = o.log ?? ((m) => console.error(`[deadloop] ${m}`));
   }
@@ -122,7 +139,7 @@ export class DeadLoopAction {
         { id, event: TERMINATE_EVENT, payload: JSON.stringify(payload) },
         this.timeoutMs,
       );
-      outcome = sent.ok ? { id, signal, status: "sent", result: answerOf(sent.response) } : { id, signal, status: "failed", result: sent.error ?? "failed" };
+      outcome = sent.ok ? { id, signal, status: "sent", result: answerOf(sent.response) } : { id, signal, status: "failed", result: failureOf(sent.statusCode, sent.error) };
       await db.terminateRequest.update({ where: { id }, data: { status: outcome.status, result: outcome.result, completedAtNs: nowNs() } });
     }
     const target = `pid ${pid ?? "?"}${host ? ` on ${host}` : ""}`;

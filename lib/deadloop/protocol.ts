@@ -8,7 +8,7 @@
 // resolved. With `deadloop.kill_after_count` = N: the detection that brings the count to N (or
 // beyond) asks for SIGTERM; any later detection asks for SIGKILL; nothing more after that.
 import { z } from "zod";
-import { verifySignature } from "../alerts/rules";
+import { checkSignature, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../alerts/rules";
 
 export const TERMINATE_SIGNALS = ["SIGTERM", "SIGKILL"] as const;
 export type TerminateSignal = (typeof TERMINATE_SIGNALS)[number];
@@ -50,12 +50,23 @@ export type TerminatePayload = z.infer<typeof terminatePayloadSchema>;
 export type Verified = { ok: true; payload: TerminatePayload } | { ok: false; status: 400 | 401; error: string };
 
 /**
- * What a forwarder checks before anything else: the HMAC of the raw body (401), the body's
- * shape (400) and its timestamp, within MAX_SKEW_MS of `nowMs` either way (401: an old request
- * replayed later is refused even when its signature is good).
+ * What a forwarder checks before anything else: the HMAC of `<X-SightDesk-Timestamp>.<raw body>`
+ * — the generic webhooks' signature — with a timestamp within MAX_SKEW_MS of `nowMs` (401), the
+ * body's shape (400), and its `issued_at_ms`, also within MAX_SKEW_MS of `nowMs` either way (401:
+ * an old request replayed later is refused even when its signature is good).
  */
-export function verifyTerminate(secret: string, body: string, signature: string | null | undefined, nowMs: number): Verified {
-  if (!verifySignature(secret, body, signature)) return { ok: false, status: 401, error: "bad or missing X-SightDesk-Signature" };
+export function verifyTerminate(
+  secret: string,
+  body: string,
+  signature: string | null | undefined,
+  timestamp: string | null | undefined,
+  nowMs: number,
+): Verified {
+  const checked = checkSignature(secret, body, signature, timestamp, { nowMs, toleranceSecs: MAX_SKEW_MS / 1000 });
+  if (!checked.ok) {
+    const error = checked.reason === "expired" || checked.reason === "bad_timestamp" ? checked.error : `bad or missing ${SIGNATURE_HEADER} or ${TIMESTAMP_HEADER}`;
+    return { ok: false, status: 401, error };
+  }
   let raw: unknown;
   try {
     raw = JSON.parse(body);

@@ -1,21 +1,26 @@
 // Alert webhooks (SPEC §7, issue 5 item 4) against the real server and a real local HTTP
 // receiver: signed delivery of a critical interruption, exactly once; nothing below the
 // threshold; retries after a 500; a hanging receiver slows neither ingest nor other webhooks;
-// "send test"; admin-only API.
+// "send test"; admin-only API; timestamped signatures; outbound URLs limited to public
+// addresses unless `outbound.allow_private` lists the range (checked when stored and when sent).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifySignature } from "@/lib/alerts/rules";
+import { newWebhookSecret, verifySignature } from "@/lib/alerts/rules";
+import { createDb } from "@/lib/db/client";
 import { createToken, expectError, failingCall, ingestCalls, ingestEvents, request, sleep } from "./support/http";
 import { nsAgo } from "./support/http";
 import { uid } from "./support/payloads";
-import { startServer, type TestServer } from "./support/server";
+import { databaseBytes, startServer, type TestServer } from "./support/server";
 
 type Received = { path: string; headers: http.IncomingHttpHeaders; body: string };
 type Hook = { id: string; name: string; url: string; enabled: boolean; signed: boolean; secret: string | null; agents: string[] };
 type Delivery = { id: string; interruption_id: string | null; event: string; status: string; attempts: number; last_status_code: number | null; last_error: string | null };
 
+/** Allows the receiver's loopback range (as the tests' receivers listen on 127.0.0.1). */
 let server: TestServer;
+/** The default policy: no private range allowed. */
+let strict: TestServer;
 let receiver: http.Server;
 let base = "";
 const received: Received[] = [];
@@ -40,16 +45,22 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
-  server = await startServer();
+  server = await startServer({ SIGHTDESK_OUTBOUND__ALLOW_PRIVATE: "127.0.0.0/8,::1" });
+  strict = await startServer();
 });
 
 afterAll(async () => {
   await server?.stop();
+  await strict?.stop();
   receiver?.closeAllConnections();
   await new Promise((r) => receiver?.close(r));
 });
 
 const at = (path: string) => received.filter((r) => r.path === path);
+const header = (r: Received, name: string) => r.headers[name] as string | undefined;
+/** What a receiver does: the signature of "<timestamp>.<body>", with a fresh timestamp. */
+const verified = (secret: string, r: Received, nowMs?: number) =>
+  verifySignature(secret, r.body, header(r, "x-sightdesk-signature"), header(r, "x-sightdesk-timestamp"), nowMs === undefined ? {} : { nowMs });
 
 async function createHook(body: Record<string, unknown>): Promise<Hook> {
   const reply = await request<Hook>(server, "POST", "/api/webhooks", { min_severity: "high", repeat_interval_secs: 0, ...body });
@@ -110,8 +121,12 @@ describe("alert webhooks", () => {
     const [got] = at(path);
     expect(got.headers["content-type"]).toMatch(/application\/json/);
     expect(got.headers["x-sightdesk-event"]).toBe("interruption.created");
-    expect(verifySignature(hook.secret!, got.body, got.headers["x-sightdesk-signature"] as string)).toBe(true);
-    expect(verifySignature("wrong", got.body, got.headers["x-sightdesk-signature"] as string)).toBe(false);
+    const ts = Number(header(got, "x-sightdesk-timestamp"));
+    expect(Math.abs(ts - Date.now() / 1000)).toBeLessThan(30); // unix seconds
+    expect(verified(hook.secret!, got)).toBe(true);
+    expect(verified("wrong", got)).toBe(false);
+    // a receiver refuses the same delivery replayed ten minutes later
+    expect(verified(hook.secret!, got, Date.now() + 10 * 60_000)).toBe(false);
     const payload = JSON.parse(got.body) as { event: string; url: string; interruption: Record<string, unknown> };
     expect(payload.event).toBe("interruption.created");
     expect(payload.interruption).toMatchObject({ agent_name: agent, interruption_type: "agent_crash", severity: "critical", resolved: false });
@@ -149,15 +164,17 @@ describe("alert webhooks", () => {
     await ingestEvents(server, [crashEvent(agent)]);
     const failed = await waitFor("a failed first attempt", async () => (await deliveries(hook.id)).find((d) => d.attempts === 1 && d.status === "pending"));
     expect(failed.last_status_code).toBe(500);
-    expect(failed.last_error).toContain("HTTP 500");
+    expect(failed.last_error).toBe("HTTP 500"); // the receiver's text is not stored
     const done = await waitFor("the retry", async () => (await deliveries(hook.id)).find((d) => d.status === "delivered"));
     expect(done.attempts).toBeGreaterThanOrEqual(2);
     expect(done.last_error).toBeNull();
     expect(at(path).length).toBe(done.attempts);
-    // both attempts carry the same signed body
+    // both attempts carry the same body, each signed with the timestamp of its attempt
     const [first, second] = at(path);
     expect(second.body).toBe(first.body);
-    expect(verifySignature(hook.secret!, second.body, second.headers["x-sightdesk-signature"] as string)).toBe(true);
+    expect(verified(hook.secret!, first)).toBe(true);
+    expect(verified(hook.secret!, second)).toBe(true);
+    expect(await databaseBytes(server)).not.toContain("receiver exploded");
   });
 
   it("a hanging receiver slows neither ingest nor other webhooks", async () => {
@@ -193,14 +210,13 @@ describe("alert webhooks", () => {
     expect(reply.body.delivery).toMatchObject({ event: "webhook.test", status: "delivered", attempts: 1, interruption_id: null });
     expect(at(path)).toHaveLength(1);
     expect(at(path)[0].headers["x-sightdesk-event"]).toBe("webhook.test");
-    expect(verifySignature(hook.secret!, at(path)[0].body, at(path)[0].headers["x-sightdesk-signature"] as string)).toBe(true);
+    expect(verified(hook.secret!, at(path)[0])).toBe(true);
 
     const failing = `/flaky/${uid("test")}`;
     failuresLeft.set(failing, 1);
     const bad = await createHook({ name: "test fails", url: `${base}${failing}` });
     const r2 = await request<{ ok: boolean; status_code: number; error: string }>(server, "POST", `/api/webhooks/${bad.id}/test`);
-    expect(r2.body).toMatchObject({ ok: false, status_code: 500 });
-    expect(r2.body.error).toContain("HTTP 500");
+    expect(r2.body).toMatchObject({ ok: false, status_code: 500, error: "HTTP 500" });
     const slack = await createHook({ name: "slack", url: `${base}/ok/slack`, kind: "slack" });
     expect(slack).toMatchObject({ signed: false, secret: null });
     expect((await request<{ ok: boolean }>(server, "POST", `/api/webhooks/${slack.id}/test`)).body.ok).toBe(true);
@@ -208,6 +224,7 @@ describe("alert webhooks", () => {
     expect(msg.text).toContain("agent_crash");
     expect(msg.blocks.length).toBeGreaterThan(0);
     expect(at("/ok/slack")[0].headers["x-sightdesk-signature"]).toBeUndefined();
+    expect(at("/ok/slack")[0].headers["x-sightdesk-timestamp"]).toBeUndefined();
     for (const h of [hook, bad, slack]) await request(server, "DELETE", `/api/webhooks/${h.id}`);
   });
 
@@ -228,5 +245,83 @@ describe("alert webhooks", () => {
     expect((await request(server, "DELETE", `/api/webhooks/${hook.id}`)).status).toBe(200);
     expectError(await request(server, "DELETE", `/api/webhooks/${hook.id}`), 404, /Webhook not found/);
     expect((await request<Hook[]>(server, "GET", "/api/webhooks")).body.some((h) => h.id === hook.id)).toBe(false);
+  });
+});
+
+describe("outbound URLs", () => {
+  const port = () => new URL(base).port;
+  const refusedUrls = () => [
+    `${base}/ok`,
+    `http://localhost:${port()}/ok`, // a name that resolves to loopback
+    "http://169.254.169.254/latest/meta-data/",
+    "http://10.0.0.1/hook",
+    "http://192.168.1.10:8080/",
+    "http://[::1]:9/",
+    "http://[::ffff:127.0.0.1]:9/", // IPv4-mapped
+    "http://[fd00:ec2::254]/",
+    "http://0.0.0.0:9/",
+  ];
+
+  it("a webhook URL that is or resolves to a non-public address is refused (400 naming url) without the allow list", async () => {
+    for (const url of refusedUrls()) {
+      const reply = await request<{ error: string }>(strict, "POST", "/api/webhooks", { name: "internal", url });
+      expectError(reply, 400, /^url: /);
+      expect(reply.body.error, url).toMatch(/(loopback|private|link-local|metadata|unspecified) address .*outbound\.allow_private/);
+    }
+    expect((await request<{ error: string }>(strict, "POST", "/api/webhooks", { name: "x", url: "http://169.254.169.254/" })).body.error).toBe(
+      "url: 169.254.169.254 is a metadata address (allow its range in outbound.allow_private to use it)",
+    );
+    expect((await request<{ error: string }>(strict, "POST", "/api/webhooks", { name: "x", url: `http://localhost:${port()}/` })).body.error).toMatch(
+      /^url: localhost resolves to 127\.0\.0\.1 is a loopback address/,
+    );
+    expectError(await request(strict, "POST", "/api/webhooks", { name: "x", url: "http://no-such-host.invalid/" }), 400, /^url: cannot resolve no-such-host\.invalid/);
+    expect((await request<Hook[]>(strict, "GET", "/api/webhooks")).body).toEqual([]);
+    // nor may an existing webhook be pointed there
+    const pub = await request<Hook>(strict, "POST", "/api/webhooks", { name: "public", url: "https://93.184.216.34/hook", enabled: false });
+    expect(pub.status, pub.text).toBe(201);
+    expectError(await request(strict, "POST", `/api/webhooks/${pub.body.id}`, { url: "http://10.0.0.1/" }), 400, /^url: 10\.0\.0\.1 is a private address/);
+    await request(strict, "DELETE", `/api/webhooks/${pub.body.id}`);
+  });
+
+  it("with outbound.allow_private listing the range, loopback URLs (and names) are accepted; other ranges stay refused", async () => {
+    for (const url of [`${base}/ok/allowed`, `http://localhost:${port()}/ok/allowed`, `http://[::ffff:127.0.0.1]:${port()}/ok/allowed`]) {
+      const reply = await request<Hook>(server, "POST", "/api/webhooks", { name: "allowed", url, enabled: false });
+      expect(reply.status, `${url}: ${reply.text}`).toBe(201);
+      await request(server, "DELETE", `/api/webhooks/${reply.body.id}`);
+    }
+    for (const url of ["http://169.254.169.254/", "http://10.0.0.1/hook", "http://[fd00:ec2::254]/"]) {
+      expectError(await request(server, "POST", "/api/webhooks", { name: "internal", url }), 400, /^url: /);
+    }
+  });
+
+  it("at send time, a stored webhook whose name resolves to a refused address is not sent to, and no reply text is stored", async () => {
+    // a webhook stored before the allow list was narrowed (written to the database directly)
+    const agent = uid("StrictAgent");
+    const path = `/ok/${agent}`;
+    const db = createDb(strict.databaseUrl);
+    const id = uid("hook");
+    try {
+      const now = BigInt(Date.now()) * 1_000_000n - 1_000_000_000n;
+      await db.webhook.create({
+        data: {
+          id, name: "stored earlier", url: `http://localhost:${port()}${path}`, kind: "generic", secret: newWebhookSecret(),
+          minSeverity: "high", types: "[]", agents: JSON.stringify([agent]), repeatIntervalSecs: 0, enabled: true,
+          createdBy: "test", createdAtNs: now, updatedAtNs: now,
+        },
+      });
+    } finally {
+      await db.$disconnect();
+    }
+    const refusal = /^refused: localhost resolves to 127\.0\.0\.1 is a loopback address/;
+    const test = await request<{ ok: boolean; status_code: number | null; error: string; delivery: Delivery }>(strict, "POST", `/api/webhooks/${id}/test`);
+    expect(test.status, test.text).toBe(200);
+    expect(test.body).toMatchObject({ ok: false, status_code: null, error: expect.stringMatching(refusal) });
+    expect(test.body.delivery).toMatchObject({ status: "failed", last_error: expect.stringMatching(refusal) });
+    // the worker refuses it too
+    await ingestEvents(strict, [crashEvent(agent)]);
+    const attempt = await waitFor("the refused attempt", async () => (await request<Delivery[]>(strict, "GET", `/api/webhooks/${id}/deliveries`)).body.find((d) => d.event === "interruption.created" && d.attempts >= 1));
+    expect(attempt).toMatchObject({ last_status_code: null, last_error: expect.stringMatching(refusal) });
+    expect(at(path)).toEqual([]);
+    await request(strict, "POST", `/api/webhooks/${id}`, { enabled: false });
   });
 });

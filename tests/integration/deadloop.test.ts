@@ -2,7 +2,9 @@
 // `sightdesk forward` binary following an AgentSight directory, and a real child process as the
 // agent whose pid is in the calls. The agent logs and ignores SIGTERM: it must get SIGTERM at the
 // third dead-loop detection and die of SIGKILL at the fourth. With the action off, nothing is
-// sent; the forwarder refuses badly signed requests.
+// sent; the forwarder refuses badly signed requests. The forwarder's token has the scopes
+// ingest,forwarder: ingest alone cannot register (or re-point) a forwarder. The servers allow
+// outbound requests to 127.0.0.0/8 (outbound.allow_private), where the forwarders listen here.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -11,7 +13,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signBody } from "@/lib/alerts/rules";
 import type { TerminatePayload } from "@/lib/deadloop/protocol";
-import { request, sleep, type Activity, type InterruptionRecord } from "./support/http";
+import { createToken, expectError, request, sleep, type Activity, type InterruptionRecord } from "./support/http";
 import { startServer, type TestServer } from "./support/server";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -24,8 +26,9 @@ const stops: Array<() => Promise<void> | void> = [];
 
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-deadloop-"));
-  on = await startServer({ SIGHTDESK_DEADLOOP__ENABLED: "true", SIGHTDESK_DEADLOOP__KILL_AFTER_COUNT: "3" });
-  off = await startServer();
+  const loopback = { SIGHTDESK_OUTBOUND__ALLOW_PRIVATE: "127.0.0.0/8" };
+  on = await startServer({ SIGHTDESK_DEADLOOP__ENABLED: "true", SIGHTDESK_DEADLOOP__KILL_AFTER_COUNT: "3", ...loopback });
+  off = await startServer(loopback);
 });
 
 afterAll(async () => {
@@ -101,12 +104,18 @@ function writeLoopCalls(genai: Database.Database, session: string, pid: number, 
   }
 }
 
-/** The real `sightdesk forward` binary, with a control listener on a free port. */
-async function startForwarder(server: TestServer, dir: string, host: string): Promise<Proc> {
+/** The real `sightdesk forward` binary, with a control listener on a free port (the token: ingest,forwarder unless given). */
+function runForwarder(server: TestServer, dir: string, host: string, token: string): Proc {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
   for (const k of Object.keys(env)) if (k.startsWith("SIGHTDESK_") || k === "DATABASE_URL") delete env[k];
-  const fwd = run([BIN, "forward", dir, "--url", server.url, "--token", server.token, "--listen", "127.0.0.1:0", "--interval", "0.2", "--host", host], env);
+  return run([BIN, "forward", dir, "--url", server.url, "--token", token, "--listen", "127.0.0.1:0", "--interval", "0.2", "--host", host], env);
+}
+
+async function startForwarder(server: TestServer, dir: string, host: string): Promise<Proc> {
+  const token = await createToken(server, `forwarder of ${host}`, ["ingest", "forwarder"]);
+  const fwd = runForwarder(server, dir, host, token.token);
   await until(`the forwarder of ${host} to register`, async () => (await forwarders(server)).some((f) => f.host === host));
+  expect((await forwarders(server)).find((f) => f.host === host)?.registered_by).toBe(`token:forwarder of ${host}`);
   return fwd;
 }
 
@@ -198,15 +207,46 @@ describe("dead-loop action", () => {
       request_id: "r-1", session_id: session, pid, host, agent_name: "LoopAgent",
       signal: "SIGTERM", interruption_id: "x", detections: 3, issued_at_ms: Date.now(),
     } satisfies TerminatePayload);
-    for (const signature of [signBody("not-the-key", body), null]) {
-      const headers: Record<string, string> = { "content-type": "application/json" };
+    const ts = Math.floor(Date.now() / 1000);
+    for (const signature of [signBody("not-the-key", body, ts), null]) {
+      const headers: Record<string, string> = { "content-type": "application/json", "x-sightdesk-timestamp": String(ts) };
       if (signature) headers["x-sightdesk-signature"] = signature;
       const res = await fetch(`${url}/terminate`, { method: "POST", headers, body });
       expect(res.status).toBe(401);
-      expect(await res.json()).toEqual({ error: "bad or missing X-SightDesk-Signature" });
+      expect(await res.json()).toEqual({ error: "bad or missing X-SightDesk-Signature or X-SightDesk-Timestamp" });
     }
     await sleep(300);
     expect(agent.output()).not.toContain("SIGTERM");
     expect(exited(agent)).toBe(false);
+  });
+
+  it("registering a forwarder needs the forwarder scope: an ingest-only token gets 403, also through `sightdesk forward`", async () => {
+    const ingestOnly = await createToken(on, "ingest only", ["ingest"]);
+    const forwarderOnly = await createToken(on, "forwarder only", ["forwarder"]);
+    const body = { host: "scope-host", url: "http://127.0.0.1:7480", secret: "s".repeat(64) };
+    expectError(await request(on, "POST", "/api/forwarders", body, ingestOnly.token), 403, /'forwarder' scope/);
+    expect((await forwarders(on)).some((f) => f.host === "scope-host")).toBe(false);
+    const ok = await request<ForwarderRecord>(on, "POST", "/api/forwarders", body, forwarderOnly.token);
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body).toMatchObject({ host: "scope-host", url: "http://127.0.0.1:7480", registered_by: "token:forwarder only" });
+    // nor can the ingest-only token re-point a registered host
+    expectError(await request(on, "POST", "/api/forwarders", { ...body, url: "http://127.0.0.1:1" }, ingestOnly.token), 403, /forwarder/);
+    expect((await forwarders(on)).find((f) => f.host === "scope-host")?.url).toBe("http://127.0.0.1:7480");
+
+    // the forwarder binary says what its token lacks
+    const { dir } = agentSightDir("ingest-only");
+    const fwd = runForwarder(on, dir, "ingest-only-host", ingestOnly.token);
+    await until("the registration error", () => /needs the scopes ingest,forwarder/.test(fwd.output()), 20_000);
+    expect(fwd.output()).toMatch(/cannot register the forwarder: .*'forwarder' scope/);
+    expect((await forwarders(on)).some((f) => f.host === "ingest-only-host")).toBe(false);
+  });
+
+  it("a forwarder URL outside the allowed ranges is refused (400 naming url)", async () => {
+    const token = await createToken(on, "fwd-url", ["ingest", "forwarder"]);
+    for (const url of ["http://10.0.0.5:7480", "http://169.254.169.254", "http://[::1]:7480", "http://[::ffff:192.168.0.1]:7480"]) {
+      expectError(await request(on, "POST", "/api/forwarders", { host: "url-host", url, secret: "s".repeat(64) }, token.token), 400, /^url: .*address \(allow its range in outbound\.allow_private/);
+    }
+    // localhost resolves to 127.0.0.1, which these servers allow
+    expect((await request(on, "POST", "/api/forwarders", { host: "url-host", url: "http://localhost:7480", secret: "s".repeat(64) }, token.token)).status).toBe(200);
   });
 });

@@ -10,7 +10,10 @@ import {
   parseList,
   publicBaseUrl,
   severitiesAtOrAbove,
+  checkSignature,
+  SIGNATURE_TOLERANCE_SECS,
   signBody,
+  signedContent,
   slackEscape,
   slackPayload,
   verifySignature,
@@ -71,23 +74,48 @@ describe("backoff", () => {
 });
 
 describe("signature", () => {
-  it("is sha256=<hex HMAC-SHA256 of the raw body> with the secret", () => {
+  const now = Date.UTC(2026, 11, 2, 12, 0, 0);
+  const ts = now / 1000;
+
+  it("is sha256=<hex HMAC-SHA256 of \"<timestamp>.<raw body>\"> with the secret", () => {
     const body = '{"event":"interruption.created","n":1234567890123456789}';
-    const expected = crypto.createHmac("sha256", "s3cret").update(body).digest("hex");
-    expect(signBody("s3cret", body)).toBe(`sha256=${expected}`);
-    expect(verifySignature("s3cret", body, `sha256=${expected}`)).toBe(true);
-    expect(verifySignature("other", body, `sha256=${expected}`)).toBe(false);
-    expect(verifySignature("s3cret", `${body} `, `sha256=${expected}`)).toBe(false);
-    expect(verifySignature("s3cret", body, null)).toBe(false);
+    const expected = crypto.createHmac("sha256", "s3cret").update(`${ts}.${body}`).digest("hex");
+    expect(signedContent(ts, body)).toBe(`${ts}.${body}`);
+    expect(signBody("s3cret", body, ts)).toBe(`sha256=${expected}`);
+    const at = { nowMs: now };
+    expect(verifySignature("s3cret", body, `sha256=${expected}`, String(ts), at)).toBe(true);
+    expect(verifySignature("other", body, `sha256=${expected}`, String(ts), at)).toBe(false);
+    expect(verifySignature("s3cret", `${body} `, `sha256=${expected}`, String(ts), at)).toBe(false);
+    expect(verifySignature("s3cret", body, null, String(ts), at)).toBe(false);
+    // the timestamp is part of what is signed: another one does not verify
+    expect(verifySignature("s3cret", body, `sha256=${expected}`, String(ts + 1), at)).toBe(false);
+    // the signature of the bare body (the old scheme) does not verify
+    const bare = crypto.createHmac("sha256", "s3cret").update(body).digest("hex");
+    expect(verifySignature("s3cret", body, `sha256=${bare}`, String(ts), at)).toBe(false);
   });
 
-  it("signs the exact bytes sent (19-digit ns stay exact)", () => {
+  it("receivers refuse a missing, malformed or stale timestamp (replays), within 5 minutes either way", () => {
+    const body = "{}";
+    const sig = (t: number) => signBody("k", body, t);
+    expect(SIGNATURE_TOLERANCE_SECS).toBe(300);
+    expect(checkSignature("k", body, sig(ts), undefined, { nowMs: now })).toMatchObject({ ok: false, reason: "missing" });
+    expect(checkSignature("k", body, sig(ts), "12.5", { nowMs: now })).toMatchObject({ ok: false, reason: "bad_timestamp" });
+    expect(checkSignature("k", body, sig(ts), `${now}`, { nowMs: now })).toMatchObject({ ok: false, reason: "bad_timestamp" }); // milliseconds, not seconds
+    for (const t of [ts - 300, ts + 300]) expect(checkSignature("k", body, sig(t), String(t), { nowMs: now })).toEqual({ ok: true, timestamp: t });
+    for (const t of [ts - 301, ts + 301]) expect(checkSignature("k", body, sig(t), String(t), { nowMs: now })).toMatchObject({ ok: false, reason: "expired", error: expect.stringMatching(/300 s window/) });
+    expect(checkSignature("k", body, sig(ts - 30), String(ts - 30), { nowMs: now, toleranceSecs: 10 })).toMatchObject({ ok: false, reason: "expired" });
+    expect(checkSignature("k", body, "sha256=00", String(ts), { nowMs: now })).toMatchObject({ ok: false, reason: "mismatch" });
+  });
+
+  it("signs the exact bytes sent (19-digit ns stay exact), with the timestamp of the attempt", () => {
     const record = { interruption_id: "i-1", severity: "critical", interruption_type: "agent_crash", occurred_at_ns: 1732000000123456789n };
     const payload = stringifyExact(genericPayload("interruption.created", record, "https://desk.example"));
     expect(payload).toContain('"occurred_at_ns":1732000000123456789');
-    const { body, headers } = renderRequest({ url: "https://r.example", kind: "generic", secret: "k" }, { id: "d-1", event: "interruption.created", payload });
+    const { body, headers } = renderRequest({ url: "https://r.example", kind: "generic", secret: "k" }, { id: "d-1", event: "interruption.created", payload }, now + 999);
     expect(body).toBe(payload);
-    expect(headers["X-SightDesk-Signature"]).toBe(signBody("k", body));
+    expect(headers["X-SightDesk-Timestamp"]).toBe(String(ts));
+    expect(headers["X-SightDesk-Signature"]).toBe(signBody("k", body, ts));
+    expect(verifySignature("k", body, headers["X-SightDesk-Signature"], headers["X-SightDesk-Timestamp"], { nowMs: now })).toBe(true);
     expect(headers["X-SightDesk-Event"]).toBe("interruption.created");
     expect(JSON.parse(body).url).toBe("https://desk.example/interruptions/i-1");
   });
@@ -121,6 +149,7 @@ describe("payloads", () => {
     const { body, headers } = renderRequest({ url: "https://hooks.slack.example", kind: "slack", secret: null }, { id: "d", event: "interruption.regressed", payload });
     expect(JSON.parse(body).text).toBe("[HIGH] auth_error (regressed) on A");
     expect(headers["X-SightDesk-Signature"]).toBeUndefined();
+    expect(headers["X-SightDesk-Timestamp"]).toBeUndefined();
   });
 });
 
@@ -128,13 +157,18 @@ describe("one attempt", () => {
   const target = { url: "http://receiver.invalid/hook", kind: "generic", secret: "k" };
   const item = { id: "d", event: "interruption.created", payload: '{"a":1}' };
 
-  it("2xx is delivered; other statuses and network errors fail with a readable error", async () => {
+  it("2xx is delivered; other statuses and network errors fail with the status or error class only, never the reply text", async () => {
     expect(await sendOnce(async () => new Response("ok", { status: 200 }), target, item)).toMatchObject({ ok: true, statusCode: 200, error: null });
-    expect(await sendOnce(async () => new Response("boom\n  later", { status: 500 }), target, item)).toMatchObject({ ok: false, statusCode: 500, error: "HTTP 500: boom later" });
+    expect(await sendOnce(async () => new Response("boom\n  secret internals", { status: 500 }), target, item)).toMatchObject({ ok: false, statusCode: 500, error: "HTTP 500" });
+    expect(await sendOnce(async () => new Response(null, { status: 302, headers: { location: "http://169.254.169.254/" } }), target, item)).toMatchObject({ ok: false, statusCode: 302, error: "HTTP 302" });
     const refused = await sendOnce(async () => {
-      throw new TypeError("fetch failed", { cause: { code: "ECONNREFUSED" } });
+      throw new TypeError("fetch failed: <html>leak</html>", { cause: { code: "ECONNREFUSED", message: "reply text" } });
     }, target, item);
-    expect(refused).toMatchObject({ ok: false, statusCode: null, error: "fetch failed (ECONNREFUSED)" });
+    expect(refused).toMatchObject({ ok: false, statusCode: null, error: "request failed (ECONNREFUSED)" });
+    const odd = await sendOnce(async () => {
+      throw new Error("Parse Error: <reply bytes>");
+    }, target, item);
+    expect(odd).toMatchObject({ ok: false, error: "request failed (Error)" });
   });
 
   it("a hanging receiver is cut off by the timeout", async () => {

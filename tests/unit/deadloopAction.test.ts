@@ -4,10 +4,12 @@
 import type { Actor } from "@/lib/api/auth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signBody } from "@/lib/alerts/rules";
+import { spawn } from "node:child_process";
 import { createDb, type Db } from "@/lib/db/client";
 import { createTestDatabase, type TestDatabase } from "../support/database";
 import { DeadLoopAction, DEADLOOP_ACTOR } from "@/lib/deadloop/action";
-import { ForwardedProcesses, startControl, type ControlServer } from "@/lib/deadloop/control";
+import fs from "node:fs";
+import { ForwardedProcesses, parseStartTime, procStartTime, startControl, type ControlServer, type StartTimeReader } from "@/lib/deadloop/control";
 import { registerForwarder } from "@/lib/deadloop/forwarders";
 import { MAX_SKEW_MS, nextSignal, verifyTerminate, type TerminatePayload } from "@/lib/deadloop/protocol";
 import { onDeadLoopDetections } from "@/lib/ingest/afterCommit";
@@ -16,8 +18,12 @@ import { deriveSessionId } from "@/lib/ingest/keys";
 import { ingestCalls } from "@/lib/ingest/storeCalls";
 
 const SECRET = "k".repeat(64);
-/** The ingest token a forwarder registers with. */
-const FORWARDER_TOKEN: Actor = { kind: "token", id: "tok-fwd", name: "fwd", scopes: ["ingest"] };
+/** The token a forwarder registers with. */
+const FORWARDER_TOKEN: Actor = { kind: "token", id: "tok-fwd", name: "fwd", scopes: ["ingest", "forwarder"] };
+/** Unix seconds, as X-SightDesk-Timestamp carries them. */
+const secs = (ms = Date.now()) => Math.floor(ms / 1000);
+/** The signature and timestamp headers of a body, signed at `ms`. */
+const sign = (secret: string, body: string, ms = Date.now()) => ({ signature: signBody(secret, body, secs(ms)), timestamp: String(secs(ms)) });
 
 function payload(overrides: Partial<TerminatePayload> = {}): TerminatePayload {
   return {
@@ -48,41 +54,86 @@ describe("nextSignal", () => {
 
 describe("verifyTerminate", () => {
   const now = Date.now();
-  it("accepts a request signed with the key, within the window", () => {
+  const check = (body: string, h: { signature?: string | null; timestamp?: string | null }, at = now) => verifyTerminate(SECRET, body, h.signature, h.timestamp, at);
+
+  it("accepts a request signed with the key and timestamp, within the window", () => {
     const body = JSON.stringify(payload({ issued_at_ms: now - 5000 }));
-    expect(verifyTerminate(SECRET, body, signBody(SECRET, body), now)).toMatchObject({ ok: true, payload: { pid: 4242, signal: "SIGTERM" } });
+    expect(check(body, sign(SECRET, body, now - 5000))).toMatchObject({ ok: true, payload: { pid: 4242, signal: "SIGTERM" } });
   });
 
-  it("refuses a bad, missing or foreign signature and a tampered body with 401", () => {
+  it("refuses a bad, missing or foreign signature, a missing timestamp and a tampered body with 401", () => {
     const body = JSON.stringify(payload());
-    expect(verifyTerminate(SECRET, body, undefined, now)).toMatchObject({ ok: false, status: 401 });
-    expect(verifyTerminate(SECRET, body, "sha256=00", now)).toMatchObject({ ok: false, status: 401 });
-    expect(verifyTerminate(SECRET, body, signBody("another key", body), now)).toMatchObject({ ok: false, status: 401 });
+    const good = sign(SECRET, body, now);
+    expect(check(body, { timestamp: good.timestamp })).toMatchObject({ ok: false, status: 401 });
+    expect(check(body, { signature: good.signature })).toMatchObject({ ok: false, status: 401 });
+    expect(check(body, { ...good, signature: "sha256=00" })).toMatchObject({ ok: false, status: 401 });
+    expect(check(body, sign("another key", body, now))).toMatchObject({ ok: false, status: 401 });
     const tampered = body.replace('"pid":4242', '"pid":1');
-    expect(verifyTerminate(SECRET, tampered, signBody(SECRET, body), now)).toMatchObject({ ok: false, status: 401 });
+    expect(check(tampered, good)).toMatchObject({ ok: false, status: 401 });
+    // the timestamp is signed: moving it forward breaks the signature
+    expect(check(body, { ...good, timestamp: String(Number(good.timestamp) + 1) })).toMatchObject({ ok: false, status: 401 });
   });
 
   it("refuses an old (replayed) or future-dated request with 401", () => {
-    for (const at of [now - MAX_SKEW_MS - 1, now + MAX_SKEW_MS + 1]) {
+    for (const at of [now - MAX_SKEW_MS - 1000, now + MAX_SKEW_MS + 1000]) {
       const body = JSON.stringify(payload({ issued_at_ms: at }));
-      expect(verifyTerminate(SECRET, body, signBody(SECRET, body), now)).toMatchObject({ ok: false, status: 401, error: expect.stringMatching(/window/) });
+      expect(check(body, sign(SECRET, body, at))).toMatchObject({ ok: false, status: 401, error: expect.stringMatching(/window/) });
+      // a fresh signature timestamp does not save a stale issued_at_ms
+      expect(check(body, sign(SECRET, body, now))).toMatchObject({ ok: false, status: 401, error: expect.stringMatching(/window/) });
     }
   });
 
   it("refuses a well-signed body of the wrong shape with 400", () => {
     const body = JSON.stringify({ ...payload(), signal: "SIGHUP" });
-    expect(verifyTerminate(SECRET, body, signBody(SECRET, body), now)).toMatchObject({ ok: false, status: 400, error: expect.stringMatching(/^signal/) });
+    expect(check(body, sign(SECRET, body, now))).toMatchObject({ ok: false, status: 400, error: expect.stringMatching(/^signal/) });
+  });
+});
+
+describe("parseStartTime (/proc/<pid>/stat)", () => {
+  // fields after the command name: state (3) … starttime (22) …
+  const after = (start: string) => `S 1 4242 4242 0 -1 4194560 1000 0 0 0 12 3 0 0 20 0 1 0 ${start} 123456 789 18446744073709551615`;
+  it.each([
+    ["4242 (node) " + after("987654"), "987654"],
+    ["4242 (my agent) " + after("111"), "111"],
+    ["4242 (a) (b) c)) " + after("222"), "222"], // the name may hold spaces and parentheses: counted from the last ")"
+    ["4242 ()) " + after("333"), "333"],
+    ["4242 (node) S 1 2", null],
+    ["garbage", null],
+    ["4242 (node) " + after("12x"), null],
+  ])("%j → %s", (text, expected) => {
+    expect(parseStartTime(text)).toBe(expected);
+  });
+
+  it("reads a real process's start time from /proc: stable while it runs, gone after it exits", async () => {
+    if (!fs.existsSync("/proc/self/stat")) return;
+    const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+    try {
+      await new Promise((r) => child.once("spawn", r));
+      const start = procStartTime(child.pid!);
+      expect(start).toMatch(/^\d+$/);
+      expect(procStartTime(child.pid!)).toBe(start);
+      expect(procStartTime(process.pid)).toMatch(/^\d+$/);
+    } finally {
+      child.kill("SIGKILL");
+      await new Promise((r) => child.once("exit", r));
+    }
+    expect(procStartTime(child.pid!)).toBeNull();
   });
 });
 
 describe("the forwarder's control listener", () => {
   let control: ControlServer;
   const kills: Array<[number, string]> = [];
-  const processes = new ForwardedProcesses("web-3");
+  /** the fake /proc: pid → start time (absent: no such process) */
+  const starts = new Map<number, string>([[4242, "1000"], [5151, "2000"], [6161, "3000"], [7272, "4000"]]);
+  const reader: StartTimeReader = (pid) => starts.get(pid) ?? null;
+  const processes = new ForwardedProcesses("web-3", reader);
   processes.add([
     { call_id: "a", session_id: "s-1", pid: 4242 },
     { call_id: "b", agent_name: "CoshNG", pid: 5151 }, // no session id: derived from agent + pid + this host
     { call_id: "c", session_id: "s-gone", pid: 6161 },
+    { call_id: "d", session_id: "s-reused", pid: 7272 },
+    { call_id: "e", session_id: "s-late", pid: 8383 }, // forwarded after its process had exited
   ]);
 
   beforeAll(async () => {
@@ -97,15 +148,16 @@ describe("the forwarder's control listener", () => {
   });
   afterAll(() => control?.close());
 
-  async function post(body: string, signature: string | null, route = "/terminate") {
+  async function post(body: string, h: { signature?: string | null; timestamp?: string | null } | null, route = "/terminate") {
     const headers: Record<string, string> = { "content-type": "application/json" };
-    if (signature) headers["x-sightdesk-signature"] = signature;
+    if (h?.signature) headers["x-sightdesk-signature"] = h.signature;
+    if (h?.timestamp) headers["x-sightdesk-timestamp"] = h.timestamp;
     const res = await fetch(`${control.url}${route}`, { method: "POST", headers, body });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   }
   const signed = (p: TerminatePayload) => {
     const body = JSON.stringify(p);
-    return post(body, signBody(SECRET, body));
+    return post(body, sign(SECRET, body));
   };
 
   it("signals a forwarded process and answers what it did", async () => {
@@ -117,6 +169,22 @@ describe("the forwarder's control listener", () => {
 
   it("reports a process that is gone", async () => {
     expect(await signed(payload({ session_id: "s-gone", pid: 6161 }))).toMatchObject({ status: 200, body: { result: "not_running" } });
+  });
+
+  it("does not signal a pid that now belongs to another process (another start time), or whose process has gone", async () => {
+    kills.length = 0;
+    starts.set(7272, "4999"); // the agent exited and an unrelated process got its pid
+    expect(await signed(payload({ session_id: "s-reused", pid: 7272 }))).toEqual({ status: 200, body: { result: "not_running", pid: 7272, signal: "SIGTERM" } });
+    starts.delete(7272);
+    expect(await signed(payload({ session_id: "s-reused", pid: 7272 }))).toMatchObject({ status: 200, body: { result: "not_running" } });
+    starts.set(8383, "5000"); // its calls were forwarded after it had exited: whatever runs under that pid now is another process
+    expect(await signed(payload({ session_id: "s-late", pid: 8383 }))).toMatchObject({ status: 200, body: { result: "not_running" } });
+    expect(kills).toEqual([]);
+    // a new process of the same session whose calls are forwarded is the one signalled from then on
+    starts.set(7272, "6000");
+    processes.add([{ call_id: "f", session_id: "s-reused", pid: 7272 }]);
+    expect(await signed(payload({ session_id: "s-reused", pid: 7272 }))).toMatchObject({ status: 200, body: { result: "signaled" } });
+    expect(kills).toEqual([[7272, "SIGTERM"]]);
   });
 
   it("never signals a pid it has not forwarded calls for, or under another session", async () => {
@@ -131,13 +199,46 @@ describe("the forwarder's control listener", () => {
   it("refuses bad signatures (401), replays (409), stale requests (401) and other routes (404)", async () => {
     kills.length = 0;
     const body = JSON.stringify(payload());
-    expect((await post(body, signBody("wrong", body))).status).toBe(401);
+    const good = sign(SECRET, body);
+    expect((await post(body, sign("wrong", body))).status).toBe(401);
     expect((await post(body, null)).status).toBe(401);
-    expect((await post(body, signBody(SECRET, body))).status).toBe(200);
-    expect(await post(body, signBody(SECRET, body))).toMatchObject({ status: 409, body: { error: expect.stringMatching(/handled already/) } });
+    expect((await post(body, { signature: good.signature })).status).toBe(401); // no timestamp
+    expect((await post(body, good)).status).toBe(200);
+    expect(await post(body, good)).toMatchObject({ status: 409, body: { error: expect.stringMatching(/handled already/) } });
     expect((await signed(payload({ issued_at_ms: Date.now() - 10 * 60_000 }))).status).toBe(401);
-    expect((await post(body, signBody(SECRET, body), "/other")).status).toBe(404);
+    const stale = JSON.stringify(payload());
+    expect((await post(stale, sign(SECRET, stale, Date.now() - 10 * 60_000))).status).toBe(401); // an old signature timestamp
+    expect((await post(body, good, "/other")).status).toBe(404);
     expect(kills).toEqual([[4242, "SIGTERM"]]);
+  });
+});
+
+describe("the control listener with a real process and /proc", () => {
+  it("signals the real child it forwarded calls for, and answers not_running once it has gone", async () => {
+    if (!fs.existsSync("/proc/self/stat")) return;
+    const child = spawn(process.execPath, ["-e", 'process.on("SIGTERM", () => { console.log("bye"); process.exit(0); }); console.log("up"); setInterval(() => {}, 1000)'], { stdio: ["ignore", "pipe", "ignore"] });
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+    const exited = new Promise((r) => child.once("exit", r));
+    const processes = new ForwardedProcesses("real-host"); // the default reader: /proc
+    const control = await startControl({ secret: SECRET, processes });
+    try {
+      while (!out.includes("up")) await new Promise((r) => setTimeout(r, 20));
+      processes.add([{ call_id: "r", session_id: "s-real", pid: child.pid! }]);
+      const send = async () => {
+        const body = JSON.stringify(payload({ session_id: "s-real", pid: child.pid! }));
+        const { signature, timestamp } = sign(SECRET, body);
+        const res = await fetch(`${control.url}/terminate`, { method: "POST", headers: { "x-sightdesk-signature": signature, "x-sightdesk-timestamp": timestamp }, body });
+        return (await res.json()) as Record<string, unknown>;
+      };
+      expect(await send()).toMatchObject({ result: "signaled", pid: child.pid });
+      await exited;
+      expect(out).toContain("bye");
+      expect(await send()).toMatchObject({ result: "not_running", pid: child.pid });
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await control.close();
+    }
   });
 });
 
@@ -197,7 +298,7 @@ describe("DeadLoopAction (server side)", () => {
       expect(sent).toHaveLength(1);
       expect(sent[0].url).toBe("http://web-3:7480/terminate");
       expect(sent[0].body).toMatchObject({ session_id: session, pid: 4242, host: "web-3", agent_name: "CoshNG", signal: "SIGTERM", detections: 3 });
-      expect(verifyTerminate(SECRET, sent[0].raw, sent[0].headers["X-SightDesk-Signature"], Date.now()).ok).toBe(true);
+      expect(verifyTerminate(SECRET, sent[0].raw, sent[0].headers["X-SightDesk-Signature"], sent[0].headers["X-SightDesk-Timestamp"], Date.now()).ok).toBe(true);
 
       // a re-check without a new detection (a retry, a duplicate batch) sends nothing
       await ingestCalls(db, loopCalls("web-3", 4242, 6, 1));
@@ -245,18 +346,33 @@ describe("DeadLoopAction (server side)", () => {
     await registerForwarder(db, { host: "web-5", url: "http://web-5:7480", secret: SECRET }, FORWARDER_TOKEN);
     await ingestCalls(db, loopCalls("web-5", 888, 0, 7));
     const refused = await action.consider(deriveSessionId("CoshNG", 888, "web-5"));
-    expect(refused).toMatchObject({ status: "failed", result: expect.stringMatching(/^HTTP 403: .*not a process this forwarder/) });
+    // the forwarder's own words are not stored: the status, and what it means in ours
+    expect(refused).toMatchObject({ status: "failed", result: "HTTP 403 (not a process this forwarder has forwarded calls for)" });
     expect(log).toHaveLength(2);
+
+    // a forwarder URL that answers with anything but the protocol's JSON: only "accepted" is kept
+    const chatty = fakeForwarder(() => new Response("<html>internal admin page: token=abc</html>", { status: 200 }));
+    const quiet = new DeadLoopAction({ db, killAfterCount: 3, fetch: chatty.fetchImpl, log: () => undefined });
+    await registerForwarder(db, { host: "web-7", url: "http://web-7:7480", secret: SECRET }, FORWARDER_TOKEN);
+    await ingestCalls(db, loopCalls("web-7", 889, 0, 7));
+    expect(await quiet.consider(deriveSessionId("CoshNG", 889, "web-7"))).toMatchObject({ status: "sent", result: "accepted" });
+    const failing = fakeForwarder(() => new Response("stack trace with secrets", { status: 500 }));
+    const sad = new DeadLoopAction({ db, killAfterCount: 3, fetch: failing.fetchImpl, log: () => undefined });
+    await ingestCalls(db, loopCalls("web-7", 890, 0, 7));
+    expect(await sad.consider(deriveSessionId("CoshNG", 890, "web-7"))).toMatchObject({ status: "failed", result: "HTTP 500" });
+    const rows = await db.terminateRequest.findMany({ where: { host: "web-7" } });
+    const notes = await db.interruptionActivity.findMany({ where: { actor: DEADLOOP_ACTOR } });
+    expect(JSON.stringify(rows.map((r) => [r.status, r.result])) + JSON.stringify(notes.map((n) => [n.note, n.after]))).not.toMatch(/internal admin|stack trace/);
   });
   it("lets only the registering token, or an admin, point a host's forwarder elsewhere", async () => {
     const host = { host: "web-6", url: "http://web-6:7480", secret: SECRET };
     await registerForwarder(db, host, FORWARDER_TOKEN);
     // the same token re-registers after a restart: new URL and key
     expect(await registerForwarder(db, { ...host, url: "http://web-6:7481" }, FORWARDER_TOKEN)).toMatchObject({ url: "http://web-6:7481", registered_by: "token:fwd" });
-    const other: Actor = { kind: "token", id: "tok-other", name: "fwd", scopes: ["ingest"] };
+    const other: Actor = { kind: "token", id: "tok-other", name: "fwd", scopes: ["ingest", "forwarder"] };
     await expect(registerForwarder(db, { ...host, url: "http://evil:1" }, other)).rejects.toMatchObject({ status: 409, message: expect.stringMatching(/^host: the forwarder of web-6 was registered by token:fwd/) });
     expect((await db.forwarder.findUnique({ where: { host: "web-6" } }))?.url).toBe("http://web-6:7481");
-    const admin: Actor = { kind: "user", id: "u-1", name: "ops@example.com", scopes: ["read", "triage", "ingest", "admin"], role: "admin" };
+    const admin: Actor = { kind: "user", id: "u-1", name: "ops@example.com", scopes: ["read", "triage", "ingest", "forwarder", "admin"], role: "admin" };
     expect(await registerForwarder(db, { ...host, url: "http://web-6:9000" }, admin)).toMatchObject({ url: "http://web-6:9000", registered_by: "user:ops@example.com" });
   });
 });

@@ -23,7 +23,7 @@ function effectiveConfig(): ConfigView {
   const c = config();
   const operations = {
     retentionDays: c.retentionDays, maxDbSizeMb: c.maxDbSizeMb, checkIntervalSecs: c.checkIntervalSecs,
-    staleTurnMinutes: c.staleTurnMinutes, deadloop: c.deadloop, configFile: c.source.file ? path.basename(c.source.file) : null,
+    staleTurnMinutes: c.staleTurnMinutes, deadloop: c.deadloop, allowPrivate: c.outbound.allowPrivate, configFile: c.source.file ? path.basename(c.source.file) : null,
   };
   return { detection: detectionConfig(), storage, signIn, operations };
 }

@@ -1,6 +1,10 @@
 import * as c from "@/lib/api/contracts/forwarders";
 import { handle } from "@/lib/api/route";
+import { assertOutboundUrl } from "@/lib/net/policy";
 import { listForwarders, registerForwarder } from "@/lib/deadloop/forwarders";
 
 export const GET = handle(c.listForwarders, ({ db }) => listForwarders(db));
-export const POST = handle(c.registerForwarder, ({ db, body, actor }) => registerForwarder(db, body, actor));
+export const POST = handle(c.registerForwarder, async ({ db, body, actor }) => {
+  await assertOutboundUrl(body.url, "url");
+  return registerForwarder(db, body, actor);
+});

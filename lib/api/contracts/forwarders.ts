@@ -18,12 +18,12 @@ export const listForwarders = contract({
   summary: "Registered forwarders, one per agent host (never their signing keys).",
 });
 export const registerForwarder = contract({
-  method: "POST", path: "/api/forwarders", tag, scope: "ingest",
+  method: "POST", path: "/api/forwarders", tag, scope: "forwarder",
   body: z.object({
     host: z.string().trim().min(1).max(255).describe("the host name its forwarded calls carry"),
-    url: httpUrl.describe("base URL of its control listener; terminate requests go to <url>/terminate"),
+    url: httpUrl.describe("base URL of its control listener; terminate requests go to <url>/terminate. Must not be (or resolve to) a loopback, private, link-local or other non-public address unless outbound.allow_private lists its range (400)"),
     secret: z.string().min(32).max(256).describe("HMAC-SHA256 key the server signs terminate requests with"),
   }),
   response: forwarderSchema,
-  summary: "Register (or re-register) the forwarder of a host, where dead-loop terminate requests for its processes go. 409 when another token registered that host (an admin may take it over).",
+  summary: "Register (or re-register) the forwarder of a host, where dead-loop terminate requests for its processes go. Needs the forwarder scope (not ingest). 409 when another token registered that host (an admin may take it over).",
 });

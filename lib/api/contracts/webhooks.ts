@@ -17,7 +17,7 @@ const webhookSchema = z.object({
   agents: z.array(z.string()).describe("empty: every agent"),
   repeat_interval_secs: z.int(),
   enabled: z.boolean(),
-  signed: z.boolean().describe("whether deliveries carry an X-SightDesk-Signature header"),
+  signed: z.boolean().describe("whether deliveries carry X-SightDesk-Timestamp (unix seconds) and X-SightDesk-Signature (sha256=<hex HMAC-SHA256 of \"<timestamp>.<raw body>\">) headers"),
   created_by: z.string().nullable(),
   created_at_ns: ns,
   updated_at_ns: ns,
@@ -65,7 +65,7 @@ export const createWebhook = contract({
   method: "POST", path: "/api/webhooks", tag, scope: "admin", status: 201,
   body: z.object({
     name,
-    url: httpUrl,
+    url: httpUrl.describe("where alerts are POSTed. Must not be (or resolve to) a loopback, private, link-local, metadata or other non-public address unless outbound.allow_private lists its range (400)"),
     kind: kind.default("generic"),
     min_severity: minSeverity.default("high"),
     types: types.default([]),

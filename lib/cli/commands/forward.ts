@@ -2,7 +2,8 @@
 // `import agentsight <dir> --follow --url …` does — forwards the calls to a server — and also
 // runs a control listener for the dead-loop action: it makes up a signing key, registers its
 // host, URL and key with the server (`POST /api/forwarders`, again every minute), and takes the
-// server's signed terminate requests for the processes whose calls it forwarded.
+// server's signed terminate requests for the processes whose calls it forwarded. Its token needs
+// the scopes ingest (to forward) and forwarder (to register).
 import crypto from "node:crypto";
 import os from "node:os";
 import { InvalidArgumentError } from "commander";
@@ -57,7 +58,9 @@ function keepRegistered(client: SightDeskClient, body: { host: string; url: stri
       registered = true;
     } catch (e) {
       registered = false;
-      line(deps.io.err, `${stamp()} error: cannot register the forwarder: ${safeLine(e instanceof CliError ? e.message : String(e))}`);
+      const message = e instanceof CliError ? e.message : String(e);
+      const hint = /forwarder' scope|lacks the/.test(message) ? " (the forwarder's token needs the scopes ingest,forwarder)" : "";
+      line(deps.io.err, `${stamp()} error: cannot register the forwarder: ${safeLine(message)}${hint}`);
     }
     if (!stopped) timer = setTimeout(attempt, registered ? REREGISTER_MS : retryMs);
   };

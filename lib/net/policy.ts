@@ -1,0 +1,27 @@
+// The server's outbound policy: the `outbound.allow_private` ranges from the configuration, the
+// check made when a webhook or forwarder URL is stored (400 naming the field), and the fetch used
+// to send (resolve, check every address, connect to the checked one).
+import { ApiError } from "../api/errors";
+import { config } from "../config/load";
+import { parseAllowList } from "./outbound";
+import { OutboundBlockedError, pinnedFetch, resolveOutbound, type OutboundPolicy, type Resolver } from "./pinned";
+
+/** The configured policy (the configuration is read once per process). */
+export function outboundPolicy(resolve?: Resolver): OutboundPolicy {
+  return { allow: parseAllowList(config().outbound.allowPrivate), ...(resolve ? { resolve } : {}) };
+}
+
+/** The fetch SightDesk sends webhooks and terminate requests with. */
+export function outboundFetch(policy: OutboundPolicy = outboundPolicy()) {
+  return pinnedFetch(policy);
+}
+
+/** Refuses (400 naming `field`) a URL whose host is, or resolves to, an address the policy refuses. */
+export async function assertOutboundUrl(url: string, field = "url", policy: OutboundPolicy = outboundPolicy()): Promise<void> {
+  try {
+    await resolveOutbound(url, policy);
+  } catch (e) {
+    if (e instanceof OutboundBlockedError) throw new ApiError(400, `${field}: ${e.message}`);
+    throw e;
+  }
+}
