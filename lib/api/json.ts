@@ -2,15 +2,14 @@
 // timestamp loses its last digits), so `*_ns` values are read as strings, and bigints are
 // written back as bare JSON integers.
 
-// A JSON string token, optionally followed by `: <integer>`: a key and its integer value.
-const KEY_WITH_INTEGER = /"((?:[^"\\]|\\.)*)"(\s*:\s*)(-?\d{16,})(?=\s*[,}\]])/g;
+import { parseJsonBounded } from "../json";
 
-/** JSON.parse, except that long integers under keys ending in `_ns` stay exact (as strings). */
+/**
+ * JSON.parse, except that long integers under keys ending in `_ns` stay exact (as strings),
+ * and values nested deeper than MAX_JSON_DEPTH are refused (a SyntaxError).
+ */
 export function parseJsonExact(text: string): unknown {
-  const guarded = text.replace(KEY_WITH_INTEGER, (whole, key: string, colon: string, digits: string) =>
-    key.endsWith("_ns") ? `"${key}"${colon}"${digits}"` : whole,
-  );
-  return JSON.parse(guarded);
+  return parseJsonBounded(text, { quoteNs: true });
 }
 
 const MARK = "\u0000bigint:";

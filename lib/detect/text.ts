@@ -2,6 +2,7 @@
 // tool arguments (SPEC §3.3).
 
 import { createHash } from "node:crypto";
+import { tryParseJson } from "../json";
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
@@ -58,11 +59,8 @@ export function canonicalJson(v: unknown): string {
 /** Tool arguments often arrive as a JSON string (OpenAI) and sometimes as an object. */
 function parseArgs(args: unknown): unknown {
   if (typeof args !== "string") return args;
-  try {
-    return JSON.parse(args) as unknown;
-  } catch {
-    return args;
-  }
+  const parsed = tryParseJson(args);
+  return parsed === undefined ? args : parsed;
 }
 
 /** Short stable hash of the canonical arguments: equal arguments give equal fingerprints. */

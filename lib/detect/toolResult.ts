@@ -1,5 +1,6 @@
 // Judging one tool result (SPEC §3.1): unauthorized_action is checked before tool_failure,
 // since a denied action usually also reports itself as failed.
+import { tryParseJson } from "../json";
 
 export type ToolResultInput = {
   response: unknown;
@@ -18,10 +19,12 @@ const SNIPPET_CAP = 300;
 const DENIED = /\bEPERM\b|\bEACCES\b|permission denied|operation not permitted|sandbox denied|denied by policy/i;
 
 // Exit codes are read from status-like lines only, so prose such as "the tool returns exit
-// code 1 when…" inside an ordinary output does not count.
+// code 1 when…" inside an ordinary output does not count. Within a line only spaces and tabs
+// are skipped: a pattern that could cross line ends would rescan every following line from
+// each line start (quadratic in the number of lines).
 const EXIT_LINE =
-  /^[\s[(]*(?:(?:error|process|command|shell|script|program)[:\s]+)*(?:exit[\s_]*(?:code|status)|return[\s_]*code|returncode|(?:exited|failed|finished|terminated|completed)\s+with\s+(?:exit\s+)?(?:code|status))\s*[:=]?\s*(-?\d+)/im;
-const EXIT_BRACKETED = /[[(]\s*exit[\s_]*(?:code|status)\s*[:=]?\s*(-?\d+)\s*[\])]/i;
+  /^[ \t[(]*(?:(?:error|process|command|shell|script|program)[ \t]*(?::[ \t]*)?)*(?:exit[ \t_]*(?:code|status)|return[ \t_]*code|returncode|(?:exited|failed|finished|terminated|completed)[ \t]+with[ \t]+(?:exit[ \t]+)?(?:code|status))[ \t]*[:=]?[ \t]*(-?\d+)/im;
+const EXIT_BRACKETED = /[[(][ \t]*exit[ \t_]*(?:code|status)[ \t]*[:=]?[ \t]*(-?\d+)[ \t]*[\])]/i;
 const EXIT_KEYS = ["exit_code", "exitCode", "returncode"] as const;
 
 type JsonObject = Record<string, unknown>;
@@ -48,11 +51,7 @@ function jsonObjectOf(response: unknown, text: string): JsonObject | null {
   if (direct) return direct;
   const trimmed = text.trim();
   if (!trimmed.startsWith("{")) return null;
-  try {
-    return asObject(JSON.parse(trimmed) as unknown);
-  } catch {
-    return null;
-  }
+  return asObject(tryParseJson(trimmed));
 }
 
 function nonZeroCode(v: unknown): number | null {

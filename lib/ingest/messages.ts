@@ -2,14 +2,18 @@
 // and its own content, so a prefix shared by many calls of a conversation is one set of rows,
 // and each call stores only the messages its history adds (no quadratic growth).
 import crypto from "node:crypto";
-import type { ChatMessage } from "./types";
+import { maskSecretFields } from "./redact";
+import type { ChatMessage, Part } from "./types";
 
 export type MessageNode = { id: string; parentId: string | null; seq: number; role: string; parts: string };
 
 /** The stored content of a message: role and parts (a finish_reason belongs to the call). */
 function content(m: ChatMessage): { role: string; parts: string } {
-  return { role: m.role, parts: JSON.stringify(m.parts) };
+  return { role: m.role, parts: JSON.stringify(m.parts.map(maskArguments)) };
 }
+
+/** Credential fields of tool arguments are masked by key, before the text is masked by shape. */
+const maskArguments = (p: Part): Part => (p.type === "tool_call" ? { ...p, arguments: maskSecretFields(p.arguments) } : p);
 
 function nodeId(parent: string | null, conversationId: string, role: string, parts: string): string {
   return crypto

@@ -1,25 +1,84 @@
-// Secrets never reach storage: credential-bearing keys are dropped from anything stored as
-// JSON, and key- or bearer-shaped strings are masked in stored text.
-const SECRET_KEY = /^(authorization|proxy-authorization|x-api-key|api[-_]?key|x-goog-api-key|cookie|set-cookie|openai-api-key|anthropic-api-key|access[-_]?token|secret|password)$/i;
+// Secrets never reach storage: credential-bearing keys are dropped from (or masked in) anything
+// stored as JSON, and key- or bearer-shaped strings are masked in stored text.
+//
+// Every pattern here reads untrusted text of up to the body limit, so each is written to run
+// in time linear in its input: no quantifier is nested in another over the same characters,
+// and a name is matched only from its first character (a lookbehind), never from each of its
+// inner positions.
+import { tryParseJson } from "../json";
+
+/** How a name ends when it holds a credential: `OPENAI_API_KEY`, `x-api-key`, `client_secret`, `GITHUB_TOKEN`, `password`. */
+const SECRET_NAME_END = "(?:api[-_]?key|secret(?:[-_]?(?:access[-_]?)?key)?|access[-_]?key|private[-_]?key|token|passw(?:or)?d|authorization|credentials?|cookie)";
+const SECRET_NAME = new RegExp(`^(?:.*[^a-z0-9])?(?:[a-z0-9]*${SECRET_NAME_END})(?:[-_]?\\d{1,3})?$|^set-cookie$`, "i");
+/** Auth schemes kept in front of a masked credential (`Authorization: Basic [redacted]`). */
+/** Spaces and tabs, also as escapes inside serialized JSON (`\\t`). */
+const BLANKS = "(?:[ \\t]|\\\\t){0,64}";
+const SCHEME = "(?:basic|bearer|digest|token)[ \\t]{1,16}";
+
+// Quantifiers are bounded: V8 keeps a backtrack entry per character an open-ended `{n,}`
+// matched, and a run of millions overflows its stack (a RangeError, not a slow answer).
 // Credential shapes: bearer values, OpenAI/Anthropic (`sk-…`), Stripe, GitHub, Slack, AWS and
-// Google keys, and `SOME_API_KEY=value` assignments. Matches never include quotes or
-// backslashes, so masking text inside serialized JSON keeps it valid JSON.
-const SECRET_TEXT = new RegExp(
+// Google keys. Matches never include quotes or backslashes, so masking text inside serialized
+// JSON keeps it valid JSON.
+const SECRET_SHAPE = new RegExp(
   [
-    /(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/.source,
-    /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{12,}/.source,
-    /\b[rsp]k_(?:live|test)_[A-Za-z0-9]{10,}/.source,
-    /\bgh[pousr]_[A-Za-z0-9]{20,}/.source,
-    /\bxox[abprs]-[A-Za-z0-9-]{10,}/.source,
+    /(Bearer[ \t]{1,16})[A-Za-z0-9._~+/=-]{8,4096}/.source,
+    /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{12,512}/.source,
+    /\b[rsp]k_(?:live|test)_[A-Za-z0-9]{10,512}/.source,
+    /\bgh[pousr]_[A-Za-z0-9]{20,512}/.source,
+    /\bxox[abprs]-[A-Za-z0-9-]{10,512}/.source,
     /\bAKIA[0-9A-Z]{16}\b/.source,
     /\bAIza[0-9A-Za-z_-]{35}/.source,
-    /(\b[A-Z0-9_]*(?:API_KEY|APIKEY|SECRET|TOKEN|PASSWORD)[A-Z0-9_]*\s*[=:]\s*)[^\s"'\\]{6,}/.source,
   ].join("|"),
   "g",
 );
 
+// The start of `name = value` / `name: value` where the name ends like a credential, in any
+// case, up to the value: bare, quoted, or quoted inside serialized JSON (`{\"api_key\": \"…\"}`),
+// after an optional auth scheme. Group 1: the opening quote of the value.
+const SECRET_ASSIGNMENT = new RegExp(
+  `(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{0,64}?${SECRET_NAME_END}(?:[-_]?\\d{1,3})?(?:\\\\?["'])?${BLANKS}[=:]${BLANKS}(\\\\?["'])?(?:${SCHEME})?`,
+  "gi",
+);
+
+const MASK = "[redacted]";
+
+const QUOTED_END = new Set(['"', "'", "\\", "\r", "\n"]);
+const BARE_END = new Set(['"', "'", "\\", ",", ";", "&", " ", "\t", "\r", "\n", "\f", "\v"]);
+
+/** Where a value starting at `from` ends: at its closing quote, or (bare) at a space or separator. */
+function valueEnd(text: string, from: number, quoted: boolean): number {
+  const ends = quoted ? QUOTED_END : BARE_END;
+  let at = from;
+  while (at < text.length && !ends.has(text[at])) at++;
+  return at;
+}
+
+/** Credential values after credential names masked; the scan resumes after each value, so it is linear. */
+function maskAssignments(text: string): string {
+  const pieces: string[] = [];
+  let copied = 0;
+  SECRET_ASSIGNMENT.lastIndex = 0;
+  for (let m = SECRET_ASSIGNMENT.exec(text); m; m = SECRET_ASSIGNMENT.exec(text)) {
+    const start = m.index + m[0].length;
+    const end = valueEnd(text, start, m[1] !== undefined);
+    if (end === start) continue; // a name with nothing after it
+    pieces.push(text.slice(copied, start), MASK);
+    copied = end;
+    SECRET_ASSIGNMENT.lastIndex = end;
+  }
+  if (copied === 0) return text;
+  pieces.push(text.slice(copied));
+  return pieces.join("");
+}
+
 export function redactText(text: string): string {
-  return text.replace(SECRET_TEXT, (_m, bearer: string | undefined, assignment: string | undefined) => `${bearer ?? assignment ?? ""}[redacted]`);
+  return maskAssignments(text.replace(SECRET_SHAPE, (_m, bearer: string | undefined) => `${bearer ?? ""}${MASK}`));
+}
+
+/** Whether a field or header of this name carries a credential. */
+export function isSecretName(name: string): boolean {
+  return name.length <= 128 && SECRET_NAME.test(name);
 }
 
 /** A deep copy of `value` without credential keys, with secret-looking strings masked. */
@@ -28,8 +87,54 @@ export function redactValue(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redactValue);
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (!SECRET_KEY.test(k)) out[k] = redactValue(v);
+    for (const [k, v] of Object.entries(value)) if (!isSecretName(k)) out[k] = redactValue(v);
     return out;
   }
   return value;
+}
+
+/**
+ * A deep copy of tool arguments (or message parts) with the values of credential keys replaced
+ * by a mark, so the evidence still shows that a key was passed. Arguments given as a JSON
+ * string (OpenAI) are read, masked and written back; other strings are masked as text.
+ */
+export function maskSecretFields(value: unknown): unknown {
+  if (typeof value === "string") return maskJsonText(value);
+  if (Array.isArray(value)) return value.map(maskSecretFields);
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      out[k] = isSecretName(k) && v !== null && typeof v !== "object" && typeof v !== "boolean" ? MASK : maskSecretFields(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Whether a JSON value has a credential-named field at any depth. */
+function hasSecretField(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasSecretField);
+  if (value && typeof value === "object") return Object.entries(value).some(([k, v]) => isSecretName(k) || hasSecretField(v));
+  return false;
+}
+
+/**
+ * A string holding a JSON object or array with its credential fields masked (rewritten only
+ * when it has such a field); any other text masked as text.
+ */
+function maskJsonText(text: string): string {
+  const trimmed = text.trim();
+  const first = trimmed.charAt(0);
+  const last = trimmed.charAt(trimmed.length - 1);
+  if ((first === "{" && last === "}") || (first === "[" && last === "]")) {
+    // Text that is not JSON (e.g. a stream cut mid-argument) is masked as text below.
+    const parsed = tryParseJson(trimmed);
+    if (parsed !== undefined && hasSecretField(parsed)) return JSON.stringify(maskSecretFields(parsed));
+  }
+  return redactText(text);
+}
+
+/** Tool arguments as stored: JSON text with credential fields and credential-shaped text masked. */
+export function storedArguments(args: unknown): string {
+  return JSON.stringify(maskSecretFields(args)) ?? "null";
 }

@@ -28,7 +28,7 @@ import { emitDeadLoopDetections } from "./afterCommit";
 import { buildInterruption, type InterruptionContext, type InterruptionRow } from "./interruptions";
 import { callKeys, interruptionId, sessionIdOf, toolCallRowId, toolInterruptionId, type CallKeys } from "./keys";
 import { chainNodes, rememberChain, type MessageNode } from "./messages";
-import { redactText, redactValue } from "./redact";
+import { redactText, redactValue, storedArguments } from "./redact";
 import type { ChatMessage, NormalizedCall, ToolCallPart } from "./types";
 
 export type IngestResult = { received: number; accepted: number; duplicates: number; interruptions: number };
@@ -342,7 +342,7 @@ class CallBatch {
     }
     if (part.name && !tc.name) tc.name = part.name;
     if (part.arguments !== undefined && tc.arguments === null) {
-      tc.arguments = redactText(JSON.stringify(part.arguments));
+      tc.arguments = storedArguments(part.arguments);
       tc.dirty = true;
     }
     return tc;

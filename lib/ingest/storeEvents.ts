@@ -8,7 +8,7 @@ import { judgeToolResult } from "../detect/toolResult";
 import { nowNs } from "../time";
 import { buildInterruption } from "./interruptions";
 import { deriveSessionId, interruptionId, sessionIdOf, toolCallRowId, toolInterruptionId } from "./keys";
-import { redactText } from "./redact";
+import { redactText, storedArguments } from "./redact";
 import type { LifecycleEvent, ProcessExitEvent, ToolResultEvent, TurnEndEvent } from "./schema";
 import { NON_FAILURE_TURN_ENDS } from "./storeCalls";
 
@@ -106,7 +106,7 @@ async function toolResult(tx: DbTx, e: ToolResultEvent, cfg: DetectionConfig): P
   const response = e.response === undefined ? null : redactText(typeof e.response === "string" ? e.response : JSON.stringify(e.response));
   const fields = {
     name: e.name,
-    arguments: e.arguments === undefined ? null : redactText(JSON.stringify(e.arguments)),
+    arguments: e.arguments === undefined ? null : storedArguments(e.arguments),
     response,
     success: e.success,
     error: e.error ? redactText(e.error) : null,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactText, redactValue } from "@/lib/ingest/redact";
+import { redactText, redactValue, storedArguments } from "@/lib/ingest/redact";
 
 describe("redaction of stored text", () => {
   it.each([
@@ -25,5 +25,49 @@ describe("redaction of stored text", () => {
       headers: { accept: "json" },
       note: "the token count was 12",
     });
+  });
+});
+
+/** Every form a credential takes in agent traffic; the value after `⟨` … `⟩` must never be kept. */
+export const SECRET_FORMS: Array<[form: string, secret: string]> = [
+  ["api_key=⟨ak-plain-0001⟩", "ak-plain-0001"],
+  ["password: ⟨hunter2-colon-0002⟩", "hunter2-colon-0002"],
+  ["x-api-key: ⟨xk-header-0003⟩", "xk-header-0003"],
+  ["Authorization: Basic ⟨dXNlcjpwYXNzd29yZDAwMDQ=⟩", "dXNlcjpwYXNzd29yZDAwMDQ="],
+  ['{"api_key": "⟨json-key-0005⟩"}', "json-key-0005"],
+  ['OPENAI_API_KEY="⟨quoted-0006⟩"', "quoted-0006"],
+  ["Password = '⟨single quoted 0007⟩'", "single quoted 0007"],
+  ["export GITHUB_TOKEN=⟨gh-export-0008⟩", "gh-export-0008"],
+  ["client_secret:⟨cs-0009⟩", "cs-0009"],
+  ["AWS_SECRET_ACCESS_KEY=⟨aws-0010⟩", "aws-0010"],
+  ["X-Api-Key:\t⟨XK-UPPER-0011⟩", "XK-UPPER-0011"],
+  ["proxy-authorization: Bearer ⟨pa0012pa0012⟩", "pa0012pa0012"],
+];
+
+const plain = (form: string) => form.replace(/[⟨⟩]/g, "");
+
+describe("credential forms", () => {
+  it.each(SECRET_FORMS)("masks %s as text and inside serialized JSON", (form, secret) => {
+    expect(redactText(`before ${plain(form)} after`)).not.toContain(secret);
+    const serialized = JSON.stringify({ output: `line one\n${plain(form)}\nline three` });
+    const masked = redactText(serialized);
+    expect(masked).not.toContain(secret);
+    expect(() => JSON.parse(masked)).not.toThrow();
+  });
+
+  it("masks tool arguments by key name, as objects and as JSON text, keeping the key", () => {
+    const args = { url: "https://example.com", api_key: "args-key-1", nested: { Password: "args-pw-2", headers: { "X-API-KEY": "args-hdr-3" } }, max_tokens: 12 };
+    const stored = storedArguments(args);
+    for (const secret of ["args-key-1", "args-pw-2", "args-hdr-3"]) expect(stored).not.toContain(secret);
+    expect(JSON.parse(stored)).toMatchObject({ url: "https://example.com", api_key: "[redacted]", max_tokens: 12 });
+    const asText = storedArguments(JSON.stringify(args));
+    for (const secret of ["args-key-1", "args-pw-2", "args-hdr-3"]) expect(asText).not.toContain(secret);
+    expect(JSON.parse(JSON.parse(asText) as string)).toMatchObject({ api_key: "[redacted]", url: "https://example.com" });
+  });
+
+  it("leaves ordinary text and counters alone", () => {
+    for (const text of ["max_tokens: 4096", "input_tokens=1200", "the token count was 12", "password reset link sent", '{"tokens": 5}']) {
+      expect(redactText(text)).toBe(text);
+    }
   });
 });

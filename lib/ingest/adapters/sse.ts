@@ -1,5 +1,6 @@
 // Wire-level parsing shared by the provider adapters: text/event-stream framing, and lenient
 // JSON reading (captured bodies are untrusted: any field may be missing or of another type).
+import { tryParseJson } from "../../json";
 
 /** One server-sent event: its `event:` name, if any, and its data lines joined by "\n". */
 export type SseEvent = { event?: string; data: string };
@@ -34,14 +35,8 @@ export function parseSse(text: string): SseEvent[] {
   return events;
 }
 
-/** Parsed JSON, or undefined when the text is not JSON (valid JSON `null` stays null). */
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
+/** Parsed JSON, or undefined when the text is not JSON or nests too deep (valid JSON `null` stays null). */
+export const parseJson = tryParseJson;
 
 export type JsonObject = Record<string, unknown>;
 

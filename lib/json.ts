@@ -1,0 +1,121 @@
+// Reading untrusted JSON text in linear time and bounded depth. JSON.parse itself is linear,
+// but what walks its result recursively (masking, fingerprints, JSON.stringify) overflows the
+// stack on a value nested a million levels deep, so such text is refused before it is parsed.
+
+/** Deeper values are refused: no real payload nests this far, and every walker stays well within the stack. */
+export const MAX_JSON_DEPTH = 512;
+
+const BACKSLASH = 0x5c;
+const MINUS = 0x2d;
+const COLON = 0x3a;
+/** Integers with fewer digits are exact as JSON numbers (2^53 has 16 digits). */
+const EXACT_DIGITS = 16;
+
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+const endsValue = (c: number) => c === 0x2c || c === 0x7d || c === 0x5d; // , } ]
+
+/** Index of the quote closing the string whose body starts at `from`, or -1 (unterminated). */
+function stringEnd(text: string, from: number): number {
+  let at = from;
+  for (;;) {
+    const quote = text.indexOf('"', at);
+    if (quote < 0) return -1;
+    // The quote is escaped when an odd run of backslashes precedes it; each backslash is
+    // counted once, by the run that ends at the next quote, so the scan stays linear.
+    let slashes = 0;
+    for (let i = quote - 1; i >= from && text.charCodeAt(i) === BACKSLASH; i--) slashes++;
+    if (slashes % 2 === 0) return quote;
+    at = quote + 1;
+  }
+}
+
+function skipSpace(text: string, at: number): number {
+  while (at < text.length && isSpace(text.charCodeAt(at))) at++;
+  return at;
+}
+
+/** The nesting depth reached between `from` and `to` (outside strings), starting at `depth`. */
+function depthAcross(text: string, from: number, to: number, depth: { now: number; max: number }): void {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b) {
+      if (++depth.now > depth.max) depth.max = depth.now;
+    } else if (c === 0x7d || c === 0x5d) depth.now--;
+  }
+}
+
+/**
+ * Where the long integer value of a `*_ns` key whose closing quote is at `keyEnd` lies, or
+ * null when the key is not followed by `: <integer of 16+ digits>` ending the value.
+ */
+function longNsInteger(text: string, keyEnd: number): { start: number; end: number } | null {
+  let at = skipSpace(text, keyEnd + 1);
+  if (text.charCodeAt(at) !== COLON) return null;
+  const start = skipSpace(text, at + 1);
+  at = start;
+  if (text.charCodeAt(at) === MINUS) at++;
+  const digitsFrom = at;
+  while (at < text.length && isDigit(text.charCodeAt(at))) at++;
+  if (at - digitsFrom < EXACT_DIGITS) return null;
+  const after = skipSpace(text, at);
+  return after < text.length && endsValue(text.charCodeAt(after)) ? { start, end: at } : null;
+}
+
+export type ScannedJson = {
+  /** the text, with the long integer values of `*_ns` keys quoted when asked for */
+  text: string;
+  /** the deepest nesting of objects and arrays */
+  depth: number;
+};
+
+/**
+ * One left-to-right scan of JSON text: its nesting depth and, with `quoteNs`, the text with the
+ * long integer values of `*_ns` keys quoted (JSON.parse would round them). Strings are skipped
+ * whole, so the work is linear in the text whatever it holds.
+ */
+export function scanJson(text: string, quoteNs: boolean): ScannedJson {
+  const pieces: string[] = [];
+  const depth = { now: 0, max: 0 };
+  let copied = 0;
+  let at = 0;
+  for (;;) {
+    const open = text.indexOf('"', at);
+    depthAcross(text, at, open < 0 ? text.length : open, depth);
+    if (open < 0) break;
+    const close = stringEnd(text, open + 1);
+    if (close < 0) break; // unterminated: JSON.parse reports it
+    at = close + 1;
+    if (!quoteNs || !text.startsWith("_ns", close - 3)) continue;
+    const value = longNsInteger(text, close);
+    if (!value) continue;
+    depthAcross(text, at, value.start, depth);
+    pieces.push(text.slice(copied, value.start), '"', text.slice(value.start, value.end), '"');
+    copied = at = value.end;
+  }
+  if (copied === 0) return { text, depth: depth.max };
+  pieces.push(text.slice(copied));
+  return { text: pieces.join(""), depth: depth.max };
+}
+
+export class JsonTooDeepError extends SyntaxError {
+  constructor() {
+    super(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+}
+
+/** JSON.parse of untrusted text, refusing (JsonTooDeepError) values nested deeper than MAX_JSON_DEPTH. */
+export function parseJsonBounded(text: string, options: { quoteNs?: boolean } = {}): unknown {
+  const scanned = scanJson(text, options.quoteNs ?? false);
+  if (scanned.depth > MAX_JSON_DEPTH) throw new JsonTooDeepError();
+  return JSON.parse(scanned.text);
+}
+
+/** Parsed JSON, or undefined when the text is not JSON or nests too deep (valid JSON `null` stays null). */
+export function tryParseJson(text: string): unknown {
+  try {
+    return parseJsonBounded(text);
+  } catch {
+    return undefined;
+  }
+}

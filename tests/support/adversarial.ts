@@ -1,0 +1,99 @@
+// Inputs built to make a reader of untrusted text do more than linear work: runs that
+// backtracking regexes rescan from every position, escapes a string scanner must count, line
+// ends a multi-line pattern may cross, nesting a recursive walker follows. Used by the
+// linear-time test (hot paths, 1 MiB vs 4 MiB) and by `npm run bench:adversarial` (whole
+// ingest requests over HTTP, 1 MiB vs 8 MiB).
+import { parseJsonExact } from "@/lib/api/json";
+import { judgeToolResult } from "@/lib/detect/toolResult";
+import { fingerprintArgs } from "@/lib/detect/text";
+import { normalizeExchange } from "@/lib/ingest/adapters";
+import { parseSse } from "@/lib/ingest/adapters/sse";
+import { redactText, storedArguments } from "@/lib/ingest/redact";
+import type { HttpExchange } from "@/lib/ingest/types";
+
+/** `unit` repeated to about `bytes` characters. */
+export const fill = (unit: string, bytes: number): string => unit.repeat(Math.max(1, Math.floor(bytes / unit.length)));
+
+/** Untrusted texts that once took (or could take) quadratic time somewhere. */
+export const HOSTILE_TEXTS: Record<string, (bytes: number) => string> = {
+  "escaped quotes": (n) => fill('\\"', n),
+  "backslash runs": (n) => fill("\\\\\\\\\\\\\\\\x", n),
+  "TOKEN run": (n) => fill("TOKEN", n),
+  "api_key run": (n) => fill("api_key", n),
+  "hyphenated name": (n) => fill("a-", n),
+  "name then spaces": (n) => `password${fill(" ", n)}x`,
+  "assignments without values": (n) => fill("api_key=", n),
+  "Bearer run": (n) => fill("Bearer ", n),
+  "sk- run": (n) => fill("sk-", n),
+  newlines: (n) => fill("\n", n),
+  "error lines": (n) => fill("error\n", n),
+  "exit code lines": (n) => fill("exit code\n", n),
+  "brackets and spaces": (n) => fill("( ", n),
+  "carriage returns": (n) => fill("\r", n),
+  "open brackets": (n) => fill("[", n),
+  "slashes": (n) => fill("/", n),
+};
+
+export type HotPath = { name: string; run: (text: string) => unknown };
+
+/** Every function that reads untrusted text on the ingest path, fed the text as a caller would. */
+export const HOT_PATHS: HotPath[] = [
+  { name: "JSON body (parseJsonExact)", run: (t) => parseJsonExact(JSON.stringify({ a_ns: "1", text: t, n_ns: 1767268800000000000 })) },
+  { name: "secret masking (redactText)", run: (t) => redactText(t) },
+  { name: "tool arguments (storedArguments)", run: (t) => storedArguments(t) },
+  { name: "tool result (judgeToolResult)", run: (t) => judgeToolResult({ response: t }) },
+  { name: "tool fingerprint (fingerprintArgs)", run: (t) => fingerprintArgs(t) },
+  { name: "event stream (parseSse)", run: (t) => parseSse(`data: ${t}\n\n`) },
+  {
+    name: "raw exchange (normalizeExchange)",
+    run: (t) => normalizeExchange(exchange(t)),
+  },
+];
+
+function exchange(text: string): HttpExchange {
+  return {
+    call_id: "x",
+    start_ns: 1767268800000000000n,
+    request: { method: "POST", url: `https://api.openai.com/${text.slice(0, 4096)}/v1/chat/completions`, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: text }] }) },
+    response: { status: 500, body: text },
+  } as HttpExchange;
+}
+
+/** Ingest request bodies (route and JSON text) carrying a hostile text where a real agent's data goes. */
+export type HostileRequest = { name: string; route: "/api/ingest/calls" | "/api/ingest/http" | "/api/ingest/events"; body: (bytes: number) => string };
+
+const call = (id: string, text: string) => ({
+  call_id: id,
+  agent_name: "hostile",
+  pid: 4242,
+  start_ns: 1767268800000000000,
+  end_ns: 1767268801000000000,
+  status_code: 200,
+  input_messages: [
+    { role: "user", parts: [{ type: "text", content: text }] },
+    { role: "assistant", parts: [{ type: "tool_call", id: "t1", name: "bash", arguments: text }] },
+    { role: "tool", parts: [{ type: "tool_call_response", id: "t1", response: text }] },
+  ],
+  output_messages: [{ role: "assistant", parts: [{ type: "text", content: "done" }] }],
+});
+
+export const HOSTILE_REQUESTS: HostileRequest[] = [
+  ...Object.entries(HOSTILE_TEXTS).map(([name, text]): HostileRequest => ({
+    name,
+    route: "/api/ingest/calls",
+    // the text appears three times (message, arguments, result): a third of the size each
+    body: (bytes) => JSON.stringify(call(`adv-${name}-${bytes}`, text(Math.floor(bytes / 3)))),
+  })),
+  {
+    name: "raw exchange, error body",
+    route: "/api/ingest/http",
+    body: (bytes) => JSON.stringify({ ...exchange(HOSTILE_TEXTS["escaped quotes"](Math.floor(bytes / 2))), call_id: `adv-http-${bytes}`, start_ns: 1767268800000000000 }),
+  },
+  {
+    name: "tool_result event",
+    route: "/api/ingest/events",
+    body: (bytes) =>
+      JSON.stringify({ kind: "tool_result", session_id: "adv", tool_call_id: `adv-${bytes}`, name: "bash", response: HOSTILE_TEXTS["exit code lines"](bytes), at_ns: 1767268800000000000 }),
+  },
+  { name: "nesting", route: "/api/ingest/calls", body: (bytes) => `${fill("[", bytes / 2)}${fill("]", bytes / 2)}` },
+];
