@@ -377,7 +377,7 @@ class CallBatch {
 
   private checkDeadLoop(conv: ConversationState, p: Prepared, at: bigint, ctx: InterruptionContext): void {
     const summary = summarizeCall(p.call.call_id, p.call.output_messages, p.call.input_tokens);
-    summary.text = summary.text.slice(0, WINDOW_TEXT_CAP);
+    summary.text = redactText(summary.text.slice(0, WINDOW_TEXT_CAP)); // the window is stored with the conversation
     conv.state.window = pushWindow(conv.state.window, summary, this.cfg.loop.window);
     const loop = detectDeadLoop(conv.state.window, this.cfg.loop);
     if (!loop) return;
