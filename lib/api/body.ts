@@ -44,7 +44,11 @@ const NUL_ESCAPE = /(?<!\\)((?:\\\\)*)\\u0000/g;
 
 /** The parsed body; an empty body is `undefined` where allowed (optional bodies), else a 400. */
 export async function readJsonBody(req: Request, options: { allowEmpty?: boolean; limit?: number } = {}): Promise<unknown> {
-  const text = await readBodyText(req, options.limit ?? bodyLimit());
+  return parseJsonText(await readBodyText(req, options.limit ?? bodyLimit()), options);
+}
+
+/** A body's text as JSON (exact `*_ns` integers, bounded depth); a 400 saying what is wrong. */
+export function parseJsonText(text: string, options: { allowEmpty?: boolean } = {}): unknown {
   if (!text.trim()) {
     if (options.allowEmpty) return undefined;
     throw new ApiError(400, "Request body is empty: expected JSON");

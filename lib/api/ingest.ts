@@ -1,19 +1,39 @@
-// Ingest request handling shared by the three ingest routes: parse a batch, store it.
+// Ingest request handling shared by the three ingest routes, the demo and the benchmarks: a
+// body's text is parsed, validated (400 naming the item and field) and prepared — everything
+// that reads its untrusted text — by `prepareIngestText`, a pure function that may run on the
+// ingest worker thread (ingestOffload.ts); storing the prepared batch is the database's part.
 import type { Db } from "../db/client";
 import { normalizeExchange } from "../ingest/adapters";
+import { prepareCall, type Prepared } from "../ingest/prepare";
 import { callSchema, eventSchema, httpExchangeSchema } from "../ingest/schema";
-import { ingestCalls, type IngestResult } from "../ingest/storeCalls";
-import { ingestEvents, type EventResult } from "../ingest/storeEvents";
+import { ingestPrepared, type IngestResult } from "../ingest/storeCalls";
+import { ingestPreparedEvents, prepareEvent, type EventResult, type PreparedEvent } from "../ingest/storeEvents";
+import { parseJsonText } from "./body";
 import { parseBatch } from "./validation";
 
-export function ingestCallBatch(db: Db, body: unknown): Promise<IngestResult> {
-  return ingestCalls(db, parseBatch(callSchema, body));
+export type IngestKind = "calls" | "http" | "events";
+export type PreparedBatch = { kind: "calls" | "http"; calls: Prepared[] } | { kind: "events"; events: PreparedEvent[] };
+
+function prepareCalls(kind: "calls" | "http", body: unknown): Prepared[] {
+  const calls = kind === "calls" ? parseBatch(callSchema, body) : parseBatch(httpExchangeSchema, body).map(normalizeExchange);
+  return calls.map(prepareCall);
 }
 
-export function ingestHttpBatch(db: Db, body: unknown): Promise<IngestResult> {
-  return ingestCalls(db, parseBatch(httpExchangeSchema, body).map(normalizeExchange));
+const prepareEvents = (body: unknown): PreparedEvent[] => parseBatch(eventSchema, body).map(prepareEvent);
+
+/** Parses, validates and prepares an ingest body of `kind` (throws ApiError 400 on bad input). */
+export function prepareIngestBody(kind: IngestKind, body: unknown): PreparedBatch {
+  return kind === "events" ? { kind, events: prepareEvents(body) } : { kind, calls: prepareCalls(kind, body) };
 }
 
-export function ingestEventBatch(db: Db, body: unknown): Promise<EventResult> {
-  return ingestEvents(db, parseBatch(eventSchema, body));
+export function prepareIngestText(kind: IngestKind, text: string): PreparedBatch {
+  return prepareIngestBody(kind, parseJsonText(text));
 }
+
+export function storePrepared(db: Db, batch: PreparedBatch): Promise<IngestResult | EventResult> {
+  return batch.kind === "events" ? ingestPreparedEvents(db, batch.events) : ingestPrepared(db, batch.calls);
+}
+
+export const ingestCallBatch = (db: Db, body: unknown): Promise<IngestResult> => ingestPrepared(db, prepareCalls("calls", body));
+export const ingestHttpBatch = (db: Db, body: unknown): Promise<IngestResult> => ingestPrepared(db, prepareCalls("http", body));
+export const ingestEventBatch = (db: Db, body: unknown): Promise<EventResult> => ingestPreparedEvents(db, prepareEvents(body));

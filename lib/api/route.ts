@@ -2,9 +2,11 @@
 // the field), error mapping and exact-integer JSON, so handlers stay a few lines long.
 import { db, type Db } from "../db/client";
 import { authenticate, type Actor } from "./auth";
-import { readFormBody, readJsonBody } from "./body";
+import { readBodyText, readFormBody, readJsonBody } from "./body";
 import type { Contract } from "./contract";
 import { ApiError } from "./errors";
+import type { IngestKind, PreparedBatch } from "./ingest";
+import { prepareIngest } from "./ingestOffload";
 import { stringifyExact } from "./json";
 import { checkSameOrigin } from "./origin";
 import { parseBatch, parseOrThrow } from "./validation";
@@ -56,7 +58,7 @@ async function parseBody<B>(c: Contract<unknown, B>, req: Request, batch: boolea
 export function handle<Q, B, R>(
   c: Contract<Q, B>,
   handler: (ctx: HandlerContext<Q, B>) => Promise<R | Response>,
-  options: { batch?: boolean } = {},
+  options: { batch?: boolean; readBody?: (req: Request) => Promise<B> } = {},
 ) {
   return async (req: Request, ctx: { params?: Promise<Params> }): Promise<Response> => {
     try {
@@ -65,7 +67,7 @@ export function handle<Q, B, R>(
       const actor = c.scope ? await authenticate(database, req, c.scope) : ANONYMOUS;
       const params = (await ctx?.params) ?? {};
       const query = c.query ? parseOrThrow(c.query, Object.fromEntries(new URL(req.url).searchParams)) : (undefined as Q);
-      const body = await parseBody(c as Contract<unknown, B>, req, options.batch === true);
+      const body = options.readBody ? await options.readBody(req) : await parseBody(c as Contract<unknown, B>, req, options.batch === true);
       const result = await handler({ req, db: database, actor, query, body, params });
       return result instanceof Response ? result : json(result, c.status ?? 200);
     } catch (e) {
@@ -77,4 +79,13 @@ export function handle<Q, B, R>(
 /** A route whose body is one object or an array of them, each validated against `c.body`. */
 export function handleBatch<Q, B, R>(c: Contract<Q, B>, handler: (ctx: HandlerContext<Q, B[]>) => Promise<R | Response>) {
   return handle(c as unknown as Contract<Q, B[]>, handler, { batch: true });
+}
+
+/**
+ * An ingest route (SPEC §2): the body (one object or an array, validated against `c.body`) is
+ * read as text and prepared — on the ingest worker thread when it is large — before `handler`
+ * stores it.
+ */
+export function handleIngest<Q, R>(c: Contract<Q, unknown>, kind: IngestKind, handler: (ctx: HandlerContext<Q, PreparedBatch>) => Promise<R | Response>) {
+  return handle(c as unknown as Contract<Q, PreparedBatch>, handler, { readBody: async (req) => prepareIngest(kind, await readBodyText(req)) });
 }

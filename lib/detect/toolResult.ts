@@ -15,6 +15,10 @@ export type ToolResultFinding = {
 };
 
 const SNIPPET_CAP = 300;
+/** Outputs longer than twice this are read at their start and end, where denials and exit statuses are printed. */
+const EDGE_CAP = 64 * 1024;
+
+const edges = (text: string) => (text.length <= 2 * EDGE_CAP ? text : `${text.slice(0, EDGE_CAP)}\n${text.slice(-EDGE_CAP)}`);
 
 const DENIED = /\bEPERM\b|\bEACCES\b|permission denied|operation not permitted|sandbox denied|denied by policy/i;
 
@@ -89,10 +93,10 @@ export function judgeToolResult(r: ToolResultInput): ToolResultFinding | null {
     .join("\n")
     .slice(0, SNIPPET_CAP);
 
-  const denied = DENIED.exec(responseText) ?? DENIED.exec(errorText);
+  const denied = DENIED.exec(edges(responseText)) ?? DENIED.exec(edges(errorText));
   if (denied) return { type: "unauthorized_action", detail: { reason: denied[0], snippet } };
 
   const obj = jsonObjectOf(r.response, responseText);
-  const reason = failureReason(r, obj, responseText);
+  const reason = failureReason(r, obj, edges(responseText));
   return reason === null ? null : { type: "tool_failure", detail: { reason, snippet } };
 }

@@ -2,7 +2,7 @@
 // and its own content, so a prefix shared by many calls of a conversation is one set of rows,
 // and each call stores only the messages its history adds (no quadratic growth).
 import crypto from "node:crypto";
-import { maskSecretFields } from "./redact";
+import { maskSecretFields, redactText } from "./redact";
 import type { ChatMessage, Part } from "./types";
 
 export type MessageNode = { id: string; parentId: string | null; seq: number; role: string; parts: string };
@@ -51,24 +51,31 @@ type Chain = { nodes: MessageNode[]; messages: ChatMessage[] };
 const recentChains = new Map<string, Chain>();
 const RECENT_CHAINS_MAX = 500;
 
-/** Nodes for `messages` appended after `parentId` (or at the root, seeded by the conversation). */
-export function chainNodes(conversationId: string, messages: ChatMessage[], parentId: string | null, startSeq: number): MessageNode[] {
+/**
+ * Nodes for `messages` appended after `parentId` (or at the root, seeded by the conversation),
+ * and how many leading ones were reused from the conversation's previous chain. A node's parts
+ * are stored masked (SPEC §5.3); its id hashes them before masking by shape, so ids stay those
+ * of the content.
+ */
+export function chainNodes(conversationId: string, messages: ChatMessage[], parentId: string | null, startSeq: number): { nodes: MessageNode[]; reused: number } {
   const previous = parentId === null ? recentChains.get(conversationId) : undefined;
   const nodes: MessageNode[] = [];
   let parent = parentId;
+  let reused = 0;
   let sameAsPrevious = previous !== undefined;
   messages.forEach((m, i) => {
     const cached = sameAsPrevious ? previous!.nodes[i] : undefined;
     sameAsPrevious = cached !== undefined && cached.role === m.role && sameJson(previous!.messages[i].parts, m.parts);
     if (sameAsPrevious) {
       nodes.push(cached!);
+      reused++;
     } else {
       const { role, parts } = content(m);
-      nodes.push({ id: nodeId(parent, conversationId, role, parts), parentId: parent, seq: startSeq + i, role, parts });
+      nodes.push({ id: nodeId(parent, conversationId, role, parts), parentId: parent, seq: startSeq + i, role, parts: redactText(parts) });
     }
     parent = nodes[i].id;
   });
-  return nodes;
+  return { nodes, reused };
 }
 
 /** Records a call's whole chain (input then output) for the next call of its conversation. */

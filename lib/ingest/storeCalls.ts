@@ -1,15 +1,13 @@
 // Ingest of normalized calls (SPEC §2.1, §3): one transaction per batch; calls already stored
 // are skipped (call_id is the idempotency key); detection runs on the same data, in the same
 // transaction, before anything is written.
-import crypto from "node:crypto";
 import { detectionConfig, type DetectionConfig } from "../config/detection";
 import { existingIds, insertRows } from "../db/bulk";
 import type { Db } from "../db/client";
 import { lockKeys, transaction, type Sql } from "../db/sql";
 import { classifyCall, type CallFacts } from "../detect/call";
-import { detectDeadLoop, pushWindow, summarizeCall } from "../detect/deadLoop";
+import { detectDeadLoop, pushWindow } from "../detect/deadLoop";
 import { toolBalance } from "../detect/toolBalance";
-import { judgeToolResult } from "../detect/toolResult";
 import type { Finding } from "../detect/types";
 import {
   groupKey,
@@ -26,9 +24,10 @@ import {
 } from "./batchState";
 import { emitDeadLoopDetections } from "./afterCommit";
 import { buildInterruption, type InterruptionContext, type InterruptionRow } from "./interruptions";
-import { callKeys, interruptionId, sessionIdOf, toolCallRowId, toolInterruptionId, type CallKeys } from "./keys";
-import { chainNodes, rememberChain, type MessageNode } from "./messages";
-import { redactText, redactValue, storedArguments } from "./redact";
+import { interruptionId, toolCallRowId, toolInterruptionId, type CallKeys } from "./keys";
+import type { MessageNode } from "./messages";
+import { prepareCall, toolResultFacts, type Prepared, type StoredBlob } from "./prepare";
+import { redactValue, storedArguments } from "./redact";
 import type { ChatMessage, NormalizedCall, ToolCallPart } from "./types";
 
 export type IngestResult = { received: number; accepted: number; duplicates: number; interruptions: number };
@@ -36,52 +35,16 @@ export type IngestResult = { received: number; accepted: number; duplicates: num
 /** Turn endings that suspend or hand off a turn: an empty answer there is not a failure. */
 export const NON_FAILURE_TURN_ENDS = new Set(["steered", "drained", "dispatched", "awaiting"]);
 
-const RESPONSE_BODY_CAP = 64 * 1024;
-const WINDOW_TEXT_CAP = 1500;
-
-type Prepared = {
-  call: NormalizedCall;
-  keys: CallKeys;
-  endNs: bigint | null;
-  input: MessageNode[];
-  output: MessageNode[];
-  /** index of the first input node not stored before this call (set by `markNewSuffixes`) */
-  newInputStart: number;
-};
-
-const sha32 = (text: string) => crypto.createHash("sha256").update(text).digest("hex").slice(0, 32);
-
-function endOf(call: NormalizedCall): bigint | null {
-  if (call.end_ns != null) return call.end_ns;
-  if (call.duration_ns != null) return call.start_ns + call.duration_ns;
-  return null;
-}
-
-function prepare(raw: NormalizedCall): Prepared {
-  // Error texts are masked before anything reads them, so no finding's detail can carry a key.
-  const call: NormalizedCall = {
-    ...raw,
-    error: raw.error ? redactText(raw.error) : raw.error,
-    response_body: raw.response_body ? redactText(raw.response_body.slice(0, RESPONSE_BODY_CAP)) : raw.response_body,
-  };
-  const keys = callKeys(call);
-  const input = chainNodes(keys.conversationId, call.input_messages, null, 0);
-  const tail = input.length ? input[input.length - 1].id : null;
-  const output = chainNodes(keys.conversationId, call.output_messages, tail, input.length);
-  rememberChain(keys.conversationId, call.input_messages, input, call.output_messages, output);
-  return { call, keys, endNs: endOf(call), input, output, newInputStart: 0 };
-}
-
 /** Fresh calls of the batch: not stored yet, first occurrence only, in time order. */
-async function freshCalls(sql: Sql, calls: NormalizedCall[]): Promise<NormalizedCall[]> {
-  const stored = await existingIds(sql, "Call", calls.map((c) => c.call_id));
+async function freshCalls(sql: Sql, prepared: Prepared[]): Promise<Prepared[]> {
+  const stored = await existingIds(sql, "Call", prepared.map((p) => p.call.call_id));
   const seen = new Set<string>();
-  const fresh = calls.filter((c) => {
+  const fresh = prepared.filter(({ call: c }) => {
     if (stored.has(c.call_id) || seen.has(c.call_id)) return false;
     seen.add(c.call_id);
     return true;
   });
-  return fresh.sort((a, b) => (a.start_ns < b.start_ns ? -1 : a.start_ns > b.start_ns ? 1 : 0));
+  return fresh.sort((a, b) => (a.call.start_ns < b.call.start_ns ? -1 : a.call.start_ns > b.call.start_ns ? 1 : 0));
 }
 
 /**
@@ -287,7 +250,7 @@ class CallBatch {
     for (const n of nodes) {
       if (this.writtenNodes.has(n.id)) continue;
       this.writtenNodes.add(n.id);
-      this.messages.push({ ...n, parts: redactText(n.parts), conversationId });
+      this.messages.push({ ...n, conversationId }); // parts are masked already (prepareCall)
     }
   }
 
@@ -306,16 +269,17 @@ class CallBatch {
     const fromOutput = call.output_messages.map((m) => ({ m, made: true }));
     for (const { m, made } of [...fromHistory, ...fromOutput]) {
       for (const part of m.parts) {
-        if (part.type === "tool_call") this.toolCall(keys, part, made ? call.call_id : null, call.start_ns);
+        if (part.type === "tool_call") this.toolCall(keys, part, p.toolArguments.get(part.id), made ? call.call_id : null, call.start_ns);
         if (part.type !== "tool_call_response") continue;
         const known = this.toolCalls.get(toolCallRowId(keys.sessionId, part.id));
         const name = known?.name ?? nameOf(part.id);
-        const tc = this.toolCall(keys, { type: "tool_call", id: part.id, name, arguments: undefined }, null, call.start_ns);
+        const tc = this.toolCall(keys, { type: "tool_call", id: part.id, name, arguments: undefined }, undefined, null, call.start_ns);
         if (tc.response !== null) continue; // already judged (e.g. from a tool_result event)
-        tc.response = redactText(typeof part.response === "string" ? part.response : JSON.stringify(part.response ?? null));
+        // read in prepareCall, unless an earlier call carried it without storing it
+        const { response, finding } = p.toolResults.get(part.id) ?? toolResultFacts(part.response, part.is_error ?? null);
+        tc.response = response;
         tc.success = part.is_error === true ? false : tc.success ?? true;
         tc.dirty = true;
-        const finding = judgeToolResult({ response: part.response, isError: part.is_error ?? null });
         if (finding) {
           const detail = { ...finding.detail, tool_call_id: part.id, tool_name: tc.name };
           this.candidate(toolInterruptionId(keys.sessionId, part.id), { type: finding.type, detail }, call.start_ns, ctx);
@@ -324,7 +288,7 @@ class CallBatch {
     }
   }
 
-  private toolCall(keys: CallKeys, part: ToolCallPart, makerCallId: string | null, at: bigint): ToolCallState {
+  private toolCall(keys: CallKeys, part: ToolCallPart, storedArgs: string | undefined, makerCallId: string | null, at: bigint): ToolCallState {
     const id = toolCallRowId(keys.sessionId, part.id);
     let tc = this.toolCalls.get(id);
     if (!tc) {
@@ -342,7 +306,7 @@ class CallBatch {
     }
     if (part.name && !tc.name) tc.name = part.name;
     if (part.arguments !== undefined && tc.arguments === null) {
-      tc.arguments = storedArguments(part.arguments);
+      tc.arguments = storedArgs ?? storedArguments(part.arguments);
       tc.dirty = true;
     }
     return tc;
@@ -376,26 +340,21 @@ class CallBatch {
   }
 
   private checkDeadLoop(conv: ConversationState, p: Prepared, at: bigint, ctx: InterruptionContext): void {
-    const summary = summarizeCall(p.call.call_id, p.call.output_messages, p.call.input_tokens);
-    summary.text = redactText(summary.text.slice(0, WINDOW_TEXT_CAP)); // the window is stored with the conversation
-    conv.state.window = pushWindow(conv.state.window, summary, this.cfg.loop.window);
+    conv.state.window = pushWindow(conv.state.window, p.summary, this.cfg.loop.window);
     const loop = detectDeadLoop(conv.state.window, this.cfg.loop);
     if (!loop) return;
     this.upsertGrouped(conv, { type: "dead_loop", detail: { ...loop } }, "", at, ctx);
     if (ctx.sessionId) this.deadLoopSessions.add(ctx.sessionId);
   }
 
-  private blob(value: unknown): string | null {
-    if (value === undefined || value === null) return null;
-    const content = JSON.stringify(redactValue(value));
-    const id = sha32(content);
-    this.blobs.set(id, content);
-    return id;
+  private blob(b: StoredBlob | null): string | null {
+    if (!b) return null;
+    this.blobs.set(b.id, b.content);
+    return b.id;
   }
 
   private callRow(p: Prepared, balance: string | null) {
     const { call, keys } = p;
-    const extra = call.extra && Object.keys(call.extra).length ? JSON.stringify(redactValue(call.extra)) : null;
     return {
       id: call.call_id,
       traceId: call.trace_id ?? null,
@@ -422,14 +381,14 @@ class CallBatch {
       cacheReadTokens: call.cache_read_tokens ?? null,
       cacheCreationTokens: call.cache_creation_tokens ?? null,
       finishReasons: call.finish_reasons ? JSON.stringify(call.finish_reasons) : null,
-      systemBlobId: this.blob(call.system_instructions?.length ? call.system_instructions : null),
-      toolsBlobId: this.blob(call.tools),
+      systemBlobId: this.blob(p.systemBlob),
+      toolsBlobId: this.blob(p.toolsBlob),
       inputTailId: p.input.at(-1)?.id ?? null,
       inputCount: p.input.length,
       outputTailId: p.output.at(-1)?.id ?? null,
       outputCount: p.output.length,
       balance,
-      extra,
+      extra: p.extra,
     };
   }
 
@@ -488,14 +447,18 @@ function newToolCallIds(prepared: Prepared[]): string[] {
 }
 
 /** Stores a batch of normalized calls and their interruptions, atomically and idempotently. */
-export async function ingestCalls(db: Db, calls: NormalizedCall[], cfg: DetectionConfig = detectionConfig()): Promise<IngestResult> {
+export function ingestCalls(db: Db, calls: NormalizedCall[], cfg: DetectionConfig = detectionConfig()): Promise<IngestResult> {
+  return ingestPrepared(db, calls.map(prepareCall), cfg);
+}
+
+/** `ingestCalls` of calls read by `prepareCall` (perhaps on another thread). */
+export async function ingestPrepared(db: Db, calls: Prepared[], cfg: DetectionConfig = detectionConfig()): Promise<IngestResult> {
   const deadLoopSessions: string[] = [];
   const result = await transaction(db, async (sql) => {
-    await lockKeys(sql, calls.map(sessionIdOf)); // a session's state is read, then rewritten
-    const fresh = await freshCalls(sql, calls);
-    const result: IngestResult = { received: calls.length, accepted: fresh.length, duplicates: calls.length - fresh.length, interruptions: 0 };
-    if (!fresh.length) return result;
-    const prepared = fresh.map(prepare);
+    await lockKeys(sql, calls.map((p) => p.keys.sessionId)); // a session's state is read, then rewritten
+    const prepared = await freshCalls(sql, calls);
+    const result: IngestResult = { received: calls.length, accepted: prepared.length, duplicates: calls.length - prepared.length, interruptions: 0 };
+    if (!prepared.length) return result;
     const known = await knownNodes(sql, prepared);
     markNewSuffixes(prepared, known);
     const conversationIds = prepared.map((p) => p.keys.conversationId);

@@ -3,8 +3,9 @@
 // event changes nothing.
 import { detectionConfig, type DetectionConfig } from "../config/detection";
 import type { Db, DbTx } from "../db/client";
-import { lockKeys, transaction } from "../db/sql";
-import { judgeToolResult } from "../detect/toolResult";
+import { insertRows } from "../db/bulk";
+import { lockKeys, transaction, type Sql } from "../db/sql";
+import { judgeToolResult, type ToolResultFinding } from "../detect/toolResult";
 import { nowNs } from "../time";
 import { buildInterruption } from "./interruptions";
 import { deriveSessionId, interruptionId, sessionIdOf, toolCallRowId, toolInterruptionId } from "./keys";
@@ -99,26 +100,43 @@ async function turnEnd(tx: DbTx, e: TurnEndEvent): Promise<number> {
   return withdrawn.length;
 }
 
-async function toolResult(tx: DbTx, e: ToolResultEvent, cfg: DetectionConfig): Promise<number> {
+/** A tool_result event read once (secrets masked, judged), without its raw texts. */
+export type PreparedToolResult = Omit<ToolResultEvent, "response" | "arguments" | "error"> & {
+  stored: { response: string | null; arguments: string | null; error: string | null };
+  finding: ToolResultFinding | null;
+};
+export type PreparedEvent = ProcessExitEvent | TurnEndEvent | PreparedToolResult;
+
+/** The pure half of event ingest: what reads the event's untrusted text (see prepareCall). */
+export function prepareEvent(e: LifecycleEvent): PreparedEvent {
+  if (e.kind !== "tool_result") return e;
+  const { response, arguments: args, error, ...rest } = e;
+  return {
+    ...rest,
+    stored: {
+      response: response === undefined ? null : redactText(typeof response === "string" ? response : JSON.stringify(response)),
+      arguments: args === undefined ? null : storedArguments(args),
+      error: error ? redactText(error) : null,
+    },
+    finding: judgeToolResult({ response: response ?? null, success: e.success, error: error ?? null }),
+  };
+}
+
+async function toolResult(sql: Sql, tx: DbTx, e: PreparedToolResult, cfg: DetectionConfig): Promise<number> {
   const call = e.call_id ? await tx.call.findUnique({ where: { id: e.call_id }, select: { conversationId: true, turnId: true } }) : null;
   const conversationId = e.conversation_id ?? call?.conversationId ?? null;
   const id = toolCallRowId(e.session_id, e.tool_call_id);
-  const response = e.response === undefined ? null : redactText(typeof e.response === "string" ? e.response : JSON.stringify(e.response));
   const fields = {
     name: e.name,
-    arguments: e.arguments === undefined ? null : storedArguments(e.arguments),
-    response,
+    ...e.stored,
     success: e.success,
-    error: e.error ? redactText(e.error) : null,
     durationNs: e.duration_ns ?? null,
     atNs: e.at_ns,
   };
-  await tx.toolCall.upsert({
-    where: { id },
-    create: { id, sessionId: e.session_id, conversationId, callId: e.call_id ?? null, toolCallId: e.tool_call_id, ...fields },
-    update: fields,
-  });
-  const finding = judgeToolResult({ response: e.response ?? null, success: e.success, error: e.error ?? null });
+  // plain SQL: a tool output can be megabytes, which the ORM would copy through its engine
+  const row = { id, sessionId: e.session_id, conversationId, callId: e.call_id ?? null, toolCallId: e.tool_call_id, ...fields };
+  await insertRows(sql, "ToolCall", [row], { key: ["id"], update: Object.keys(fields) });
+  const finding = e.finding;
   if (!finding || !cfg.enabled) return 0;
   const iid = toolInterruptionId(e.session_id, e.tool_call_id);
   if (await tx.interruption.findUnique({ where: { id: iid }, select: { id: true } })) return 0;
@@ -138,7 +156,12 @@ async function toolResult(tx: DbTx, e: ToolResultEvent, cfg: DetectionConfig): P
   return 1;
 }
 
-export async function ingestEvents(db: Db, events: LifecycleEvent[], cfg: DetectionConfig = detectionConfig()): Promise<EventResult> {
+export function ingestEvents(db: Db, events: LifecycleEvent[], cfg: DetectionConfig = detectionConfig()): Promise<EventResult> {
+  return ingestPreparedEvents(db, events.map(prepareEvent), cfg);
+}
+
+/** `ingestEvents` of events read by `prepareEvent` (perhaps on another thread). */
+export async function ingestPreparedEvents(db: Db, events: PreparedEvent[], cfg: DetectionConfig = detectionConfig()): Promise<EventResult> {
   return transaction(
     db,
     async (sql, tx) => {
@@ -147,7 +170,7 @@ export async function ingestEvents(db: Db, events: LifecycleEvent[], cfg: Detect
       for (const e of events) {
         if (e.kind === "process_exit") result.interruptions += await processExit(tx, e, cfg);
         else if (e.kind === "turn_end") result.withdrawn += await turnEnd(tx, e);
-        else result.interruptions += await toolResult(tx, e, cfg);
+        else result.interruptions += await toolResult(sql, tx, e, cfg);
       }
       return result;
     },
@@ -155,4 +178,4 @@ export async function ingestEvents(db: Db, events: LifecycleEvent[], cfg: Detect
   );
 }
 
-const sessionOf = (e: LifecycleEvent): string => (e.kind === "process_exit" ? sessionIdOf(e) : e.session_id);
+const sessionOf = (e: PreparedEvent): string => (e.kind === "process_exit" ? sessionIdOf(e) : e.session_id);

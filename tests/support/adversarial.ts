@@ -60,7 +60,12 @@ function exchange(text: string): HttpExchange {
 }
 
 /** Ingest request bodies (route and JSON text) carrying a hostile text where a real agent's data goes. */
-export type HostileRequest = { name: string; route: "/api/ingest/calls" | "/api/ingest/http" | "/api/ingest/events"; body: (bytes: number) => string };
+export type HostileRequest = {
+  name: string;
+  route: "/api/ingest/calls" | "/api/ingest/http" | "/api/ingest/events";
+  /** a body of about `bytes` before JSON escaping; `id` makes its call or event new */
+  body: (bytes: number, id: string) => string;
+};
 
 const call = (id: string, text: string) => ({
   call_id: id,
@@ -82,18 +87,24 @@ export const HOSTILE_REQUESTS: HostileRequest[] = [
     name,
     route: "/api/ingest/calls",
     // the text appears three times (message, arguments, result): a third of the size each
-    body: (bytes) => JSON.stringify(call(`adv-${name}-${bytes}`, text(Math.floor(bytes / 3)))),
+    body: (bytes, id) => JSON.stringify(call(id, text(Math.floor(bytes / 3)))),
   })),
   {
     name: "raw exchange, error body",
     route: "/api/ingest/http",
-    body: (bytes) => JSON.stringify({ ...exchange(HOSTILE_TEXTS["escaped quotes"](Math.floor(bytes / 2))), call_id: `adv-http-${bytes}`, start_ns: 1767268800000000000 }),
+    body: (bytes, id) => JSON.stringify({ ...exchange(HOSTILE_TEXTS["escaped quotes"](Math.floor(bytes / 2))), call_id: id, start_ns: 1767268800000000000 }),
   },
   {
     name: "tool_result event",
     route: "/api/ingest/events",
-    body: (bytes) =>
-      JSON.stringify({ kind: "tool_result", session_id: "adv", tool_call_id: `adv-${bytes}`, name: "bash", response: HOSTILE_TEXTS["exit code lines"](bytes), at_ns: 1767268800000000000 }),
+    body: (bytes, id) =>
+      JSON.stringify({ kind: "tool_result", session_id: "adv", tool_call_id: id, name: "bash", success: true, response: HOSTILE_TEXTS["exit code lines"](bytes), at_ns: 1767268800000000000 }),
   },
   { name: "nesting", route: "/api/ingest/calls", body: (bytes) => `${fill("[", bytes / 2)}${fill("]", bytes / 2)}` },
 ];
+
+/** The request's body at about `bytes` bytes on the wire (JSON escaping can double a text). */
+export function bodyOfSize(request: HostileRequest, bytes: number, id: string): string {
+  const first = request.body(bytes, id);
+  return first.length <= bytes * 1.02 ? first : request.body(Math.floor((bytes * bytes) / first.length), id);
+}

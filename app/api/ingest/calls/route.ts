@@ -1,5 +1,5 @@
 import * as c from "@/lib/api/contracts/ingest";
-import { handleBatch } from "@/lib/api/route";
-import { ingestCalls } from "@/lib/ingest/storeCalls";
+import { storePrepared } from "@/lib/api/ingest";
+import { handleIngest } from "@/lib/api/route";
 
-export const POST = handleBatch(c.ingestCalls, ({ db, body }) => ingestCalls(db, body));
+export const POST = handleIngest(c.ingestCalls, "calls", ({ db, body }) => storePrepared(db, body));

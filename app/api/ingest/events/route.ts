@@ -1,5 +1,5 @@
 import * as c from "@/lib/api/contracts/ingest";
-import { handleBatch } from "@/lib/api/route";
-import { ingestEvents } from "@/lib/ingest/storeEvents";
+import { storePrepared } from "@/lib/api/ingest";
+import { handleIngest } from "@/lib/api/route";
 
-export const POST = handleBatch(c.ingestEvents, ({ db, body }) => ingestEvents(db, body));
+export const POST = handleIngest(c.ingestEvents, "events", ({ db, body }) => storePrepared(db, body));

@@ -1,6 +1,5 @@
 import * as c from "@/lib/api/contracts/ingest";
-import { handleBatch } from "@/lib/api/route";
-import { normalizeExchange } from "@/lib/ingest/adapters";
-import { ingestCalls } from "@/lib/ingest/storeCalls";
+import { storePrepared } from "@/lib/api/ingest";
+import { handleIngest } from "@/lib/api/route";
 
-export const POST = handleBatch(c.ingestHttp, ({ db, body }) => ingestCalls(db, body.map(normalizeExchange)));
+export const POST = handleIngest(c.ingestHttp, "http", ({ db, body }) => storePrepared(db, body));

@@ -1,0 +1,84 @@
+// Large ingest bodies are prepared on a worker thread: parsing, validating and masking 10 MiB
+// takes a few hundred milliseconds of CPU, and on the request thread that would stall every
+// other request (health checks, the dashboard) for as long. Small bodies are prepared inline,
+// where a round trip to the worker would cost more than the work. If the worker cannot start
+// (e.g. outside the source tree), everything is prepared inline.
+import fs from "node:fs";
+import path from "node:path";
+import { Worker } from "node:worker_threads";
+import { ApiError } from "./errors";
+import { prepareIngestText, type IngestKind, type PreparedBatch } from "./ingest";
+import type { WorkerReply } from "./ingestWorker";
+
+/** Bodies from this size on go to the worker. */
+export const OFFLOAD_BYTES = 256 * 1024;
+
+type Pending = { resolve: (batch: PreparedBatch) => void; reject: (e: unknown) => void };
+
+class IngestWorker {
+  private worker: Worker | null = null;
+  private unavailable = false;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+
+  constructor(private readonly entry: string) {}
+
+  private start(): Worker | null {
+    if (this.worker || this.unavailable) return this.worker;
+    if (!fs.existsSync(this.entry)) {
+      this.unavailable = true;
+      return null;
+    }
+    const worker = new Worker(this.entry);
+    worker.unref(); // never keeps a process (a CLI, a test) alive
+    worker.on("message", (reply: WorkerReply) => this.settle(reply));
+    worker.on("error", (e) => this.fail(worker, e));
+    worker.on("exit", (code) => this.fail(worker, new Error(`ingest worker exited with code ${code}`)));
+    return (this.worker = worker);
+  }
+
+  private settle(reply: WorkerReply): void {
+    const p = this.pending.get(reply.id);
+    if (!p) return;
+    this.pending.delete(reply.id);
+    if ("batch" in reply) p.resolve(reply.batch);
+    else if (reply.error.status < 500) p.reject(new ApiError(reply.error.status, reply.error.message));
+    else p.reject(new Error(reply.error.message));
+  }
+
+  /** A crashed worker fails what it held; the next large body starts a new one. */
+  private fail(worker: Worker, e: unknown): void {
+    if (this.worker !== worker) return;
+    this.worker = null;
+    for (const p of this.pending.values()) p.reject(e);
+    this.pending.clear();
+  }
+
+  prepare(kind: IngestKind, text: string): Promise<PreparedBatch> | null {
+    const worker = this.start();
+    if (!worker) return null;
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ id, kind, text });
+    });
+  }
+}
+
+// One worker per process, kept on globalThis: Next.js may load this module once per route bundle.
+const holder = globalThis as unknown as { sightdeskIngestWorker?: IngestWorker };
+
+function ingestWorker(): IngestWorker {
+  return (holder.sightdeskIngestWorker ??= new IngestWorker(path.join(process.cwd(), "lib", "api", "ingestWorker.cjs")));
+}
+
+/** The prepared batch of an ingest body's text: on the worker when large, else here. */
+export async function prepareIngest(kind: IngestKind, text: string): Promise<PreparedBatch> {
+  const offloaded = text.length >= OFFLOAD_BYTES ? ingestWorker().prepare(kind, text) : null;
+  if (!offloaded) return prepareIngestText(kind, text);
+  const batch = await offloaded;
+  // Receiving the batch (copying it from the worker) and storing it are each tens of
+  // milliseconds for a large body: other requests are served between the two.
+  await new Promise((resolve) => setImmediate(resolve));
+  return batch;
+}
