@@ -11,6 +11,7 @@ import { createUser } from "../lib/auth/users";
 import { config } from "../lib/config/load";
 import { createDb, type Db } from "../lib/db/client";
 import { migrate } from "../lib/db/migrate";
+import { writePrivateFile } from "../lib/db/privateFiles";
 import { dataDir } from "../lib/db/url";
 import { loadDemo } from "../lib/demo/load";
 
@@ -48,9 +49,7 @@ async function ensureDemoAdmin(db: Db): Promise<DemoAdmin> {
   if (!existing) {
     const password = crypto.randomBytes(18).toString("base64url");
     await createUser(db, { email: DEMO_ADMIN_EMAIL, name: "Demo admin", role: "admin", password });
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, `${password}\n`, { mode: 0o600 });
-    fs.chmodSync(file, 0o600);
+    writePrivateFile(file, `${password}\n`);
     return { email: DEMO_ADMIN_EMAIL, password, file, note: null };
   }
   let password: string | null = null;

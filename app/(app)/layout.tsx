@@ -1,15 +1,16 @@
-import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { Nav } from "@/components/shell/Nav";
 import { Providers } from "@/components/shell/Providers";
-import { currentUser } from "@/lib/auth/currentUser";
+import { requireUser } from "@/lib/auth/requireUser";
 
 export const dynamic = "force-dynamic";
 
-/** Every page but /login needs a signed-in user. */
+/**
+ * Every page but /login needs a signed-in user. The layout checks, and so does each page itself
+ * (requireUser): a layout is not re-rendered on client navigation and does not stop its page.
+ */
 export default async function AppLayout({ children }: { children: ReactNode }) {
-  const user = await currentUser();
-  if (!user) redirect("/login");
+  const user = await requireUser();
   return (
     <Providers user={user}>
       <Nav />

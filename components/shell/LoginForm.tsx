@@ -20,12 +20,12 @@ type Outcome = { ok: true } | { ok: false; message: string };
  * next-auth's credentials callback, called directly (as next-auth's own `signIn` does) so
  * that a 429 and its Retry-After reach the form.
  */
-async function passwordSignIn(email: string, password: string): Promise<Outcome> {
+async function passwordSignIn(email: string, password: string, callbackUrl: string): Promise<Outcome> {
   const csrfToken = (await getCsrfToken()) ?? "";
   const res = await fetch("/api/auth/callback/credentials", {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ email, password, csrfToken, callbackUrl: `${window.location.origin}/`, json: "true" }),
+    body: new URLSearchParams({ email, password, csrfToken, callbackUrl: `${window.location.origin}${callbackUrl}`, json: "true" }),
   });
   if (res.status === 429) return { ok: false, message: tooManyAttemptsMessage(Number(res.headers.get("retry-after")) || 60) };
   const data = (await res.json().catch(() => ({}))) as { url?: string };
@@ -33,7 +33,8 @@ async function passwordSignIn(email: string, password: string): Promise<Outcome>
   return res.ok && !error ? { ok: true } : { ok: false, message: "Wrong email or password." };
 }
 
-export function LoginForm({ sso, urlError }: { sso: boolean; urlError?: string | null }) {
+/** `callbackUrl`: the local path to go to once signed in (the login page checked it). */
+export function LoginForm({ sso, urlError, callbackUrl = "/" }: { sso: boolean; urlError?: string | null; callbackUrl?: string }) {
   const router = useRouter();
   const [error, setError] = useState<string | null>(urlError ? (URL_ERRORS[urlError] ?? "Sign-in failed. Try again.") : null);
   const [busy, setBusy] = useState(false);
@@ -43,12 +44,12 @@ export function LoginForm({ sso, urlError }: { sso: boolean; urlError?: string |
     const form = new FormData(e.currentTarget);
     setBusy(true);
     setError(null);
-    const result = await passwordSignIn(String(form.get("email")), String(form.get("password"))).catch(
+    const result = await passwordSignIn(String(form.get("email")), String(form.get("password")), callbackUrl).catch(
       (): Outcome => ({ ok: false, message: "Could not reach the server. Try again." }),
     );
     setBusy(false);
     if (result.ok) {
-      router.replace("/");
+      router.replace(callbackUrl);
       router.refresh();
     } else {
       setError(result.message);
@@ -75,7 +76,7 @@ export function LoginForm({ sso, urlError }: { sso: boolean; urlError?: string |
         {busy ? "Signing in…" : "Sign in"}
       </button>
       {sso && (
-        <button type="button" onClick={() => signIn("oidc", { callbackUrl: "/" })} className="w-full rounded border border-default px-3 py-1.5">
+        <button type="button" onClick={() => signIn("oidc", { callbackUrl })} className="w-full rounded border border-default px-3 py-1.5">
           Sign in with single sign-on
         </button>
       )}

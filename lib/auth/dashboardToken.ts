@@ -3,6 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { DbTx } from "../db/client";
+import { PRIVATE_FILE_MODE, tighten, writePrivateFile } from "../db/privateFiles";
 import { dataDir } from "../db/url";
 import { nowNs } from "../time";
 import { hashToken, newSecret, SCOPES } from "./tokens";
@@ -13,18 +14,22 @@ export function dashboardTokenPath(): string {
   return path.join(dataDir(), ".dashboard_token");
 }
 
-/** Reads the token file, creating it (0600) when it is missing or empty. */
+/**
+ * Reads the token file, creating it (0600) when it is missing or empty; an existing file others
+ * may read is tightened to 0600 with a warning.
+ */
 export function readOrCreateTokenFile(file = dashboardTokenPath()): string {
   try {
     const existing = fs.readFileSync(file, "utf8").trim();
-    if (/^[0-9a-f]{64}$/.test(existing)) return existing;
+    if (/^[0-9a-f]{64}$/.test(existing)) {
+      tighten(file, PRIVATE_FILE_MODE);
+      return existing;
+    }
   } catch {
     /* missing: create below */
   }
-  fs.mkdirSync(path.dirname(file), { recursive: true });
   const secret = newSecret();
-  fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-  fs.chmodSync(file, 0o600);
+  writePrivateFile(file, `${secret}\n`);
   return secret;
 }
 

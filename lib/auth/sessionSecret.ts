@@ -3,6 +3,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { PRIVATE_FILE_MODE, tighten, writePrivateFile } from "../db/privateFiles";
 import { dataDir } from "../db/url";
 
 let cached: string | null = null;
@@ -13,12 +14,14 @@ export function sessionSecret(): string {
   const file = path.join(dataDir(), ".session_secret");
   try {
     const existing = fs.readFileSync(file, "utf8").trim();
-    if (existing.length >= 32) return (cached = existing);
+    if (existing.length >= 32) {
+      tighten(file, PRIVATE_FILE_MODE); // others could read it: 0600, with a warning
+      return (cached = existing);
+    }
   } catch {
     /* first start */
   }
-  fs.mkdirSync(path.dirname(file), { recursive: true });
   const secret = crypto.randomBytes(32).toString("hex");
-  fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  writePrivateFile(file, `${secret}\n`);
   return (cached = secret);
 }

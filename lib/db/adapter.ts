@@ -1,9 +1,8 @@
-import fs from "node:fs";
-import path from "node:path";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
+import { preparePrivateSqliteFile } from "./privateFiles";
 import { providerOf, sqliteFilePath } from "./url";
 
 type AdapterFactory = PrismaBetterSQLite3 | PrismaPg;
@@ -15,7 +14,7 @@ type AdapterFactory = PrismaBetterSQLite3 | PrismaPg;
 export function createAdapterFactory(url: string, onConnect?: (client: BetterSqlite3.Database) => void): AdapterFactory {
   if (providerOf(url) === "postgresql") return postgresFactory(url);
   const file = sqliteFilePath(url)!;
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  preparePrivateSqliteFile(file); // 0600, and so its -wal and -shm files (0700 folder when made here)
   const factory = new PrismaBetterSQLite3({ url: file, timeout: 10_000 });
   if (!onConnect) return factory;
   const connect = factory.connect.bind(factory);

@@ -2,6 +2,7 @@
 import { ensureDashboardToken, dashboardTokenPath } from "../auth/dashboardToken";
 import { ensureFirstAdmin } from "../auth/users";
 import { db } from "../db/client";
+import { secureDataDir } from "../db/privateFiles";
 import { startAlertWorker } from "../alerts/worker";
 import { config } from "../config/load";
 import { startDeadLoopAction } from "../deadloop/action";
@@ -16,6 +17,8 @@ export async function startup(): Promise<void> {
     console.error(`[sightdesk] refusing to start: ${(e as Error).message}`);
     throw e;
   }
+  // The data directory 0700 and SightDesk's files in it 0600, before anything is written there.
+  secureDataDir();
   const database = db();
   // Per-connection pragmas: WAL writes need only NORMAL sync; wait for a busy writer.
   await database.$queryRawUnsafe("PRAGMA synchronous = NORMAL").catch(() => undefined);

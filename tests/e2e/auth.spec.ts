@@ -16,6 +16,21 @@ test("pages need a signed-in user", async ({ page }) => {
   await expect(page).toHaveURL(/\/login/);
 });
 
+test("signing in from a page's redirect leads back to that page, filters and all", async ({ page }) => {
+  await page.goto("/inbox?severity=high");
+  await expect(page).toHaveURL(/\/login\?callbackUrl=%2Finbox%3Fseverity%3Dhigh$/);
+  await page.getByLabel("Email").fill(USERS.viewer.email);
+  await page.getByLabel("Password").fill(USERS.viewer.password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page.getByTestId("current-user")).toContainText(USERS.viewer.email);
+  await expect(page).toHaveURL(/\/inbox\?severity=high$/);
+  // signed in already: /login sends straight on; a callbackUrl to another site is ignored
+  await page.goto("/login?callbackUrl=%2Fsessions");
+  await expect(page).toHaveURL(/\/sessions$/);
+  await page.goto("/login?callbackUrl=https%3A%2F%2Fevil.example%2F");
+  await expect(page).toHaveURL(/127\.0\.0\.1:\d+\/$/);
+});
+
 test("sign in, see who I am, sign out", async ({ page }) => {
   await signIn(page, "responder");
   await expect(page.getByTestId("current-user")).toContainText("responder");

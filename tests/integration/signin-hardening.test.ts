@@ -152,7 +152,7 @@ describe("session versions", () => {
     expect((await withCookie(cookie, "/api/interruptions/count")).status).toBe(401);
     const page = await withCookie(cookie, "/");
     expect(page.status).toBe(307);
-    expect(page.headers.get("location")).toMatch(/\/login$/);
+    expect(page.headers.get("location")).toMatch(/\/login\?callbackUrl=%2F$/); // back to the page after signing in again
   }
 
   it("a password change ends the user's sessions; the new password signs in", async () => {

@@ -1,9 +1,11 @@
 import { Suspense } from "react";
 import { SessionsList } from "@/components/sessions-list/SessionsList";
+import { requireUser } from "@/lib/auth/requireUser";
 
 export const metadata = { title: "Sessions · SightDesk" };
 
-export default function SessionsPage() {
+export default async function SessionsPage() {
+  await requireUser();
   return (
     <Suspense>
       <SessionsList />

@@ -7,6 +7,7 @@ import { UsersSection } from "@/components/settings/UsersSection";
 import { WebhooksSection } from "@/components/settings/WebhooksSection";
 import { uploadLimit } from "@/lib/api/body";
 import { DASHBOARD_TOKEN_ID } from "@/lib/auth/dashboardToken";
+import { requireUser } from "@/lib/auth/requireUser";
 import { detectionConfig } from "@/lib/config/detection";
 import { config } from "@/lib/config/load";
 import { databaseUrl, sqliteFilePath } from "@/lib/db/url";
@@ -36,7 +37,13 @@ const SECTIONS = [
   { id: "configuration", label: "Effective configuration" },
 ];
 
-export default function SettingsPage() {
+/**
+ * For every signed-in user: viewers and responders see their role and read-only notes, and the
+ * effective configuration (no secrets in it). What only admins may see (users, tokens, webhooks,
+ * imports) is loaded by the sections from admin-scoped API routes, which answer others with 403.
+ */
+export default async function SettingsPage() {
+  await requireUser();
   return (
     <div className="space-y-6 pb-8">
       <div className="flex flex-wrap items-end justify-between gap-3">

@@ -1,6 +1,6 @@
 // Starts the real production server (`next start`, built by `npm run build`) on a fresh data
 // directory and a free port, as a user would run it.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -20,6 +20,8 @@ export type TestServer = {
   api: (route: string, init?: RequestInit & { token?: string | null }) => Promise<Response>;
   /** Everything the server printed so far (stdout and stderr). */
   log: () => string;
+  /** What the server printed on stderr so far. */
+  stderr: () => string;
   stop: () => Promise<void>;
 };
 
@@ -52,24 +54,58 @@ async function waitForHealth(url: string, child: ChildProcess, log: () => string
   throw new Error(`server did not become healthy:\n${log()}`);
 }
 
-export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+export type StartOptions = {
+  /**
+   * The data directory to use (it may not exist yet: the server creates it); default a new
+   * temporary one. It is removed when the server stops.
+   */
+  dataDir?: string;
+  /**
+   * Keep the SQLite database in the data directory, as a user's `npm start` does (migrated
+   * first, like `npm start` does), instead of a test database elsewhere.
+   */
+  databaseInDataDir?: boolean;
+};
+
+/** What `npm start` runs before the server: the migrations of the database in `env`. */
+export function migrateLikeNpmStart(env: Record<string, string>): void {
+  const base: NodeJS.ProcessEnv = { ...process.env };
+  delete base.DATABASE_URL;
+  const run = spawnSync(process.execPath, [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), path.join(ROOT, "scripts/migrate.ts")], {
+    cwd: ROOT,
+    env: { ...base, ...env },
+    encoding: "utf8",
+  });
+  if (run.status !== 0) throw new Error(`migration failed:\n${run.stdout}\n${run.stderr}`);
+}
+
+export async function startServer(env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestServer> {
   if (!fs.existsSync(path.join(ROOT, ".next", "BUILD_ID"))) {
     throw new Error("No production build: run `npm run build` first (npm test does).");
   }
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-test-"));
-  const database = await createTestDatabase("server");
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-test-"));
+  const database = options.databaseInDataDir
+    ? { url: `file:${path.join(dataDir, "sightdesk.db")}`, file: path.join(dataDir, "sightdesk.db"), drop: async () => undefined }
+    : await createTestDatabase("server");
   const serverEnv = { SIGHTDESK_DATA_DIR: dataDir, DATABASE_URL: database.url };
+  if (options.databaseInDataDir) migrateLikeNpmStart({ SIGHTDESK_DATA_DIR: dataDir, ...env });
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...serverEnv, NODE_ENV: "production", ...env };
+  if (options.databaseInDataDir) delete childEnv.DATABASE_URL; // the default: $SIGHTDESK_DATA_DIR/sightdesk.db
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let output = "";
+  let errors = "";
   const child = spawn(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: ROOT,
-    env: { ...process.env, ...serverEnv, NODE_ENV: "production", ...env },
+    env: childEnv,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => {
+    output += d.toString();
+    errors += d.toString();
+  });
   await waitForHealth(url, child, () => output);
   const token = fs.readFileSync(path.join(dataDir, ".dashboard_token"), "utf8").trim();
 
@@ -90,7 +126,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     fs.rmSync(dataDir, { recursive: true, force: true });
     await database.drop();
   };
-  return { url, token, dataDir, databaseUrl: database.url, env: serverEnv, dbFile: database.file, api, log: () => output, stop };
+  return { url, token, dataDir, databaseUrl: database.url, env: serverEnv, dbFile: database.file, api, log: () => output, stderr: () => errors, stop };
 }
 
 /**

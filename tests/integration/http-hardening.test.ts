@@ -1,0 +1,120 @@
+// HTTP hardening (issue 11) against the real server: every response (pages, the login page, API
+// routes, API errors, 404s, static files) forbids framing, and every page of the signed-in app
+// answers a request without a session — a full page load or its RSC payload alone, as client
+// navigation fetches it — with a redirect to /login that leads back, never with the page's data.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "./support/server";
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+function expectNoFraming(res: Response, what: string): void {
+  expect(res.headers.get("x-frame-options"), what).toBe("DENY");
+  expect(res.headers.get("content-security-policy"), what).toMatch(/(^|;)\s*frame-ancestors 'none'\s*(;|$)/);
+}
+
+describe("frame headers", () => {
+  it("are on pages, /login, API routes, API errors, /api/health, 404s and static files", async () => {
+    const login = await fetch(`${server.url}/login`);
+    expect(login.status).toBe(200);
+    const html = await login.text();
+    expectNoFraming(login, "/login");
+    const asset = html.match(/\/_next\/static\/[^"]+\.js/)?.[0];
+    expect(asset).toBeTruthy();
+
+    const checks: Array<[string, Promise<Response>, number]> = [
+      ["page (redirect)", fetch(`${server.url}/inbox`, { redirect: "manual" }), 307],
+      ["page (RSC)", fetch(`${server.url}/settings`, { redirect: "manual", headers: { RSC: "1" } }), 307],
+      ["API route", server.api("/api/interruptions/count"), 200],
+      ["API error 401", server.api("/api/interruptions", { token: null }), 401],
+      ["API error 404", server.api("/api/interruptions/no-such-id"), 404],
+      ["API error 400", server.api("/api/interruptions?limit=-1"), 400],
+      ["/api/health", fetch(`${server.url}/api/health`), 200],
+      ["next-auth", fetch(`${server.url}/api/auth/csrf`), 200],
+      ["404 page", fetch(`${server.url}/no-such-page`), 404],
+      ["static file", fetch(`${server.url}${asset}`), 200],
+      ["missing static file", fetch(`${server.url}/_next/static/nope.js`), 404],
+    ];
+    for (const [what, pending, status] of checks) {
+      const res = await pending;
+      expect(res.status, what).toBe(status);
+      expectNoFraming(res, what);
+      await res.arrayBuffer();
+    }
+  });
+});
+
+/** Each page, and strings only its rendering would put in the response. */
+const PAGES: Array<{ path: string; marks: RegExp }> = [
+  { path: "/", marks: /"Overview"/ },
+  { path: "/inbox?severity=high&status=open", marks: /"Inbox"/ },
+  { path: "/interruptions/int-secret-7f3a", marks: /InterruptionDetail|"id":"int-secret-7f3a"|Loading interruption/ },
+  { path: "/sessions", marks: /SessionsList/ },
+  { path: "/sessions/sess-secret-9b1c", marks: /SessionTrajectory|"sessionId":"sess-secret-9b1c"|Loading session/ },
+  { path: "/settings", marks: /slow_response|config-thresholds|UsersSection|TokensSection|Who can sign in/ },
+];
+
+const loginFor = (path: string) => `/login?callbackUrl=${encodeURIComponent(path)}`;
+
+/** The location a redirect points at, relative to the server. */
+const relative = (location: string | null) => (location ? location.replace(server.url, "") : null);
+
+describe("pages without a session", () => {
+  it.each(PAGES)("$path: a full load redirects to /login with a callbackUrl, without the page", async ({ path, marks }) => {
+    const res = await fetch(`${server.url}${path}`, { redirect: "manual" });
+    const body = await res.text();
+    expect(res.status).toBe(307);
+    expect(relative(res.headers.get("location"))).toBe(loginFor(path));
+    expect(body).not.toMatch(marks);
+  });
+
+  it.each(PAGES)("$path: the RSC payload alone (client navigation) redirects to /login, without the page", async ({ path, marks }) => {
+    // as the client router fetches it, coming from another page of the app (so the layout, shared
+    // with that page, is not rendered again: only the page can stop the request)
+    const from = path.startsWith("/settings") ? "sessions" : "settings";
+    const tree = encodeURIComponent(JSON.stringify(["", { children: ["(app)", { children: [from, { children: ["__PAGE__", {}] }] }] }]));
+    const headers = { RSC: "1", "Next-Router-State-Tree": tree };
+    let res = await fetch(`${server.url}${path}`, { redirect: "manual", headers });
+    // Next first sends the client to the cache-busting `_rsc` URL of the same page
+    const rscUrl = relative(res.headers.get("location"));
+    if (res.status === 307 && rscUrl && new URL(rscUrl, server.url).pathname === new URL(path, server.url).pathname) {
+      await res.arrayBuffer();
+      res = await fetch(`${server.url}${rscUrl}`, { redirect: "manual", headers });
+    }
+    const body = await res.text();
+    if (res.status === 307 || res.status === 303) {
+      expect(relative(res.headers.get("location"))).toBe(loginFor(path));
+    } else {
+      expect(res.status).toBe(200);
+      // the router follows a redirect carried in the payload
+      expect(body).toContain(`NEXT_REDIRECT;replace;${loginFor(path)};307;`);
+    }
+    expect(body).not.toMatch(marks);
+  });
+
+  it("a session cookie that does not verify is no session", async () => {
+    const res = await fetch(`${server.url}/settings`, { redirect: "manual", headers: { cookie: "next-auth.session-token=forged.value.here" } });
+    expect(res.status).toBe(307);
+    expect(relative(res.headers.get("location"))).toBe(loginFor("/settings"));
+    expect(await res.text()).not.toMatch(/slow_response|config-thresholds/);
+  });
+
+  it("/login leads back to a callbackUrl on this site, and to / for any other", async () => {
+    // the sign-in form's callbackUrl, as the page passes it (inside the HTML's RSC payload)
+    const formTarget = async (callbackUrl: string) => {
+      const res = await fetch(`${server.url}/login?callbackUrl=${encodeURIComponent(callbackUrl)}`);
+      expect(res.status).toBe(200);
+      return (await res.text()).match(/\\"callbackUrl\\":\\"([^"\\]*)\\"/)?.[1];
+    };
+    expect(await formTarget("/inbox?severity=high")).toBe("/inbox?severity=high");
+    for (const bad of ["https://evil.example/", "//evil.example/x", "/\\evil.example", "javascript:alert(1)", "/login", "inbox"]) {
+      expect(await formTarget(bad), bad).toBe("/");
+    }
+  });
+});
