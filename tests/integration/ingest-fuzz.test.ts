@@ -96,11 +96,12 @@ async function get(route: string): Promise<number> {
 type Case = { payload: unknown; mutate: { label: string; apply: (t: string) => string | Uint8Array }; contentType: string | null };
 
 /** One request and the properties every answer must have. */
-async function check(route: string, c: Case, readsCalls: boolean): Promise<void> {
+async function check(route: string, c: Case, readsCalls: boolean, seen: Map<number, number>): Promise<void> {
   const payload = uniquify(c.payload, `${process.pid}-${++nonce}`);
   const body = c.mutate.apply(encode(payload));
   const before = await counts();
   const res = await send(route, body, c.contentType);
+  seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
   const where = `POST ${route} [${c.mutate.label}, content-type ${c.contentType}] → ${res.status} ${clip(res.text)}\nbody: ${clip(typeof body === "string" ? body : Buffer.from(body).toString("latin1"))}`;
 
   if (res.status >= 500 || res.status < 200 || (res.status >= 300 && res.status < 400)) throw new Error(`not a 2xx or 4xx: ${where}\nserver: ${lastServerError()}`);
@@ -131,10 +132,15 @@ async function check(route: string, c: Case, readsCalls: boolean): Promise<void>
 }
 
 async function fuzz(route: string, valid: fc.Arbitrary<unknown>, readsCalls: boolean): Promise<void> {
+  const seen = new Map<number, number>();
   await fc.assert(
-    fc.asyncProperty(requestBodyOf(valid), (c) => check(route, c, readsCalls)),
+    fc.asyncProperty(requestBodyOf(valid), (c) => check(route, c, readsCalls, seen)),
     { seed: SEED, numRuns: RUNS, endOnFailure: !process.env.FUZZ_SHRINK },
   );
+  // The generators must keep reaching the store, not only the validator.
+  const accepted = [...seen].filter(([s]) => s < 300).reduce((n, [, k]) => n + k, 0);
+  console.log(`${route}: answers by status ${JSON.stringify(Object.fromEntries(seen))}`);
+  expect(accepted, JSON.stringify(Object.fromEntries(seen))).toBeGreaterThanOrEqual(RUNS / 10);
 }
 
 describe("fuzzing the ingest routes", () => {
