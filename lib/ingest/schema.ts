@@ -1,17 +1,23 @@
 // zod schemas for the ingest routes (SPEC §2.1–2.3). They validate what senders POST and
 // produce the normalized types the store and the detectors work on.
 import { z } from "zod";
-import type { ChatMessage, HttpExchange, NormalizedCall, Part } from "./types";
+import { MAX_INT, MIN_INT, type ChatMessage, type HttpExchange, type NormalizedCall, type Part } from "./types";
+
+/** The largest value of a BigInt column (a signed 64-bit integer). */
+const MAX_BIGINT = 2n ** 63n - 1n;
 
 /** Integer nanoseconds: a JSON integer, or a string of digits (exact beyond 2^53). */
 export const nsSchema = z
   .union([z.bigint(), z.number().int().nonnegative(), z.string().regex(/^\d{1,20}$/, "expected integer nanoseconds")])
-  .transform((v) => BigInt(v));
+  .transform((v) => BigInt(v))
+  .refine((v) => v <= MAX_BIGINT, "expected integer nanoseconds below 2^63");
 
 const optionalNs = nsSchema.nullish();
 const optionalText = z.string().max(1_000_000).nullish();
 const optionalId = z.string().min(1).max(512).nullish();
-const count = z.number().int().nonnegative().nullish();
+const count = z.number().int().nonnegative().max(MAX_INT).nullish();
+/** A pid or an exit code: an integer that fits an Int column. */
+const int = z.number().int().min(MIN_INT).max(MAX_INT);
 
 const partSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), content: z.string() }),
@@ -37,7 +43,7 @@ const whoAndWhere = {
   conversation_id: optionalId,
   turn_id: optionalId,
   agent_name: z.string().max(256).nullish(),
-  pid: z.number().int().nullish(),
+  pid: int.nullish(),
   process_name: z.string().max(256).nullish(),
   host: z.string().max(256).nullish(),
 };
@@ -114,12 +120,12 @@ export const TURN_END_REASONS = ["completed", "steered", "drained", "dispatched"
 
 const processExit = z.object({
   kind: z.literal("process_exit"),
-  pid: z.number().int(),
+  pid: int,
   agent_name: z.string().min(1).max(256),
   host: z.string().max(256).nullish(),
   session_id: optionalId,
   at_ns: nsSchema,
-  exit_code: z.number().int().nullish(),
+  exit_code: int.nullish(),
   signal: z.union([z.string().max(32), z.number().int()]).nullish(),
   oom: z.boolean().nullish(),
 });

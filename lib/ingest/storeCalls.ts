@@ -28,7 +28,7 @@ import { interruptionId, toolCallRowId, toolInterruptionId, type CallKeys } from
 import type { MessageNode } from "./messages";
 import { prepareCall, toolResultFacts, type Prepared, type StoredBlob } from "./prepare";
 import { redactValue, storedArguments } from "./redact";
-import type { ChatMessage, NormalizedCall, ToolCallPart } from "./types";
+import { MAX_INT, type ChatMessage, type NormalizedCall, type ToolCallPart } from "./types";
 
 export type IngestResult = { received: number; accepted: number; duplicates: number; interruptions: number };
 
@@ -197,8 +197,9 @@ class CallBatch {
     s.processName ??= call.process_name ?? null;
     if (call.start_ns < s.firstSeenNs) s.firstSeenNs = call.start_ns;
     if (at > s.lastSeenNs) s.lastSeenNs = at;
-    s.inputTokens += call.input_tokens ?? 0;
-    s.outputTokens += call.output_tokens ?? 0;
+    // Session totals saturate at the largest Int rather than overflow the column.
+    s.inputTokens = Math.min(MAX_INT, s.inputTokens + (call.input_tokens ?? 0));
+    s.outputTokens = Math.min(MAX_INT, s.outputTokens + (call.output_tokens ?? 0));
     s.lastModel = call.model ?? s.lastModel;
     s.dirty = true;
     return s;

@@ -1,6 +1,10 @@
 // The normalized form of one LLM call (SPEC §2.1), after validation. Everything downstream
 // (storage, detection) works on these types; provider adapters produce them.
 
+/** The range of an Int column (PostgreSQL `integer`): counts and pids beyond it do not fit the database. */
+export const MAX_INT = 2_147_483_647;
+export const MIN_INT = -2_147_483_648;
+
 export type TextPart = { type: "text"; content: string };
 export type ReasoningPart = { type: "reasoning"; content: string };
 export type ToolCallPart = { type: "tool_call"; id: string; name: string; arguments: unknown };

@@ -3,13 +3,13 @@
 
 import type { ChatMessage, Part, ToolCallResponsePart } from "../types";
 import type { Adapter, RequestFields, ResponseFields, Usage } from "./index";
-import { asNumber, asString, isRecord, parseArguments, parseJson, records, type JsonObject, type SseEvent } from "./sse";
+import { asCount, asNumber, asString, isRecord, parseArguments, parseJson, records, type JsonObject, type SseEvent } from "./sse";
 
 function request(body: unknown): RequestFields {
   const b = isRecord(body) ? body : {};
   return {
     model: asString(b.model) ?? null,
-    max_tokens: asNumber(b.max_tokens) ?? null,
+    max_tokens: asCount(b.max_tokens) ?? null,
     system_instructions: blocksParts(b.system),
     input_messages: records(b.messages).flatMap(inputMessages),
     tools: b.tools,
@@ -71,10 +71,10 @@ function blockPart(b: JsonObject): Part[] {
 function usage(u: unknown, prev: Usage = {}): Usage {
   if (!isRecord(u)) return prev;
   return {
-    input_tokens: asNumber(u.input_tokens) ?? prev.input_tokens,
-    output_tokens: asNumber(u.output_tokens) ?? prev.output_tokens,
-    cache_read_tokens: asNumber(u.cache_read_input_tokens) ?? prev.cache_read_tokens,
-    cache_creation_tokens: asNumber(u.cache_creation_input_tokens) ?? prev.cache_creation_tokens,
+    input_tokens: asCount(u.input_tokens) ?? prev.input_tokens,
+    output_tokens: asCount(u.output_tokens) ?? prev.output_tokens,
+    cache_read_tokens: asCount(u.cache_read_input_tokens) ?? prev.cache_read_tokens,
+    cache_creation_tokens: asCount(u.cache_creation_input_tokens) ?? prev.cache_creation_tokens,
   };
 }
 

@@ -3,7 +3,7 @@
 
 import type { ChatMessage, Part, ToolCallPart } from "../types";
 import type { Adapter, RequestFields, ResponseFields, Usage } from "./index";
-import { asNumber, asString, isRecord, parseArguments, parseJson, records, type JsonObject, type SseEvent } from "./sse";
+import { asCount, asNumber, asString, isRecord, parseArguments, parseJson, records, type JsonObject, type SseEvent } from "./sse";
 
 const SYSTEM_ROLES = new Set(["system", "developer"]);
 
@@ -20,7 +20,7 @@ function request(body: unknown): RequestFields {
   return {
     model: asString(b.model) ?? null,
     // max_tokens is deprecated in favour of max_completion_tokens; either may be sent.
-    max_tokens: asNumber(b.max_completion_tokens) ?? asNumber(b.max_tokens) ?? null,
+    max_tokens: asCount(b.max_completion_tokens) ?? asCount(b.max_tokens) ?? null,
     system_instructions: system,
     input_messages: input,
     tools: b.tools ?? b.functions,
@@ -77,10 +77,10 @@ function usage(u: unknown): Usage {
   if (!isRecord(u)) return {};
   const details = isRecord(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
   return {
-    input_tokens: asNumber(u.prompt_tokens),
-    output_tokens: asNumber(u.completion_tokens),
+    input_tokens: asCount(u.prompt_tokens),
+    output_tokens: asCount(u.completion_tokens),
     // DeepSeek reports cache hits as prompt_cache_hit_tokens.
-    cache_read_tokens: asNumber(details.cached_tokens) ?? asNumber(u.prompt_cache_hit_tokens),
+    cache_read_tokens: asCount(details.cached_tokens) ?? asCount(u.prompt_cache_hit_tokens),
   };
 }
 

@@ -1,6 +1,7 @@
 // Wire-level parsing shared by the provider adapters: text/event-stream framing, and lenient
 // JSON reading (captured bodies are untrusted: any field may be missing or of another type).
 import { tryParseJson } from "../../json";
+import { MAX_INT } from "../types";
 
 /** One server-sent event: its `event:` name, if any, and its data lines joined by "\n". */
 export type SseEvent = { event?: string; data: string };
@@ -50,6 +51,11 @@ export function asString(v: unknown): string | undefined {
 
 export function asNumber(v: unknown): number | undefined {
   return typeof v === "number" && Number.isFinite(v) ? v : undefined;
+}
+
+/** A token count: a non-negative integer that fits an Int column; anything else reads as absent. */
+export function asCount(v: unknown): number | undefined {
+  return Number.isInteger(v) && (v as number) >= 0 && (v as number) <= MAX_INT ? (v as number) : undefined;
 }
 
 /** The objects of an array field; anything else reads as empty. */
