@@ -1,11 +1,11 @@
 // Query-parameter schemas shared by the list and count routes (SPEC §5.1, §5.2). Query values
 // arrive as strings; each schema names the parameter in its error.
 import { z } from "zod";
-import { INTERRUPTION_TYPES, SEVERITIES } from "../../detect/types";
-import { NS_PER_HOUR, nowNs } from "../../time";
+import { INTERRUPTION_TYPES, SEVERITIES, SORTS, STATUSES, type InterruptionFilter, type Sort, type Status } from "../../domain/interruptions";
+import { NS_PER_HOUR, nowNs } from "../../domain/time";
 
-export const STATUSES = ["open", "acknowledged", "resolved"] as const;
-export type Status = (typeof STATUSES)[number];
+export { SORTS, STATUSES } from "../../domain/interruptions";
+export type { InterruptionFilter, Sort, Status } from "../../domain/interruptions";
 
 export const MAX_LIMIT = 5000;
 
@@ -35,21 +35,6 @@ export const limitParam = z
 
 export const boolParam = z.enum(["true", "false"], { message: "expected true or false" }).transform((v) => v === "true");
 
-export type InterruptionFilter = {
-  startNs: bigint;
-  endNs: bigint;
-  agentNames?: string[];
-  types?: string[];
-  severities?: string[];
-  statuses?: Status[];
-  sessionId?: string;
-  conversationId?: string;
-  q?: string;
-  fingerprints?: string[];
-  /** `none` for unassigned; `me` is replaced by the caller's name before querying */
-  assignees?: string[];
-  regressed?: boolean;
-};
 
 export const filterFields = {
   start_ns: nsParam.optional(),
@@ -97,8 +82,6 @@ function toFilter(raw: RawFilter, ctx: z.RefinementCtx): InterruptionFilter {
 
 export const filterQuery = z.object(filterFields).transform(toFilter);
 
-export const SORTS = ["time", "severity", "type", "agent"] as const;
-export type Sort = { by: (typeof SORTS)[number]; order: "asc" | "desc" };
 
 export const listQuery = z
   .object({

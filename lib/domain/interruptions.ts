@@ -1,0 +1,72 @@
+// The vocabulary of interruptions (SPEC §3.1, §4, §5): types and their default severities, the
+// severity scale, lifecycle statuses, list sorts and the inbox filter. Declared once here; every
+// layer (detection, storage, API, CLI, browser) imports it. Pure data, no I/O.
+
+/** Most severe first. */
+export const SEVERITIES = ["critical", "high", "medium", "low"] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** Higher is more severe (alert thresholds, sorting). */
+export const SEVERITY_WEIGHT: Record<Severity, number> = { critical: 4, high: 3, medium: 2, low: 1 };
+
+/** 0 for the most severe; unknown severities after every known one. */
+export function severityRank(severity: string): number {
+  const i = (SEVERITIES as readonly string[]).indexOf(severity);
+  return i < 0 ? SEVERITIES.length : i;
+}
+
+export function isSeverity(value: string): value is Severity {
+  return (SEVERITIES as readonly string[]).includes(value);
+}
+
+export const DEFAULT_SEVERITY = {
+  agent_crash: "critical",
+  dead_loop: "critical",
+  retry_storm: "critical",
+  auth_error: "high",
+  network_timeout: "high",
+  service_unavailable: "high",
+  context_overflow: "high",
+  sse_truncated: "high",
+  empty_response: "high",
+  resource_exhaustion: "high",
+  state_machine_error: "high",
+  llm_error: "high",
+  rate_limit: "medium",
+  token_limit: "medium",
+  safety_filter: "medium",
+  slow_response: "medium",
+  tool_failure: "medium",
+  unauthorized_action: "medium",
+} as const satisfies Record<string, Severity>;
+
+export type InterruptionType = keyof typeof DEFAULT_SEVERITY;
+export const INTERRUPTION_TYPES = Object.keys(DEFAULT_SEVERITY) as InterruptionType[];
+
+/** Lifecycle of an interruption (SPEC §4). */
+export const STATUSES = ["open", "acknowledged", "resolved"] as const;
+export type Status = (typeof STATUSES)[number];
+
+/** How lists can be ordered; ties are newest first. */
+export const SORTS = ["time", "severity", "type", "agent"] as const;
+export type Sort = { by: (typeof SORTS)[number]; order: "asc" | "desc" };
+
+/** What the inbox, the counts and bulk actions select (SPEC §5.1, §5.2). */
+export type InterruptionFilter = {
+  startNs: bigint;
+  endNs: bigint;
+  agentNames?: string[];
+  types?: string[];
+  severities?: string[];
+  statuses?: Status[];
+  sessionId?: string;
+  conversationId?: string;
+  q?: string;
+  fingerprints?: string[];
+  /** `none` for unassigned; `me` is replaced by the caller's name before querying */
+  assignees?: string[];
+  regressed?: boolean;
+};
+
+/** Interruptions without a session or conversation are counted under this key (SPEC §5.1). */
+export const UNASSIGNED = "__unassigned__";

@@ -1,0 +1,9 @@
+// Times are integer nanoseconds since the Unix epoch (SPEC §1), as bigint.
+
+export const NS_PER_MS = 1_000_000n;
+export const NS_PER_HOUR = 3_600_000_000_000n;
+
+/** The current time, or the time `ms` (milliseconds since the epoch), in nanoseconds. */
+export function nowNs(ms: number = Date.now()): bigint {
+  return BigInt(ms) * NS_PER_MS;
+}
