@@ -6,6 +6,7 @@
 import { fingerprintOf, type InterruptionRow } from "../ingest/interruptions";
 import { redactValue } from "../ingest/redact";
 import type { SourceRow } from "./agentsightSource";
+import { tryParseJson } from "../json";
 
 export type WireCall = Record<string, unknown> & { call_id: string };
 
@@ -36,17 +37,14 @@ export function nsOf(v: unknown): bigint | null {
   return null;
 }
 
-/** JSON text parsed leniently: invalid JSON is returned as the text itself. */
+/** JSON text parsed leniently: invalid (or too deeply nested) JSON is returned as the text itself. */
 function parseLoose(v: unknown): unknown {
   if (v === null || v === undefined) return null;
   if (typeof v !== "string") return v;
   const t = v.trim();
   if (!t) return null;
-  try {
-    return JSON.parse(t);
-  } catch {
-    return t;
-  }
+  const parsed = tryParseJson(t); // bounded depth: what reads it next recurses
+  return parsed === undefined ? t : parsed;
 }
 
 const asString = (v: unknown) => (typeof v === "string" ? v : v === null || v === undefined ? "" : JSON.stringify(v));
