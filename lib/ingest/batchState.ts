@@ -5,6 +5,7 @@ import { toInterruption } from "../db/queries/interruptions";
 import { asBigInt, asBool, asNumber, asText, type Row, type Sql } from "../db/sql";
 import type { CallSummary } from "../detect/deadLoop";
 import type { InterruptionRow } from "./interruptions";
+import type { Prepared } from "./prepare";
 
 type Tracked<T> = T & { isNew: boolean; dirty: boolean };
 
@@ -61,6 +62,19 @@ export type ToolCallState = Tracked<{
   durationNs: bigint | null;
   atNs: bigint | null;
 }>;
+
+/** An agent's first and last activity in a batch (agent rows are only upserted, never read). */
+export type AgentSpan = { first: bigint; last: bigint };
+
+/** The rows a batch of calls reads and changes, keyed by id. */
+export type BatchState = {
+  sessions: Map<string, SessionState>;
+  conversations: Map<string, ConversationState>;
+  turns: Map<string, TurnState>;
+  grouped: Map<string, GroupedState>;
+  toolCalls: Map<string, ToolCallState>;
+  agents: Map<string, AgentSpan>;
+};
 
 export const GROUPED_TYPES = ["dead_loop", "retry_storm"] as const;
 
@@ -165,4 +179,17 @@ export async function loadOpenGrouped(sql: Sql, conversationIds: string[]): Prom
     open.set(groupKey(r.conversationId ?? "", r.type, repeated), { row: r, isNew: false, dirty: false });
   }
   return open;
+}
+
+/** The state of everything `prepared` touches; `toolCallRowIds` are the tool calls its new messages name. */
+export async function loadBatchState(sql: Sql, prepared: Prepared[], toolCallRowIds: string[]): Promise<BatchState> {
+  const conversationIds = prepared.map((p) => p.keys.conversationId);
+  return {
+    sessions: await loadSessions(sql, prepared.map((p) => p.keys.sessionId)),
+    conversations: await loadConversations(sql, conversationIds),
+    turns: await loadTurns(sql, prepared.map((p) => p.keys.turnId)),
+    grouped: await loadOpenGrouped(sql, conversationIds),
+    toolCalls: await loadToolCalls(sql, toolCallRowIds),
+    agents: new Map(),
+  };
 }

@@ -1,0 +1,96 @@
+// Tool-call rows of call ingest: each tool call a history or an output names, who made it, its
+// arguments and its result (SPEC §3.1 judges results in prepare.ts; this decides which result is
+// the first to be judged, so a tool call yields at most one finding).
+import type { Finding } from "../detect/types";
+import type { ToolCallState } from "./batchState";
+import { toolCallRowId, toolInterruptionId, type CallKeys } from "./keys";
+import { toolResultFacts, type Prepared } from "./prepare";
+import { storedArguments } from "./redact";
+import type { ToolCallPart } from "./types";
+
+/** A judged tool result that is an interruption, under its per-tool-call id. */
+export type ToolFinding = { id: string; finding: Finding };
+
+/** Row ids of the tool calls in the messages each call adds (its new history suffix and its output). */
+export function toolCallRowIdsAdded(prepared: Prepared[]): string[] {
+  const ids: string[] = [];
+  for (const { call, keys, newInputStart } of prepared) {
+    for (const m of [...call.input_messages.slice(newInputStart), ...call.output_messages]) {
+      for (const part of m.parts) {
+        if (part.type === "tool_call" || part.type === "tool_call_response") ids.push(toolCallRowId(keys.sessionId, part.id));
+      }
+    }
+  }
+  return ids;
+}
+
+/**
+ * Records the tool calls and responses that first appear in call `p` (after `markNewSuffixes`);
+ * each response is judged once. Returns the findings of the responses judged here.
+ */
+export function recordToolCalls(toolCalls: Map<string, ToolCallState>, p: Prepared): ToolFinding[] {
+  const { call, keys } = p;
+  const findings: ToolFinding[] = [];
+  // The name of a tool call answered here, from its stored row or, failing that, the history.
+  const nameOf = (id: string) => {
+    for (const m of call.input_messages) for (const part of m.parts) if (part.type === "tool_call" && part.id === id) return part.name;
+    return "";
+  };
+
+  // A tool call belongs to the call whose output made it; one first seen in a history (its
+  // maker not ingested yet) is recorded without a maker, which claims it when it arrives.
+  const fromHistory = call.input_messages.slice(p.newInputStart).map((m) => ({ m, made: false }));
+  const fromOutput = call.output_messages.map((m) => ({ m, made: true }));
+  for (const { m, made } of [...fromHistory, ...fromOutput]) {
+    for (const part of m.parts) {
+      if (part.type === "tool_call") toolCall(toolCalls, keys, part, p.toolArguments.get(part.id), made ? call.call_id : null, call.start_ns);
+      if (part.type !== "tool_call_response") continue;
+      const known = toolCalls.get(toolCallRowId(keys.sessionId, part.id));
+      const name = known?.name ?? nameOf(part.id);
+      const tc = toolCall(toolCalls, keys, { type: "tool_call", id: part.id, name, arguments: undefined }, undefined, null, call.start_ns);
+      if (tc.response !== null) continue; // already judged (e.g. from a tool_result event)
+      // read in prepareCall, unless an earlier call carried it without storing it
+      const { response, finding } = p.toolResults.get(part.id) ?? toolResultFacts(part.response, part.is_error ?? null);
+      tc.response = response;
+      tc.success = part.is_error === true ? false : tc.success ?? true;
+      tc.dirty = true;
+      if (finding) {
+        const detail = { ...finding.detail, tool_call_id: part.id, tool_name: tc.name };
+        findings.push({ id: toolInterruptionId(keys.sessionId, part.id), finding: { type: finding.type, detail } });
+      }
+    }
+  }
+  return findings;
+}
+
+/** The row of a tool call, created on first sight; a maker or arguments seen later fill it in. */
+function toolCall(
+  toolCalls: Map<string, ToolCallState>,
+  keys: CallKeys,
+  part: ToolCallPart,
+  storedArgs: string | undefined,
+  makerCallId: string | null,
+  at: bigint,
+): ToolCallState {
+  const id = toolCallRowId(keys.sessionId, part.id);
+  let tc = toolCalls.get(id);
+  if (!tc) {
+    tc = {
+      id, sessionId: keys.sessionId, conversationId: keys.conversationId, callId: makerCallId, toolCallId: part.id,
+      name: part.name || null, arguments: null, response: null, success: null, error: null,
+      durationNs: null, atNs: at, isNew: true, dirty: false,
+    };
+    toolCalls.set(id, tc);
+  }
+  if (makerCallId && tc.callId !== makerCallId) {
+    tc.callId = makerCallId;
+    tc.atNs = at;
+    tc.dirty = true;
+  }
+  if (part.name && !tc.name) tc.name = part.name;
+  if (part.arguments !== undefined && tc.arguments === null) {
+    tc.arguments = storedArgs ?? storedArguments(part.arguments);
+    tc.dirty = true;
+  }
+  return tc;
+}

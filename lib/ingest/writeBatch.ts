@@ -1,0 +1,45 @@
+// The inserts of a call batch, parents before children, one multi-row statement per table
+// (`insertRows`): new rows are inserted, changed ones updated on conflict.
+import { existingIds, insertRows } from "../db/bulk";
+import type { Sql } from "../db/sql";
+import type { BatchState, GroupedState } from "./batchState";
+import type { BatchDetection } from "./detection";
+import type { InterruptionRow } from "./interruptions";
+import type { MessageStore } from "./messageStore";
+import { agentRow, conversationRow, sessionRow, toolCallRow, turnRow, type CallRows } from "./rows";
+
+/** What a batch of calls has gathered: the state it read and changed, and the rows it adds. */
+export type CallBatch = { state: BatchState; messages: MessageStore; calls: CallRows; detection: BatchDetection };
+
+/** Writes a batch; returns how many interruptions it created (updates of open ones not counted). */
+export async function writeBatch(sql: Sql, { state, messages, calls, detection }: CallBatch): Promise<number> {
+  await insertRows(sql, "Agent", [...state.agents].map(agentRow), { key: ["name"], update: ["lastSeenNs"] });
+  await insertRows(sql, "Session", touched(state.sessions).map(sessionRow), { key: ["id"], update: "all" });
+  await insertRows(sql, "Conversation", touched(state.conversations).map(conversationRow), { key: ["id"], update: "all" });
+  // endReason belongs to turn_end events; calls never change it
+  await insertRows(sql, "Turn", touched(state.turns).map(turnRow), {
+    key: ["id"],
+    update: ["conversationId", "firstSeenNs", "lastSeenNs", "callCount"],
+  });
+  const blobs = [...calls.blobs].map(([id, content]) => ({ id, content }));
+  await insertRows(sql, "Blob", blobs, { key: ["id"], update: "nothing" });
+  await insertRows(sql, "Message", messages.rows, { key: ["id"], update: "nothing" });
+  await insertRows(sql, "Call", calls.rows, { key: ["id"], update: "nothing" });
+  await insertRows(sql, "ToolCall", touched(state.toolCalls).map(toolCallRow), { key: ["id"], update: "all" });
+  return writeInterruptions(sql, detection.candidates, state.grouped);
+}
+
+/** One-off interruptions already stored (a replayed tool result, say) are left as they are. */
+async function writeInterruptions(sql: Sql, candidates: Map<string, InterruptionRow>, grouped: Map<string, GroupedState>): Promise<number> {
+  const ids = [...candidates.keys()];
+  const stored = await existingIds(sql, "Interruption", ids);
+  const fresh = ids.filter((id) => !stored.has(id)).map((id) => candidates.get(id)!);
+  await insertRows(sql, "Interruption", fresh, { key: ["id"], update: "nothing" });
+  const open = touched(grouped);
+  await insertRows(sql, "Interruption", open.map((g) => g.row), { key: ["id"], update: ["occurrences", "lastSeenNs", "detail"] });
+  return fresh.length + open.filter((g) => g.isNew).length;
+}
+
+function touched<T extends { isNew: boolean; dirty: boolean }>(items: Map<string, T>): T[] {
+  return [...items.values()].filter((i) => i.isNew || i.dirty);
+}
