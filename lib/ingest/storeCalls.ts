@@ -20,7 +20,6 @@ import type { NormalizedCall } from "./types";
 import { writeBatch, type CallBatch } from "./writeBatch";
 
 // storeEvents.ts (turn ends) reads it from here
-export { NON_FAILURE_TURN_ENDS } from "./detection";
 
 export type IngestResult = { received: number; accepted: number; duplicates: number; interruptions: number };
 

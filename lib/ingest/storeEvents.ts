@@ -11,7 +11,7 @@ import { buildInterruption } from "./interruptions";
 import { deriveSessionId, interruptionId, sessionIdOf, toolCallRowId, toolInterruptionId } from "./keys";
 import { redactText, storedArguments } from "./redact";
 import type { LifecycleEvent, ProcessExitEvent, ToolResultEvent, TurnEndEvent } from "./schema";
-import { NON_FAILURE_TURN_ENDS } from "./storeCalls";
+import { NON_FAILURE_TURN_ENDS } from "./detection";
 
 export type EventResult = { received: number; interruptions: number; withdrawn: number };
 
