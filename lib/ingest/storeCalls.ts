@@ -19,8 +19,6 @@ import { touchCall } from "./touchState";
 import type { NormalizedCall } from "./types";
 import { writeBatch, type CallBatch } from "./writeBatch";
 
-// storeEvents.ts (turn ends) reads it from here
-
 export type IngestResult = { received: number; accepted: number; duplicates: number; interruptions: number };
 
 /** Fresh calls of the batch: not stored yet, first occurrence only, in time order. */
