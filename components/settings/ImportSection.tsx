@@ -9,7 +9,7 @@ import { useState, type FormEvent } from "react";
 import { api } from "@/components/api/client";
 import { isAdmin, useCurrentUser } from "@/components/shell/Providers";
 import { formatCount } from "@/components/ui/numbers";
-import type { ImportStats } from "@/lib/import/agentsight";
+import type { ImportStats } from "@/components/api/types";
 import { Field, FormFooter, errorMessage, inputClass, Notice, Section } from "./ui";
 
 const FILES = [
