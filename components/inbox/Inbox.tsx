@@ -11,14 +11,15 @@ import { FilterBar, type FilterPatch } from "./FilterBar";
 import { GroupTable } from "./GroupTable";
 import { InboxTable } from "./InboxTable";
 import { useKeyboard } from "./keyboard";
-import { activeTab, baseFilterQuery, compact, effectiveStatus, filterKey, filterQuery, SEVERITIES, timeWindow, useInboxParams, type SortKey } from "./params";
+import { SEVERITIES } from "@/lib/domain/interruptions";
+import { nowNs } from "@/lib/domain/time";
+import { activeTab, baseFilterQuery, compact, effectiveStatus, filterKey, filterQuery, timeWindow, useInboxParams, type SortKey } from "./params";
 import { GROUP_LIMIT, TREND_BUCKETS, useGroups, useInterruptionPages, useNewSince, useRowAction, useTabCounts, useUnresolvedCount, type Group } from "./queries";
 import { ResolveDialog } from "./ResolveDialog";
 import { TriageTabs } from "./TriageTabs";
 
 type Notice = { tone: "ok" | "error"; text: string; at: number };
 
-const nowNs = () => BigInt(Date.now()) * 1_000_000n;
 const errorText = (e: unknown) => (e instanceof ApiRequestError ? e.message : e instanceof Error ? e.message : String(e));
 const plural = (n: number, word: string) => `${formatCount(n)} ${word}${n === 1 ? "" : "s"}`;
 

@@ -3,7 +3,7 @@
 // credentials, session secret, OIDC client secret, tokens) is ever passed in here.
 import { SeverityBadge } from "@/components/ui/SeverityBadge";
 import type { DetectionConfig } from "@/lib/config/detection";
-import { SEVERITIES } from "@/lib/detect/types";
+import { SEVERITIES } from "@/lib/domain/interruptions";
 
 export type ConfigView = {
   detection: DetectionConfig;

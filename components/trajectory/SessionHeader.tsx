@@ -4,7 +4,7 @@ import type { InterruptionRecord } from "@/components/api/types";
 import { SeverityBadge, StatusBadge } from "@/components/ui/SeverityBadge";
 import { formatTime } from "@/components/ui/format";
 import { diffMs, formatMs, toBigNs } from "@/lib/trajectory/ns";
-import { SEVERITIES } from "@/lib/trajectory/severity";
+import { SEVERITIES } from "@/lib/domain/interruptions";
 import type { SessionDetail } from "@/lib/trajectory/types";
 
 export function SessionHeader({
