@@ -2,7 +2,7 @@
 import type { SeverityCounts, TypeCount } from "@/components/api/types";
 import { SEVERITIES, severityRank } from "@/lib/domain/interruptions";
 import { NS_PER_MS } from "@/lib/domain/time";
-import type { SessionSummary } from "@/components/sessions-list/types";
+import type { SessionSummary } from "@/components/sessions/types";
 import type { SeriesResponse, SessionCount } from "./queries";
 
 export const UNASSIGNED = "__unassigned__";

@@ -4,7 +4,7 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { api } from "@/components/api/client";
 import type { CountResponse, SessionCount, Timeseries as SeriesResponse, TypeCount } from "@/components/api/types";
-import type { SessionSummary } from "@/components/sessions-list/types";
+import type { SessionSummary } from "@/components/sessions/types";
 import type { Window } from "./range";
 
 export type { CountResponse, SessionCount, Timeseries as SeriesResponse } from "@/components/api/types";
