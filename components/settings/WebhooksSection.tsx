@@ -10,7 +10,8 @@ import { isAdmin, useCurrentUser } from "@/components/shell/Providers";
 import { formatTime, timeAgo } from "@/components/ui/format";
 import { INTERRUPTION_TYPES, SEVERITIES, type Severity } from "@/lib/domain/interruptions";
 import { DangerConfirm } from "./DangerConfirm";
-import { Button, FormFooter, Chip, CopyButton, ErrorText, errorMessage, Field, inputClass, Notice, Section } from "./ui";
+import { Button, FormFooter, Chip, CopyButton, ErrorText, errorMessage, Field, inputClass, Notice } from "./ui";
+import { Section } from "@/components/ui/Section";
 
 const KEY = ["settings", "webhooks"] as const;
 const KINDS = ["generic", "slack"] as const;
@@ -34,6 +35,7 @@ export function WebhooksSection() {
   const [created, setCreated] = useState<Created | null>(null);
   return (
     <Section
+      variant="band"
       id="webhooks"
       title="Alert webhooks"
       description={

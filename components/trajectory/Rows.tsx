@@ -239,5 +239,5 @@ function CallMeta({ node }: { node: CallNode }) {
   ];
   if (c.is_sse) items.push(["stream", c.sse_done === false ? "SSE, no terminal event" : "SSE"]);
   if (c.cancelled) items.push(["cancelled", "yes"]);
-  return <Facts items={items} className="mb-2 gap-y-0.5" />;
+  return <Facts items={items} layout="wrap" className="mb-2 gap-x-4 gap-y-0.5 text-xs" />;
 }
