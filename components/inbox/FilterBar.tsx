@@ -3,7 +3,8 @@ import { format } from "date-fns";
 import { useEffect, useRef, useState, type ReactNode, type RefObject } from "react";
 import { SegmentedControl } from "@/components/ui/SegmentedControl";
 import { severityColor } from "@/components/ui/severity";
-import { effectiveStatus, hasFilters, INTERRUPTION_TYPES, SEVERITIES, STATUSES, type InboxParams, type Range } from "./params";
+import { INTERRUPTION_TYPES, SEVERITIES, STATUSES } from "@/lib/domain/interruptions";
+import { effectiveStatus, hasFilters, type InboxParams, type Range } from "./params";
 import { MultiSelect } from "./MultiSelect";
 import { useAgentNames } from "./queries";
 

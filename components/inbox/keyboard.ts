@@ -1,5 +1,7 @@
 "use client";
-import { useEffect, useRef } from "react";
+import { useRouter } from "next/navigation";
+import { useEffect, useRef, type RefObject } from "react";
+import type { InboxState } from "./context";
 
 export type KeyHandlers = {
   enabled: boolean;
@@ -72,4 +74,32 @@ export function useKeyboard(handlers: KeyHandlers) {
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);
   }, []);
+}
+
+/** Binds the shortcuts to the inbox's focused row or group. */
+export function useInboxKeyboard({ view, selection, actions }: InboxState, searchRef: RefObject<HTMLInputElement | null>) {
+  const router = useRouter();
+  const { focused, focusedRow, focusedGroup } = selection;
+  const open = (i: number) => {
+    if (view.grouped) {
+      if (view.groups[i]) view.showMembers(view.groups[i]);
+      return;
+    }
+    const r = view.rows[i];
+    if (r) router.push(`/interruptions/${encodeURIComponent(r.interruption_id)}`);
+  };
+  useKeyboard({
+    enabled: !actions.dialogOpen,
+    onMove: (d) => selection.focusRow(focused < 0 ? 0 : focused + d),
+    onOpen: () => focused >= 0 && open(focused),
+    onAcknowledge: () => (focusedGroup ? actions.groupAction(focusedGroup, "acknowledge") : focusedRow && actions.acknowledge(focusedRow)),
+    onResolve: () => (focusedGroup ? actions.groupAction(focusedGroup, "resolve") : focusedRow && actions.askResolve(focusedRow)),
+    onAssign: () => focusedRow && actions.assignToMe(focusedRow),
+    onSelect: () => actions.triage && focusedRow && selection.toggle(focusedRow),
+    onSearch: () => {
+      searchRef.current?.focus();
+      searchRef.current?.select();
+    },
+    onEscape: () => (selection.ids.size || selection.all ? selection.clear() : undefined),
+  });
 }

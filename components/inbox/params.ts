@@ -10,11 +10,9 @@ import {
   useQueryStates,
   type Values,
 } from "nuqs";
-import { INTERRUPTION_TYPES, SEVERITIES } from "@/lib/detect/types";
+import { INTERRUPTION_TYPES, SEVERITIES, SORTS, STATUSES, type Status } from "@/lib/domain/interruptions";
+import { NS_PER_HOUR, nowNs } from "@/lib/domain/time";
 
-export { INTERRUPTION_TYPES, SEVERITIES };
-export const STATUSES = ["open", "acknowledged", "resolved"] as const;
-export const SORTS = ["time", "severity", "type", "agent"] as const;
 export const RANGES = ["1h", "24h", "7d", "custom"] as const;
 /** Triage tabs: each stands for a status (and, for review, an assignee) filter. */
 export const TABS = ["review", "unresolved", "acknowledged", "resolved"] as const;
@@ -25,8 +23,7 @@ export type Range = (typeof RANGES)[number];
 
 export const PAGE_SIZE = 50;
 
-const HOUR_NS = 3_600_000_000_000n;
-const RANGE_NS: Record<Exclude<Range, "custom">, bigint> = { "1h": HOUR_NS, "24h": 24n * HOUR_NS, "7d": 7n * 24n * HOUR_NS };
+const RANGE_NS: Record<Exclude<Range, "custom">, bigint> = { "1h": NS_PER_HOUR, "24h": 24n * NS_PER_HOUR, "7d": 7n * 24n * NS_PER_HOUR };
 
 export const inboxParsers = {
   range: parseAsStringLiteral(RANGES).withDefault("24h"),
@@ -93,7 +90,7 @@ export function activeTab(p: InboxParams): Tab | null {
 }
 
 /** The statuses and "unresolved only" in effect (a tab overrides the chips). */
-export function effectiveStatus(p: InboxParams): { status: (typeof STATUSES)[number][]; unresolved: boolean } {
+export function effectiveStatus(p: InboxParams): { status: Status[]; unresolved: boolean } {
   switch (p.tab) {
     case "review":
       return { status: ["open"], unresolved: true };
@@ -123,7 +120,7 @@ export type FilterQuery = {
   fingerprint?: string;
 };
 
-const dateToNs = (d: Date) => BigInt(d.getTime()) * 1_000_000n;
+const dateToNs = (d: Date) => nowNs(d.getTime());
 
 /**
  * The time window, fixed at `anchorNs` (when the view was loaded or last refreshed): rows that

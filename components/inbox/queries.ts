@@ -2,11 +2,11 @@
 // newer events, the agents for the filter, and the triage writes.
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient, type InfiniteData, type QueryClient } from "@tanstack/react-query";
 import { api } from "@/components/api/client";
-import type { InterruptionRecord, SeverityCounts } from "@/components/api/types";
+import type { BulkResult, CountResponse, InterruptionGroup, InterruptionRecord, ResolveResult } from "@/components/api/types";
 import { compact, PAGE_SIZE, TAB_QUERY, type FilterQuery, type InboxParams, type Tab } from "./params";
 
 export type Page = { rows: InterruptionRecord[]; next: string | null };
-export type Count = { total: number; by_severity: SeverityCounts };
+export type Count = CountResponse;
 
 const LIST_PATH = "/api/interruptions";
 
@@ -101,7 +101,7 @@ export function useRowAction() {
       const path = `/api/interruptions/${encodeURIComponent(id)}/${action}`;
       if (action === "assign") return { id, patch: await api.post<InterruptionRecord>(path, { ...body, assignee: assignee ?? null }) };
       if (action === "acknowledge") return { id, patch: await api.post<InterruptionRecord>(path, body) };
-      await api.post<{ status: "resolved" }>(path, body);
+      await api.post<ResolveResult>(path, body);
       return { id, patch: { status: "resolved", resolved: true } as Partial<InterruptionRecord> };
     },
     onSuccess: ({ id, patch }) => {
@@ -120,7 +120,7 @@ export function useBulkAction() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: ({ note, ...rest }: BulkRequest) =>
-      api.post<{ matched: number; changed: number }>("/api/interruptions/bulk", note?.trim() ? { ...rest, note: note.trim() } : rest),
+      api.post<BulkResult>("/api/interruptions/bulk", note?.trim() ? { ...rest, note: note.trim() } : rest),
     // Bulk changes many rows at once: refetch everything so the view and the counts agree.
     onSuccess: () => qc.invalidateQueries(),
   });
@@ -159,19 +159,7 @@ const GROUP_CAP = 5000;
 export const GROUP_LIMIT = 200;
 export const TREND_BUCKETS = 24;
 
-export type Group = {
-  fingerprint: string;
-  interruption_type: string;
-  agent_name: string | null;
-  model: string | null;
-  severity: "critical" | "high" | "medium" | "low";
-  count: number;
-  by_status: { open: number; acknowledged: number; resolved: number };
-  first_seen_ns: string;
-  last_seen_ns: string;
-  regressed: boolean;
-  trend: number[];
-};
+export type Group = InterruptionGroup;
 
 /** The grouped view: one entry per fingerprint among the interruptions matching the filters. */
 export function useGroups(filter: FilterQuery, enabled: boolean) {

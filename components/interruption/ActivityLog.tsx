@@ -2,7 +2,7 @@
 import type { InterruptionRecord } from "@/components/api/types";
 import { formatTime, timeAgo } from "@/components/ui/format";
 import { TextBlock } from "@/components/trajectory/TextBlock";
-import type { ActivityEntry } from "@/lib/trajectory/types";
+import type { Activity as ActivityEntry } from "@/components/api/types";
 import { useActivity } from "./queries";
 
 /** "user:alice@x" → "alice@x"; "token:ci" → "token ci". */

@@ -8,7 +8,7 @@ import { CallMessagesView } from "@/components/trajectory/CallMessages";
 import { useCall } from "@/components/trajectory/queries";
 import { parseDetail, str } from "@/lib/trajectory/evidence";
 import { callDurationMs, formatMs } from "@/lib/trajectory/ns";
-import { Section } from "./Evidence";
+import { Section } from "@/components/ui/Section";
 
 /** The call around the interruption: its last few input messages, its output, tool pairing. */
 export function CallContext({ record }: { record: InterruptionRecord }) {
@@ -55,8 +55,9 @@ export function CallContext({ record }: { record: InterruptionRecord }) {
       {q.data && (
         <div className="flex flex-col gap-3">
           <Facts
+            layout="wrap"
             minWidth="15rem"
-            className="gap-y-1"
+            className="gap-x-4 gap-y-1 text-xs"
             items={[
                 ["model", q.data.model ?? "—"],
                 ["status", q.data.status_code === null ? "no response" : String(q.data.status_code)],

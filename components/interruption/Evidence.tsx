@@ -3,6 +3,8 @@ import Link from "next/link";
 import type { ReactNode } from "react";
 import type { InterruptionRecord } from "@/components/api/types";
 import { TextBlock } from "@/components/trajectory/TextBlock";
+import { Facts } from "@/components/ui/Facts";
+import { Section, SubHeading } from "@/components/ui/Section";
 import {
   CRASH_REASONS,
   DEAD_LOOP_RULES,
@@ -47,11 +49,11 @@ export function Evidence({ record }: { record: InterruptionRecord }) {
   const { body, shown } = byType(record, detail);
   const rest = Object.keys(detail).filter((k) => !shown.includes(k));
   return (
-    <Section title="Evidence" testId="evidence" dataType={record.interruption_type}>
+    <Section title="Evidence" testId="evidence" data={{ "data-type": record.interruption_type }}>
       <div className="flex flex-col gap-4">{body}</div>
       {rest.length > 0 && (
         <div className="mt-4">
-          <h3 className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-muted">Other fields</h3>
+          <SubHeading>Other fields</SubHeading>
           <Facts items={rest.map((k) => [k, <Value key={k} v={detail[k]} />])} />
         </div>
       )}
@@ -198,7 +200,7 @@ function DeadLoop({ d }: { d: Detail }) {
       </div>
       {tools.length > 0 && (
         <div>
-          <h3 className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-muted">Repeated tool signature</h3>
+          <SubHeading>Repeated tool signature</SubHeading>
           <ol className="flex flex-col gap-1" data-testid="repeated-tools">
             {groupSignatures(tools).map((g, i) => (
               <li key={i} className="flex flex-wrap items-center gap-2 rounded border border-default px-2 py-1 text-xs">
@@ -229,7 +231,7 @@ function DeadLoop({ d }: { d: Detail }) {
       )}
       {str(d.output_snippet) && (
         <div>
-          <h3 className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-muted">Repeated output</h3>
+          <SubHeading>Repeated output</SubHeading>
           <div className="rounded bg-subtle p-2">
             <TextBlock text={str(d.output_snippet)!} variant="prose" testId="output-snippet" />
           </div>
@@ -354,7 +356,7 @@ function ErrorEvidence({ d, record }: { d: Detail; record: InterruptionRecord })
       )}
       {str(d.message) && (
         <div>
-          <h3 className="mb-1 text-[11px] font-semibold uppercase tracking-wide text-muted">Error message</h3>
+          <SubHeading>Error message</SubHeading>
           <div className="rounded border border-red-600/40 bg-red-500/5 p-2">
             <TextBlock text={str(d.message)!} tone="error" testId="evidence-message" />
           </div>
@@ -389,34 +391,9 @@ function BigFact({ label, value, danger = false, testId }: { label: string; valu
   );
 }
 
-export function Facts({ items }: { items: [string, ReactNode][] }) {
-  return (
-    <dl className="grid grid-cols-[max-content_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm">
-      {items.map(([k, v]) => (
-        <div key={k} className="contents">
-          <dt className="text-muted">{k}</dt>
-          <dd className="m-0 min-w-0 break-words">{v}</dd>
-        </div>
-      ))}
-    </dl>
-  );
-}
-
 function Value({ v }: { v: unknown }) {
   if (v === null || v === undefined) return <span className="text-muted">—</span>;
   if (typeof v === "string" && v.length < 200 && !v.includes("\n")) return <span className="break-words">{v}</span>;
   if (typeof v === "number" || typeof v === "boolean") return <span className="tabular-nums">{String(v)}</span>;
   return <TextBlock text={typeof v === "string" ? v : JSON.stringify(v, null, 2)} max={1500} />;
-}
-
-export function Section({ title, children, testId, dataType, actions }: { title: string; children: ReactNode; testId?: string; dataType?: string; actions?: ReactNode }) {
-  return (
-    <section className="rounded-lg border border-default bg-[var(--bg)] p-4" data-testid={testId} data-type={dataType}>
-      <div className="mb-3 flex items-center gap-2">
-        <h2 className="text-sm font-semibold">{title}</h2>
-        {actions && <div className="ml-auto flex items-center gap-2">{actions}</div>}
-      </div>
-      {children}
-    </section>
-  );
 }

@@ -8,7 +8,9 @@ import { formatTime, timeAgo } from "@/components/ui/format";
 import { Actions } from "./Actions";
 import { ActivityLog, actorLabel } from "./ActivityLog";
 import { CallContext } from "./CallContext";
-import { Evidence, Section } from "./Evidence";
+import { Facts } from "@/components/ui/Facts";
+import { Section } from "@/components/ui/Section";
+import { Evidence } from "./Evidence";
 import { useInterruption } from "./queries";
 import { TYPE_HELP } from "./typeHelp";
 
@@ -132,13 +134,6 @@ function Fields({ record: r }: { record: InterruptionRecord }) {
     ["fingerprint", mono(r.fingerprint)],
   ];
   return (
-    <dl className="grid grid-cols-[max-content_minmax(0,1fr)] gap-x-3 gap-y-1.5 text-xs" data-testid="fields">
-      {rows.map(([k, v]) => (
-        <div key={k} className="contents">
-          <dt className="text-muted">{k}</dt>
-          <dd className="m-0 min-w-0">{v}</dd>
-        </div>
-      ))}
-    </dl>
+<Facts items={rows} className="gap-x-3 gap-y-1.5 text-xs" testId="fields" />
   );
 }

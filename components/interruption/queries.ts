@@ -2,7 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "@/components/api/client";
 import type { InterruptionRecord } from "@/components/api/types";
-import type { ActivityEntry } from "@/lib/trajectory/types";
+import type { Activity as ActivityEntry } from "@/components/api/types";
 
 const enc = encodeURIComponent;
 

@@ -3,7 +3,8 @@ import Link from "next/link";
 import { useState, type ReactNode } from "react";
 import type { SeverityCounts } from "@/components/api/types";
 import { formatCount } from "@/components/ui/numbers";
-import { SEVERITIES, SEVERITY_COLOR } from "@/components/ui/severity";
+import { SEVERITY_COLOR } from "@/components/ui/severity";
+import { SEVERITIES } from "@/lib/domain/interruptions";
 
 /** A bar whose length is `total / max` and whose segments are the severities. */
 export function StackedBar({ counts, max }: { counts: SeverityCounts; max: number }) {

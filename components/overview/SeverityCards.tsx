@@ -2,7 +2,8 @@
 import Link from "next/link";
 import type { SeverityCounts } from "@/components/api/types";
 import { formatCount } from "@/components/ui/numbers";
-import { SEVERITIES, SEVERITY_COLOR } from "@/components/ui/severity";
+import { SEVERITY_COLOR } from "@/components/ui/severity";
+import { SEVERITIES } from "@/lib/domain/interruptions";
 import { inboxHref, type Range } from "./range";
 
 const card =

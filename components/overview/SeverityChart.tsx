@@ -5,7 +5,9 @@ import { useRouter } from "next/navigation";
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { formatCount } from "@/components/ui/numbers";
 import { Panel, PanelMessage, SkeletonRows } from "@/components/ui/Panel";
-import { SEVERITIES, SEVERITY_COLOR } from "@/components/ui/severity";
+import { SEVERITY_COLOR } from "@/components/ui/severity";
+import { SEVERITIES } from "@/lib/domain/interruptions";
+import { NS_PER_MS } from "@/lib/domain/time";
 import { chartPoints, seriesTotals, type ChartPoint } from "./derive";
 import type { SeriesResponse } from "./queries";
 import { inboxHref, RANGE_INFO, type Range } from "./range";
@@ -59,7 +61,7 @@ export function SeverityChart({
   const points = series ? chartPoints(series) : [];
   const totals = seriesTotals(points);
   const total = SEVERITIES.reduce((n, s) => n + totals[s], 0);
-  const bucketMs = series ? Number(BigInt(series.bucket_ns) / 1_000_000n) : 0;
+  const bucketMs = series ? Number(BigInt(series.bucket_ns) / NS_PER_MS) : 0;
   const summary = `Interruptions per ${info.bucketLabel} over ${info.long}: ${total} in the chart, ${SEVERITIES.map((s) => `${totals[s]} ${s}`).join(", ")}.`;
 
   return (

@@ -6,7 +6,7 @@ import { shortId } from "@/components/ui/format";
 import { formatCount } from "@/components/ui/numbers";
 import { Panel, PanelMessage, SkeletonRows } from "@/components/ui/Panel";
 import { SeverityBadge } from "@/components/ui/SeverityBadge";
-import { sessionHref, type SessionSummary } from "@/components/sessions-list/types";
+import { sessionHref, type SessionSummary } from "@/components/sessions/types";
 import { topAgents, topSessions, topTypes } from "./derive";
 import type { SessionCount } from "./queries";
 import { inboxHref, RANGE_INFO, type Range } from "./range";

@@ -1,12 +1,13 @@
 // Pure shaping of API results into what the overview panels list.
 import type { SeverityCounts, TypeCount } from "@/components/api/types";
-import { SEVERITIES, severityRank } from "@/components/ui/severity";
-import type { SessionSummary } from "@/components/sessions-list/types";
+import { SEVERITIES, severityRank } from "@/lib/domain/interruptions";
+import { NS_PER_MS } from "@/lib/domain/time";
+import type { SessionSummary } from "@/components/sessions/types";
 import type { SeriesResponse, SessionCount } from "./queries";
 
 export const UNASSIGNED = "__unassigned__";
 
-const emptyCounts = (): SeverityCounts => ({ critical: 0, high: 0, medium: 0, low: 0 });
+const emptyCounts = () => Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as SeverityCounts;
 
 function addCounts(into: SeverityCounts, from: Partial<Record<string, number>>) {
   for (const s of SEVERITIES) into[s] += from[s] ?? 0;
@@ -84,7 +85,7 @@ export function chartPoints(series: SeriesResponse): ChartPoint[] {
   return series.buckets.map((b) => {
     const counts = emptyCounts();
     addCounts(counts, b.counts);
-    return { t: Number(BigInt(b.start_ns) / 1_000_000n), ...counts, total: SEVERITIES.reduce((n, s) => n + counts[s], 0) };
+    return { t: Number(BigInt(b.start_ns) / NS_PER_MS), ...counts, total: SEVERITIES.reduce((n, s) => n + counts[s], 0) };
   });
 }
 

@@ -3,19 +3,11 @@
 // previous window stay on screen while the next one loads.
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { api } from "@/components/api/client";
-import type { Ns, SeverityCounts, TypeCount } from "@/components/api/types";
-import type { SessionSummary } from "@/components/sessions-list/types";
+import type { CountResponse, SessionCount, Timeseries as SeriesResponse, TypeCount } from "@/components/api/types";
+import type { SessionSummary } from "@/components/sessions/types";
 import type { Window } from "./range";
 
-export type CountResponse = { total: number; by_severity: SeverityCounts };
-export type SessionCount = { session_id: string; total: number; by_severity: SeverityCounts; types: TypeCount[] };
-export type SeriesResponse = {
-  start_ns: Ns;
-  end_ns: Ns;
-  bucket_ns: Ns | number;
-  group_by: string;
-  buckets: { start_ns: Ns | number; counts: Record<string, number> }[];
-};
+export type { CountResponse, SessionCount, Timeseries as SeriesResponse } from "@/components/api/types";
 
 const windowQuery = (w: Window) => ({ start_ns: w.startNs, end_ns: w.endNs });
 

@@ -3,7 +3,7 @@
 // into one fixed [start, end] window that every panel shares, re-anchored once a minute.
 import { parseAsStringLiteral, useQueryState } from "nuqs";
 import { useEffect, useState } from "react";
-import { HOUR_NS } from "@/components/ui/format";
+import { NS_PER_HOUR, nowNs } from "@/lib/domain/time";
 
 export const RANGES = ["1h", "24h", "7d"] as const;
 export type Range = (typeof RANGES)[number];
@@ -33,8 +33,8 @@ export function useWindow(range: Range): Window & { refresh: () => void } {
     return () => clearInterval(timer);
   }, []);
 
-  const end = BigInt(anchor.ms) * 1_000_000n;
-  const start = end - BigInt(RANGE_INFO[range].hours) * HOUR_NS;
+  const end = nowNs(anchor.ms);
+  const start = end - BigInt(RANGE_INFO[range].hours) * NS_PER_HOUR;
   return {
     startNs: start.toString(),
     endNs: end.toString(),
@@ -56,7 +56,7 @@ export function chartWindow(w: Window, range: Range): { startNs: string; endNs: 
   const startMs = endMs - buckets * bucketMs;
   // The API's buckets are ceil((end - start + 1) / buckets) wide: an inclusive end one ns short
   // of the boundary makes them exactly `bucketMs`.
-  return { startNs: String(BigInt(startMs) * 1_000_000n), endNs: String(BigInt(endMs) * 1_000_000n - 1n), buckets, bucketMs };
+  return { startNs: String(nowNs(startMs)), endNs: String(nowNs(endMs) - 1n), buckets, bucketMs };
 }
 
 /** A link into the inbox with one filter; the range rides along when it is not the default. */

@@ -1,9 +1,11 @@
 // Settings → Effective configuration (server component, read-only): the detection thresholds
 // and per-type severities in force, and how storage and sign-in are set up. No secret (database
 // credentials, session secret, OIDC client secret, tokens) is ever passed in here.
+import { Facts } from "@/components/ui/Facts";
+import { Section } from "@/components/ui/Section";
 import { SeverityBadge } from "@/components/ui/SeverityBadge";
 import type { DetectionConfig } from "@/lib/config/detection";
-import { SEVERITIES } from "@/lib/detect/types";
+import { SEVERITIES } from "@/lib/domain/interruptions";
 
 export type ConfigView = {
   detection: DetectionConfig;
@@ -22,6 +24,8 @@ export type ConfigView = {
     configFile: string | null;
   };
 };
+
+const FACTS = "gap-x-4 gap-y-1 pt-2 text-sm";
 
 const pct = (ratio: number) => `${Math.round(ratio * 1000) / 10} %`;
 const ms = (v: number) => (v >= 1000 && v % 1000 === 0 ? `${v / 1000} s` : `${v} ms`);
@@ -52,85 +56,83 @@ export function ConfigSection({ config }: { config: ConfigView }) {
       .sort(),
   })).filter((g) => g.types.length);
   return (
-    <section id="configuration" aria-labelledby="configuration-title" className="scroll-mt-4 rounded-lg border border-default">
-      <header className="border-b border-default bg-subtle px-4 py-3">
-        <h2 id="configuration-title" className="text-base font-semibold">
-          Effective configuration
-        </h2>
-        <p className="mt-0.5 text-sm text-muted">What this server runs with now, read-only. Change it through the environment or the config file and restart.</p>
-      </header>
-      <div className="grid gap-6 p-4 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
-        <div className="space-y-3">
-          <div className="flex items-center gap-2 text-sm">
-            <span className="font-medium">Interruption detection</span>
-            <span
-              data-testid="detection-enabled"
-              className={`rounded border px-1.5 py-px text-xs ${d.enabled ? "border-green-600/60 text-green-700 dark:text-green-400" : "border-amber-600/60 text-amber-700 dark:text-amber-400"}`}
-            >
-              {d.enabled ? "enabled" : "disabled"}
-            </span>
-          </div>
-          <table className="w-full text-sm" data-testid="config-thresholds">
-            <thead>
-              <tr className="border-b border-default text-left text-xs text-muted uppercase tracking-wide">
-                <th className="py-2 pr-3 font-medium">Threshold</th>
-                <th className="py-2 pr-3 font-medium">Value</th>
-                <th className="py-2 font-medium">Fires on</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows(d).map((r) => (
-                <tr key={r.key} className="border-b border-default align-baseline last:border-b-0">
-                  <td className="py-1.5 pr-3 font-mono text-xs whitespace-nowrap">{r.key}</td>
-                  <td className="py-1.5 pr-3 whitespace-nowrap tabular-nums">{r.value}</td>
-                  <td className="py-1.5 text-muted">{r.meaning}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 pt-2 text-sm">
-            <dt className="text-muted">Storage</dt>
-            <dd>{config.storage}</dd>
-            <dt className="text-muted">Sign-in</dt>
-            <dd>{config.signIn}</dd>
-          </dl>
-          <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 pt-2 text-sm" data-testid="config-operations">
-            <dt className="text-muted">Retention</dt>
-            <dd>{op.retentionDays} days</dd>
-            <dt className="text-muted">Size cap</dt>
-            <dd>{op.maxDbSizeMb} MB (oldest resolved trimmed first, down to 90 %)</dd>
-            <dt className="text-muted">Sweep interval</dt>
-            <dd>every {op.checkIntervalSecs} s</dd>
-            <dt className="text-muted">Unsettled turns</dt>
-            <dd>flagged after {op.staleTurnMinutes} min without activity</dd>
-            <dt className="text-muted">Dead-loop action</dt>
-            <dd>{op.deadloop.enabled ? `on: terminate after ${op.deadloop.killAfterCount} detections` : `off (kill after ${op.deadloop.killAfterCount} when on)`}</dd>
-            <dt className="text-muted">Outbound private ranges</dt>
-            <dd className="font-mono text-xs" data-testid="config-allow-private">
-              {op.allowPrivate.length ? op.allowPrivate.join(", ") : "none (webhooks and forwarders must be public addresses)"}
-            </dd>
-            <dt className="text-muted">Config file</dt>
-            <dd className="font-mono text-xs">{op.configFile ?? "none (defaults and environment)"}</dd>
-          </dl>
+    <Section
+      variant="band"
+      id="configuration"
+      title="Effective configuration"
+      description="What this server runs with now, read-only. Change it through the environment or the config file and restart."
+      bodyClassName="grid gap-6 p-4 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]"
+    >
+      <div className="space-y-3">
+        <div className="flex items-center gap-2 text-sm">
+          <span className="font-medium">Interruption detection</span>
+          <span
+            data-testid="detection-enabled"
+            className={`rounded border px-1.5 py-px text-xs ${d.enabled ? "border-green-600/60 text-green-700 dark:text-green-400" : "border-amber-600/60 text-amber-700 dark:text-amber-400"}`}
+          >
+            {d.enabled ? "enabled" : "disabled"}
+          </span>
         </div>
-        <div>
-          <h3 className="mb-2 text-sm font-medium">Severity per interruption type</h3>
-          <div className="space-y-3" data-testid="config-severities">
-            {bySeverity.map((g) => (
-              <div key={g.severity}>
-                <SeverityBadge severity={g.severity} count={g.types.length} />
-                <ul className="mt-1 flex flex-wrap gap-1">
-                  {g.types.map((t) => (
-                    <li key={t} className="rounded border border-default px-1.5 py-px font-mono text-xs">
-                      {t}
-                    </li>
-                  ))}
-                </ul>
-              </div>
+        <table className="w-full text-sm" data-testid="config-thresholds">
+          <thead>
+            <tr className="border-b border-default text-left text-xs text-muted uppercase tracking-wide">
+              <th className="py-2 pr-3 font-medium">Threshold</th>
+              <th className="py-2 pr-3 font-medium">Value</th>
+              <th className="py-2 font-medium">Fires on</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows(d).map((r) => (
+              <tr key={r.key} className="border-b border-default align-baseline last:border-b-0">
+                <td className="py-1.5 pr-3 font-mono text-xs whitespace-nowrap">{r.key}</td>
+                <td className="py-1.5 pr-3 whitespace-nowrap tabular-nums">{r.value}</td>
+                <td className="py-1.5 text-muted">{r.meaning}</td>
+              </tr>
             ))}
-          </div>
+          </tbody>
+        </table>
+        <Facts
+          className={FACTS}
+          items={[
+            ["Storage", config.storage],
+            ["Sign-in", config.signIn],
+          ]}
+        />
+        <Facts
+          className={FACTS}
+          testId="config-operations"
+          items={[
+            ["Retention", `${op.retentionDays} days`],
+            ["Size cap", `${op.maxDbSizeMb} MB (oldest resolved trimmed first, down to 90 %)`],
+            ["Sweep interval", `every ${op.checkIntervalSecs} s`],
+            ["Unsettled turns", `flagged after ${op.staleTurnMinutes} min without activity`],
+            ["Dead-loop action", op.deadloop.enabled ? `on: terminate after ${op.deadloop.killAfterCount} detections` : `off (kill after ${op.deadloop.killAfterCount} when on)`],
+            [
+              "Outbound private ranges",
+              op.allowPrivate.length ? op.allowPrivate.join(", ") : "none (webhooks and forwarders must be public addresses)",
+              { className: "font-mono text-xs", testId: "config-allow-private" },
+            ],
+            ["Config file", op.configFile ?? "none (defaults and environment)", { className: "font-mono text-xs" }],
+          ]}
+        />
+      </div>
+      <div>
+        <h3 className="mb-2 text-sm font-medium">Severity per interruption type</h3>
+        <div className="space-y-3" data-testid="config-severities">
+          {bySeverity.map((g) => (
+            <div key={g.severity}>
+              <SeverityBadge severity={g.severity} count={g.types.length} />
+              <ul className="mt-1 flex flex-wrap gap-1">
+                {g.types.map((t) => (
+                  <li key={t} className="rounded border border-default px-1.5 py-px font-mono text-xs">
+                    {t}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ))}
         </div>
       </div>
-    </section>
+    </Section>
   );
 }

@@ -9,8 +9,9 @@ import { useState, type FormEvent } from "react";
 import { api } from "@/components/api/client";
 import { isAdmin, useCurrentUser } from "@/components/shell/Providers";
 import { formatCount } from "@/components/ui/numbers";
-import type { ImportStats } from "@/lib/import/agentsight";
-import { Field, FormFooter, errorMessage, inputClass, Notice, Section } from "./ui";
+import type { ImportStats } from "@/components/api/types";
+import { Field, FormFooter, errorMessage, inputClass, Notice } from "./ui";
+import { Section } from "@/components/ui/Section";
 
 const FILES = [
   { field: "genai_events", file: "genai_events.db", what: "the LLM calls" },
@@ -25,6 +26,7 @@ export function ImportSection({ maxBytes }: { maxBytes: number }) {
   const admin = isAdmin(useCurrentUser());
   return (
     <Section
+      variant="band"
       id="import"
       title="Import from AgentSight"
       description={

@@ -8,7 +8,8 @@ import { isAdmin, useCurrentUser } from "@/components/shell/Providers";
 import { formatTime, nsToDate, timeAgo } from "@/components/ui/format";
 import { SCOPE_HELP, SCOPES, type CreatedToken, type Scope, type TokenRecord } from "./types";
 import { DangerConfirm } from "./DangerConfirm";
-import { Button, FormFooter, Chip, CopyButton, ErrorText, errorMessage, Field, inputClass, Notice, Section } from "./ui";
+import { Button, FormFooter, Chip, CopyButton, ErrorText, errorMessage, Field, inputClass, Notice } from "./ui";
+import { Section } from "@/components/ui/Section";
 
 const TOKENS_KEY = ["settings", "tokens"] as const;
 const DAY_MS = 86_400_000;
@@ -29,6 +30,7 @@ export function TokensSection({ dashboardTokenId }: { dashboardTokenId: string }
   const [created, setCreated] = useState<CreatedToken | null>(null);
   return (
     <Section
+      variant="band"
       id="tokens"
       title="API tokens"
       description={

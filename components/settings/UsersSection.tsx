@@ -9,7 +9,8 @@ import { isAdmin, useCurrentUser } from "@/components/shell/Providers";
 import { formatTime, timeAgo } from "@/components/ui/format";
 import { ROLE_HELP, ROLES, type Role, type UserRecord } from "./types";
 import { DangerConfirm } from "./DangerConfirm";
-import { Button, FormFooter, Chip, ConfirmDialog, ErrorText, errorMessage, Field, inputClass, Notice, randomPassword, Section } from "./ui";
+import { Button, FormFooter, Chip, ConfirmDialog, ErrorText, errorMessage, Field, inputClass, Notice, randomPassword } from "./ui";
+import { Section } from "@/components/ui/Section";
 
 const USERS_KEY = ["settings", "users"] as const;
 const MIN_PASSWORD = 8;
@@ -21,6 +22,7 @@ export function UsersSection() {
   const [notice, setNotice] = useState<string | null>(null);
   return (
     <Section
+      variant="band"
       id="users"
       title="Users and roles"
       description="People who sign in to this dashboard, and what their role lets them do."

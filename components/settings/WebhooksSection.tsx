@@ -4,47 +4,21 @@
 // Names, URLs and receiver errors are untrusted text: rendered as text only.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import type { Ns } from "@/components/api/types";
+import type { CreatedWebhook, DeliveryRecord as Delivery, WebhookRecord, WebhookTestResult } from "@/components/api/types";
 import { api } from "@/components/api/client";
 import { isAdmin, useCurrentUser } from "@/components/shell/Providers";
 import { formatTime, timeAgo } from "@/components/ui/format";
-import { INTERRUPTION_TYPES, SEVERITIES, type Severity } from "@/lib/detect/types";
+import { INTERRUPTION_TYPES, SEVERITIES, type Severity } from "@/lib/domain/interruptions";
 import { DangerConfirm } from "./DangerConfirm";
-import { Button, FormFooter, Chip, CopyButton, ErrorText, errorMessage, Field, inputClass, Notice, Section } from "./ui";
+import { Button, FormFooter, Chip, CopyButton, ErrorText, errorMessage, Field, inputClass, Notice } from "./ui";
+import { Section } from "@/components/ui/Section";
 
 const KEY = ["settings", "webhooks"] as const;
 const KINDS = ["generic", "slack"] as const;
 type Kind = (typeof KINDS)[number];
 
-type WebhookRecord = {
-  id: string;
-  name: string;
-  url: string;
-  kind: Kind;
-  min_severity: Severity;
-  types: string[];
-  agents: string[];
-  repeat_interval_secs: number;
-  enabled: boolean;
-  signed: boolean;
-  created_by: string | null;
-  created_at_ns: Ns;
-  updated_at_ns: Ns;
-};
-type Created = WebhookRecord & { secret: string | null };
-type Delivery = {
-  id: string;
-  interruption_id: string | null;
-  event: string;
-  status: "pending" | "delivered" | "failed";
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  next_attempt_at_ns: Ns | null;
-  created_at_ns: Ns;
-  delivered_at_ns: Ns | null;
-};
-type TestResult = { ok: boolean; status_code: number | null; error: string | null; duration_ms: number };
+type Created = CreatedWebhook;
+type TestResult = WebhookTestResult;
 
 const STATUS_TONE = { pending: "amber", delivered: "green", failed: "gray" } as const;
 
@@ -61,6 +35,7 @@ export function WebhooksSection() {
   const [created, setCreated] = useState<Created | null>(null);
   return (
     <Section
+      variant="band"
       id="webhooks"
       title="Alert webhooks"
       description={

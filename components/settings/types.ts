@@ -1,5 +1,5 @@
-// Shapes of the users and tokens APIs as the browser sees them (`*_ns` values are exact digit strings).
-import type { Ns } from "@/components/api/types";
+// Roles and token scopes as the settings pages show them; the users and tokens response shapes
+// come from the contracts (components/api/types.ts).
 
 export const ROLES = ["viewer", "responder", "admin"] as const;
 export type Role = (typeof ROLES)[number];
@@ -7,20 +7,7 @@ export type Role = (typeof ROLES)[number];
 export const SCOPES = ["read", "triage", "ingest", "forwarder", "admin"] as const;
 export type Scope = (typeof SCOPES)[number];
 
-export type UserRecord = { id: string; email: string; name: string | null; role: Role; created_at_ns: Ns };
-
-export type TokenRecord = {
-  id: string;
-  name: string;
-  scopes: Scope[];
-  created_by: string | null;
-  created_at_ns: Ns;
-  expires_at_ns: Ns | null;
-  last_used_at_ns: Ns | null;
-  revoked_at_ns: Ns | null;
-};
-
-export type CreatedToken = TokenRecord & { token: string };
+export type { CreatedToken, TokenRecord, UserRecord } from "@/components/api/types";
 
 export const ROLE_HELP: Record<Role, string> = {
   viewer: "Reads interruptions, sessions and trajectories.",

@@ -1,24 +1,8 @@
 "use client";
-// Small building blocks shared by the settings sections: cards, buttons, fields, a confirmation
-// dialog (native <dialog>, so focus and Escape behave) and a copy button.
+// Small building blocks shared by the settings sections (the section itself is
+// components/ui/Section): buttons, fields, a confirmation dialog (native <dialog>, so focus and
+// Escape behave) and a copy button.
 import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type ReactNode } from "react";
-
-export function Section({ id, title, description, actions, children }: { id: string; title: string; description?: ReactNode; actions?: ReactNode; children: ReactNode }) {
-  return (
-    <section id={id} aria-labelledby={`${id}-title`} className="scroll-mt-4 rounded-lg border border-default">
-      <header className="flex flex-wrap items-start justify-between gap-3 border-b border-default bg-subtle px-4 py-3">
-        <div className="min-w-0">
-          <h2 id={`${id}-title`} className="text-base font-semibold">
-            {title}
-          </h2>
-          {description && <p className="mt-0.5 text-sm text-muted">{description}</p>}
-        </div>
-        {actions && <div className="flex shrink-0 items-center gap-2">{actions}</div>}
-      </header>
-      <div className="space-y-4 p-4">{children}</div>
-    </section>
-  );
-}
 
 type Variant = "primary" | "secondary" | "danger" | "ghost";
 const VARIANTS: Record<Variant, string> = {

@@ -2,7 +2,8 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import type { CallMarker } from "@/lib/trajectory/types";
-import { SEV_BG, TURN_END_HELP, TURN_END_STYLE } from "./styles";
+import { SEV_BG, SEV_BG_UNKNOWN } from "@/components/ui/severity";
+import { TURN_END_HELP, TURN_END_STYLE } from "./styles";
 
 /** An interruption on a call: severity as colour and text, linking to its detail page. */
 export function MarkerChip({ marker, compact = false }: { marker: CallMarker; compact?: boolean }) {
@@ -15,7 +16,7 @@ export function MarkerChip({ marker, compact = false }: { marker: CallMarker; co
       data-severity={marker.severity}
       title={`${marker.interruption_type} · ${marker.severity}${marker.status ? ` · ${marker.status}` : ""}`}
       onClick={(e) => e.stopPropagation()}
-      className={`inline-flex max-w-full items-center gap-1 truncate rounded px-1.5 py-px text-[11px] font-medium leading-4 hover:opacity-90 ${SEV_BG[marker.severity] ?? "bg-gray-500 text-white"} ${marker.status === "resolved" ? "opacity-60 line-through decoration-1" : ""}`}
+      className={`inline-flex max-w-full items-center gap-1 truncate rounded px-1.5 py-px text-[11px] font-medium leading-4 hover:opacity-90 ${SEV_BG[marker.severity] ?? SEV_BG_UNKNOWN} ${marker.status === "resolved" ? "opacity-60 line-through decoration-1" : ""}`}
     >
       <span>{marker.interruption_type}</span>
       {!compact && <span className="font-normal opacity-90">· {marker.severity}</span>}

@@ -8,7 +8,7 @@ import { isFailedStatus } from "@/lib/trajectory/timeline";
 import { turnEndLabel, type CallNode, type ConversationNode, type TurnNode } from "@/lib/trajectory/tree";
 import { CallMessages } from "./CallMessages";
 import { MarkerChip, Pill, TurnEndChip } from "./Chips";
-import { SEV_BG, SEV_BORDER } from "./styles";
+import { SEV_BG, SEV_BG_UNKNOWN, SEV_BORDER } from "@/components/ui/severity";
 
 const compact = (n: number | null | undefined) =>
   n === null || n === undefined ? "—" : n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
@@ -55,7 +55,7 @@ export const ConversationHeader = memo(function ConversationHeader({
         {formatMs(diffMs(conv.startNs, conv.endNs))}
       </span>
       {conv.markerCount > 0 && (
-        <span className={`rounded px-1.5 py-px text-[11px] font-medium ${SEV_BG[conv.severity ?? ""] ?? "bg-gray-500 text-white"}`}>
+        <span className={`rounded px-1.5 py-px text-[11px] font-medium ${SEV_BG[conv.severity ?? ""] ?? SEV_BG_UNKNOWN}`}>
           {conv.markerCount} interruption{conv.markerCount === 1 ? "" : "s"} · worst {conv.severity}
         </span>
       )}
@@ -239,5 +239,5 @@ function CallMeta({ node }: { node: CallNode }) {
   ];
   if (c.is_sse) items.push(["stream", c.sse_done === false ? "SSE, no terminal event" : "SSE"]);
   if (c.cancelled) items.push(["cancelled", "yes"]);
-  return <Facts items={items} className="mb-2 gap-y-0.5" />;
+  return <Facts items={items} layout="wrap" className="mb-2 gap-x-4 gap-y-0.5 text-xs" />;
 }

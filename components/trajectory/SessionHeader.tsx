@@ -2,9 +2,10 @@
 import Link from "next/link";
 import type { InterruptionRecord } from "@/components/api/types";
 import { SeverityBadge, StatusBadge } from "@/components/ui/SeverityBadge";
+import { Facts } from "@/components/ui/Facts";
 import { formatTime } from "@/components/ui/format";
 import { diffMs, formatMs, toBigNs } from "@/lib/trajectory/ns";
-import { SEVERITIES } from "@/lib/trajectory/severity";
+import { SEVERITIES } from "@/lib/domain/interruptions";
 import type { SessionDetail } from "@/lib/trajectory/types";
 
 export function SessionHeader({
@@ -55,16 +56,7 @@ export function SessionHeader({
           )}
         </span>
       </div>
-      <dl className="grid grid-cols-[repeat(auto-fill,minmax(18rem,1fr))] gap-x-6 gap-y-1 text-xs">
-        {facts.map(([k, v]) => (
-          <div key={k} className="flex min-w-0 gap-2">
-            <dt className="w-24 shrink-0 text-muted">{k}</dt>
-            <dd className="m-0 truncate" title={v}>
-              {v}
-            </dd>
-          </div>
-        ))}
-      </dl>
+      <Facts items={facts} layout="wrap" minWidth="18rem" className="gap-x-6 gap-y-1 text-xs" labelClassName="w-24" mono={false} />
       {session.exited_at_ns !== null && (
         <div
           data-testid="session-exit"

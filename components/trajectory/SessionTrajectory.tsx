@@ -3,6 +3,7 @@ import Link from "next/link";
 import { useQueryState } from "nuqs";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ApiRequestError } from "@/components/api/client";
+import { nowNs } from "@/lib/domain/time";
 import { callDurationMs } from "@/lib/trajectory/ns";
 import { markedCalls, nextMarkedCall } from "@/lib/trajectory/navigation";
 import { timelineLayout } from "@/lib/trajectory/timeline";
@@ -32,7 +33,7 @@ export function SessionTrajectory({ sessionId }: { sessionId: string }) {
   const maxDurationMs = useMemo(() => allCalls.reduce((m, c) => Math.max(m, callDurationMs(c) ?? 0), 0), [allCalls]);
   const marked = useMemo(() => markedCalls(tree), [tree]);
   const loadedIds = useMemo(() => new Set(tree.byId.keys()), [tree]);
-  const [nowNs] = useState(() => BigInt(Date.now()) * 1_000_000n);
+  const [now] = useState(() => nowNs());
 
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const [highlight, setHighlight] = useState<string | null>(null);
@@ -236,7 +237,7 @@ export function SessionTrajectory({ sessionId }: { sessionId: string }) {
           filtered={!!convParam}
           sessionStartNs={tree.startNs}
           maxDurationMs={maxDurationMs}
-          nowNs={nowNs}
+          nowNs={now}
           expanded={expanded}
           highlight={highlight}
           scrollRequest={scrollRequest}

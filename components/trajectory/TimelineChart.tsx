@@ -3,7 +3,8 @@ import { memo, useEffect, useMemo, useRef, useState } from "react";
 import { formatTime } from "@/components/ui/format";
 import { formatMs, formatOffset } from "@/lib/trajectory/ns";
 import type { TimelineLayout } from "@/lib/trajectory/timeline";
-import { SEV_FILL } from "./styles";
+import { SEV_FILL } from "@/components/ui/severity";
+import { SEVERITIES } from "@/lib/domain/interruptions";
 
 const LABEL_W = 132;
 const LANE_H = 18;
@@ -49,7 +50,7 @@ export const TimelineChart = memo(function TimelineChart({
         <span className="ml-auto flex flex-wrap items-center gap-3 text-muted">
           <Legend color="var(--accent)" label="ok" />
           <Legend color="transparent" stroke="#dc2626" label="failed" />
-          {(["critical", "high", "medium", "low"] as const).map((s) => (
+          {SEVERITIES.map((s) => (
             <Legend key={s} color={SEV_FILL[s]} label={s} />
           ))}
         </span>

@@ -1,25 +1,4 @@
-// Class names for severities and turn ends, written out in full so Tailwind generates them.
-export const SEV_BG: Record<string, string> = {
-  critical: "bg-sev-critical text-white",
-  high: "bg-sev-high text-white",
-  medium: "bg-sev-medium text-white",
-  low: "bg-sev-low text-white",
-};
-
-export const SEV_BORDER: Record<string, string> = {
-  critical: "border-l-sev-critical",
-  high: "border-l-sev-high",
-  medium: "border-l-sev-medium",
-  low: "border-l-sev-low",
-};
-
-export const SEV_FILL: Record<string, string> = {
-  critical: "var(--color-sev-critical)",
-  high: "var(--color-sev-high)",
-  medium: "var(--color-sev-medium)",
-  low: "var(--color-sev-low)",
-};
-
+// Class names for turn ends, written out in full so Tailwind generates them (severities: components/ui/severity.ts).
 export const TURN_END_STYLE: Record<string, string> = {
   completed: "border-green-600/60 text-green-700 dark:text-green-400",
   failed: "border-red-600/70 text-red-700 dark:text-red-400",

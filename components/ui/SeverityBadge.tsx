@@ -1,16 +1,11 @@
-const STYLES: Record<string, string> = {
-  critical: "bg-[var(--color-sev-critical)] text-white",
-  high: "bg-[var(--color-sev-high)] text-white",
-  medium: "bg-[var(--color-sev-medium)] text-white",
-  low: "bg-[var(--color-sev-low)] text-white",
-};
+import { SEV_BG, SEV_BG_UNKNOWN } from "./severity";
 
 /** Severity as colour and text (never colour alone). */
 export function SeverityBadge({ severity, count }: { severity: string; count?: number }) {
   return (
     <span
       data-testid={`severity-${severity}`}
-      className={`inline-flex items-center gap-1 rounded px-1.5 py-0.5 text-xs font-medium ${STYLES[severity] ?? "bg-gray-500 text-white"}`}
+      className={`inline-flex items-center gap-1 rounded px-1.5 py-0.5 text-xs font-medium ${SEV_BG[severity] ?? SEV_BG_UNKNOWN}`}
     >
       {severity}
       {count !== undefined && <span className="tabular-nums">{count}</span>}

@@ -1,8 +1,8 @@
-// Severity order and colours for charts and custom marks (the badge itself is SeverityBadge).
-// The colours mirror the `--color-sev-*` theme values in app/globals.css: SVG fills and inline
-// styles use them directly so they never depend on which theme variables Tailwind emitted.
-export const SEVERITIES = ["critical", "high", "medium", "low"] as const;
-export type Severity = (typeof SEVERITIES)[number];
+// How severities look: colours and class names (the scale itself, its order and rank live in
+// lib/domain/interruptions.ts). The colours mirror the `--color-sev-*` theme values in
+// app/globals.css: SVG fills and inline styles use them directly so they never depend on which
+// theme variables Tailwind emitted. Class names are written out in full so Tailwind generates them.
+import type { Severity } from "@/lib/domain/interruptions";
 
 export const SEVERITY_COLOR: Record<Severity, string> = {
   critical: "#b91c1c",
@@ -11,10 +11,29 @@ export const SEVERITY_COLOR: Record<Severity, string> = {
   low: "#2563eb",
 };
 
-/** 0 for critical … 3 for low; unknown values sort last. */
-export function severityRank(severity: string): number {
-  const i = (SEVERITIES as readonly string[]).indexOf(severity);
-  return i < 0 ? SEVERITIES.length : i;
-}
-
 export const severityColor = (severity: string): string => SEVERITY_COLOR[severity as Severity] ?? "#6b7280";
+
+/** A filled mark (badges, chips): background and text. */
+export const SEV_BG: Record<string, string> = {
+  critical: "bg-sev-critical text-white",
+  high: "bg-sev-high text-white",
+  medium: "bg-sev-medium text-white",
+  low: "bg-sev-low text-white",
+};
+export const SEV_BG_UNKNOWN = "bg-gray-500 text-white";
+
+/** A left edge in the severity's colour. */
+export const SEV_BORDER: Record<string, string> = {
+  critical: "border-l-sev-critical",
+  high: "border-l-sev-high",
+  medium: "border-l-sev-medium",
+  low: "border-l-sev-low",
+};
+
+/** SVG fills through the theme variables. */
+export const SEV_FILL: Record<string, string> = {
+  critical: "var(--color-sev-critical)",
+  high: "var(--color-sev-high)",
+  medium: "var(--color-sev-medium)",
+  low: "var(--color-sev-low)",
+};

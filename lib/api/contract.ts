@@ -5,7 +5,7 @@ import type { Scope } from "../auth/tokens";
 
 export type Method = "GET" | "POST" | "DELETE";
 
-export type Contract<Q = unknown, B = unknown> = {
+export type Contract<Q = unknown, B = unknown, R extends z.ZodType = z.ZodType> = {
   method: Method;
   /** OpenAPI-style path, e.g. /api/interruptions/{id} */
   path: string;
@@ -21,15 +21,15 @@ export type Contract<Q = unknown, B = unknown> = {
    */
   bodyType?: "json" | "multipart";
   /** the response body, for documentation */
-  response?: z.ZodType;
+  response?: R;
   /** the success status (200 unless told) */
   status?: number;
 };
 
 const registry: Contract[] = [];
 
-export function contract<Q = unknown, B = unknown>(c: Contract<Q, B>): Contract<Q, B> {
-  registry.push(c as Contract);
+export function contract<Q = unknown, B = unknown, R extends z.ZodType = z.ZodType>(c: Contract<Q, B, R>): Contract<Q, B, R> {
+  registry.push(c as unknown as Contract);
   return c;
 }
 

@@ -1,37 +1,24 @@
-// The server's response shapes (SPEC §5), checked at runtime. Bodies are parsed with
-// parseJsonExact, so long `*_ns` integers arrive as exact decimal strings.
+// The server's response shapes (SPEC §5), checked at runtime. The types come from the route
+// contracts (lib/api/contracts/wire.ts): bodies are parsed with parseJsonExact, so long `*_ns`
+// integers arrive as exact decimal strings.
+import type * as Wire from "../api/contracts/wire";
 import { CliError } from "./errors";
 
 export type Obj = { [key: string]: unknown };
 
-export type InterruptionRecord = {
-  interruption_id: string;
-  session_id: string | null;
-  conversation_id: string | null;
-  agent_name: string | null;
-  interruption_type: string;
-  severity: string;
-  occurred_at_ns: string;
-  detail: string;
-  status: string;
-  resolved: boolean;
-};
+/** The fields the CLI reads of an interruption record; `status` falls back to `resolved` (servers without one). */
+export type InterruptionRecord = Pick<
+  Wire.InterruptionRecord,
+  "interruption_id" | "session_id" | "conversation_id" | "agent_name" | "interruption_type" | "severity" | "occurred_at_ns" | "detail" | "resolved"
+> & { status: string };
 
-export type SeverityCounts = { critical: number; high: number; medium: number; low: number };
-export type CountResponse = { total: number; by_severity: SeverityCounts };
-export type StatsRow = { interruption_type: string; severity: string; count: number };
+export type SeverityCounts = Wire.SeverityCounts;
+export type CountResponse = Wire.CountResponse;
+export type StatsRow = Wire.TypeCount;
 
-export type TokenInfo = {
-  id: string;
-  name: string;
-  scopes: string[];
-  created_by: string | null;
-  created_at_ns: string;
-  expires_at_ns: string | null;
-  last_used_at_ns: string | null;
-  revoked_at_ns: string | null;
-};
-export type CreatedToken = TokenInfo & { token: string };
+/** A token as listed; scopes stay plain strings (a newer server may know more). */
+export type TokenInfo = Omit<Wire.TokenRecord, "scopes"> & { scopes: string[] };
+export type CreatedToken = TokenInfo & Pick<Wire.CreatedToken, "token">;
 
 function unexpected(what: string): CliError {
   return new CliError(`Unexpected response from the server: ${what}`);

@@ -1,5 +1,5 @@
 import { Suspense } from "react";
-import { SessionsList } from "@/components/sessions-list/SessionsList";
+import { SessionsList } from "@/components/sessions/SessionsList";
 import { requireUser } from "@/lib/auth/requireUser";
 
 export const metadata = { title: "Sessions · SightDesk" };

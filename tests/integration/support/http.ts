@@ -1,7 +1,7 @@
 // Helpers for the REST API suites: exact-integer JSON parsing, typed requests, clean-error checks,
 // the record shapes of SPEC §5.1, and payloads that trigger a chosen interruption type.
 import { expect } from "vitest";
-import type { CreatedToken, SeverityCounts as BySeverity, StatsRow as TypeCount } from "@/lib/cli/records";
+import type * as Wire from "@/lib/api/contracts/wire";
 import { call, uid } from "./payloads";
 import type { TestServer } from "./server";
 
@@ -84,45 +84,20 @@ export const SIGHTDESK_KEYS = [
   "regressed",
 ] as const;
 
-export type Status = "open" | "acknowledged" | "resolved";
+export type { Status } from "@/lib/domain/interruptions";
 
-export type InterruptionRecord = {
-  interruption_id: string;
-  session_id: string | null;
-  trace_id: string | null;
-  conversation_id: string | null;
-  call_id: string | null;
-  pid: number | null;
-  agent_name: string | null;
-  interruption_type: string;
-  severity: string;
-  occurred_at_ns: string;
-  detail: string;
-  resolved: boolean;
-  status: Status;
-  assignee: string | null;
-  acknowledged_by: string | null;
-  resolved_by: string | null;
-  resolved_at_ns: string | null;
-  occurrences: number;
-  last_seen_ns: string;
-  fingerprint: string;
-  regressed: boolean;
-};
-
-// The shapes the CLI reads from the same routes.
-export type { CreatedToken, CountResponse as CountBody, SeverityCounts as BySeverity, StatsRow as TypeCount } from "@/lib/cli/records";
-export type SessionCount = { session_id: string; total: number; by_severity: BySeverity; types: TypeCount[] };
-export type ConversationCount = { conversation_id: string; session_id: string | null; total: number; by_severity: BySeverity; types: TypeCount[] };
-export type Activity = {
-  actor: string;
-  action: string;
-  before: { status?: string; assignee?: string | null } | null;
-  after: { status?: string; assignee?: string | null } | null;
-  note: string | null;
-  at_ns: string;
-};
-export type IngestResult = { received: number; accepted: number; duplicates: number; interruptions: number };
+// Response shapes, derived from the route contracts (as parsed here: `*_ns` values are strings).
+export type InterruptionRecord = Wire.InterruptionRecord;
+export type CreatedToken = Wire.CreatedToken;
+export type CountBody = Wire.CountResponse;
+export type BySeverity = Wire.SeverityCounts;
+export type TypeCount = Wire.TypeCount;
+export type SessionCount = Wire.SessionCount;
+export type ConversationCount = Wire.ConversationCount;
+type ActivityState = { status?: string; assignee?: string | null } | null;
+/** An activity entry, with the before/after states the suites read. */
+export type Activity = Omit<Wire.Activity, "before" | "after"> & { before: ActivityState; after: ActivityState };
+export type IngestResult = Wire.IngestResult;
 
 export const severities = (counts: Partial<BySeverity> = {}): BySeverity => ({ critical: 0, high: 0, medium: 0, low: 0, ...counts });
 
@@ -167,8 +142,8 @@ export async function ingestCalls(server: TestServer, calls: unknown[]): Promise
 }
 
 /** Ingests lifecycle events (must succeed). */
-export async function ingestEvents(server: TestServer, events: unknown[]): Promise<{ received: number; interruptions: number; withdrawn: number }> {
-  const reply = await request<{ received: number; interruptions: number; withdrawn: number }>(server, "POST", "/api/ingest/events", events);
+export async function ingestEvents(server: TestServer, events: unknown[]): Promise<Wire.IngestEventsResult> {
+  const reply = await request<Wire.IngestEventsResult>(server, "POST", "/api/ingest/events", events);
   expect(reply.status, reply.text).toBe(200);
   return reply.body;
 }

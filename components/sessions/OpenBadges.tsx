@@ -1,6 +1,6 @@
 "use client";
 import { SeverityBadge } from "@/components/ui/SeverityBadge";
-import { SEVERITIES } from "@/components/ui/severity";
+import { SEVERITIES } from "@/lib/domain/interruptions";
 import { Tooltip } from "@/components/ui/Tooltip";
 import type { OpenInterruptions } from "./types";
 

@@ -1,0 +1,116 @@
+"use client";
+// What the inbox shows: the URL's view, the pinned time window and the server state read for it
+// (the list pages, the groups, the counts, the poll for newer events).
+import { useCallback, useEffect, useMemo, useState } from "react";
+import { nowNs } from "@/lib/domain/time";
+import type { FilterPatch } from "./FilterBar";
+import { activeTab, baseFilterQuery, effectiveStatus, filterKey, filterQuery, timeWindow, useInboxParams, type SortKey } from "./params";
+import { TREND_BUCKETS, useGroups, useInterruptionPages, useNewSince, useTabCounts, useUnresolvedCount, type Group } from "./queries";
+
+export function useInboxView() {
+  const [params, setParams] = useInboxParams();
+
+  // The window's end is pinned when the view loads (and on refresh), so rows never jump; a new
+  // filter re-pins it. Adjusted during render, so the first fetch already uses the right window.
+  const fk = filterKey(params);
+  const [anchor, setAnchor] = useState(() => ({ key: fk, ns: nowNs() }));
+  if (anchor.key !== fk) setAnchor({ key: fk, ns: nowNs() });
+  const filter = useMemo(() => filterQuery(params, anchor.ns), [params, anchor.ns]);
+  const win = timeWindow(params, anchor.ns);
+
+  const list = useInterruptionPages(filter, params);
+  const rows = useMemo(() => list.data?.pages.flatMap((p) => p.rows) ?? [], [list.data]);
+  const loadedPages = list.data?.pages.length ?? 0;
+
+  // Grouped view: one row per fingerprint, counted by the server over the same filters.
+  const grouped = params.group;
+  const groupsQ = useGroups(filter, grouped);
+  const groups = useMemo(() => groupsQ.data ?? [], [groupsQ.data]);
+  const bucketLabel = bucketText(win.endNs - win.startNs, TREND_BUCKETS);
+
+  const base = useMemo(() => baseFilterQuery(params, anchor.ns), [params, anchor.ns]);
+  const tabCounts = useTabCounts(base);
+  const tab = activeTab(params);
+  const count = useUnresolvedCount(filter);
+  const total = count.data?.total ?? null;
+  const eff = effectiveStatus(params);
+  const openWanted = eff.status.length === 0 || eff.status.includes("open");
+  const openCount = useUnresolvedCount(filter, { status: "open" }, openWanted);
+
+  // Newer events: anything past the newest row shown (or the pinned end) with the same filters.
+  const settled = list.isSuccess && !list.isPlaceholderData;
+  let since: bigint | null = null;
+  if (settled && win.openEnded) {
+    if (rows.length === 0) since = win.startNs;
+    else if (params.sort === "time" && params.order === "desc") since = BigInt(rows[0].occurred_at_ns) + 1n;
+    else since = anchor.ns + 1n;
+  }
+  const fresh = useNewSince(filter, since, win.limitNs);
+
+  const [nowMs, setNowMs] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNowMs(Date.now()), 30_000);
+    return () => clearInterval(t);
+  }, []);
+
+  // "Load more" raises `pages` in the URL; this follows the Link header until that many are loaded
+  // (so a copied link with pages=3 reopens with three pages).
+  useEffect(() => {
+    if (list.isFetching || list.isFetchNextPageError || !list.hasNextPage || list.isPlaceholderData) return;
+    if (loadedPages > 0 && loadedPages < params.pages) void list.fetchNextPage();
+  }, [list, loadedPages, params.pages]);
+
+  const update = useCallback((patch: FilterPatch) => void setParams({ ...patch, pages: null }), [setParams]);
+  const onSearch = useCallback((q: string) => void setParams({ q: q.trim() || null, pages: null }, { history: "replace" }), [setParams]);
+  const onSort = (key: SortKey) =>
+    void setParams(
+      key === params.sort
+        ? { order: params.order === "desc" ? "asc" : "desc", pages: null }
+        : { sort: key, order: key === "time" || key === "severity" ? "desc" : "asc", pages: null },
+    );
+  const refresh = () => {
+    setAnchor({ key: fk, ns: nowNs() });
+    window.scrollTo({ top: 0, behavior: "smooth" });
+  };
+  const loadMore = () => void setParams({ pages: loadedPages + 1 }, { history: "replace", scroll: false });
+  const showMembers = (g: Group) => void setParams({ group: false, fingerprint: [g.fingerprint], pages: null });
+
+  return {
+    params,
+    /** Selection and focus reset when this changes. */
+    viewKey: `${fk}|${anchor.ns}|${params.group}`,
+    filter,
+    list,
+    rows,
+    grouped,
+    groupsQ,
+    groups,
+    bucketLabel,
+    tab,
+    tabCounts,
+    count,
+    total,
+    eff,
+    openWanted,
+    openCount,
+    fresh,
+    newCount: fresh.data?.count ?? 0,
+    nowMs,
+    update,
+    onSearch,
+    onSort,
+    refresh,
+    loadMore,
+    showMembers,
+  };
+}
+
+export type InboxView = ReturnType<typeof useInboxView>;
+
+/** The width of one trend bucket, in words ("1 h", "5 min"). */
+function bucketText(spanNs: bigint, buckets: number): string {
+  const minutes = Number(spanNs / BigInt(buckets) / 60_000_000_000n);
+  if (minutes >= 1440 && minutes % 1440 === 0) return `${minutes / 1440} d`;
+  if (minutes >= 60) return `${Math.round(minutes / 60)} h`;
+  return `${Math.max(1, minutes)} min`;
+}
