@@ -16,7 +16,7 @@ import { dropDatabase, withClient, withDatabase } from "../lib/db/postgresAdmin"
 import { REGRESSED_SQL } from "../lib/db/queries/filterSql";
 import { marks, toNumbered } from "../lib/db/sql";
 import { providerOf } from "../lib/db/url";
-import { DEFAULT_SEVERITY, INTERRUPTION_TYPES } from "../lib/detect/types";
+import { DEFAULT_SEVERITY, INTERRUPTION_TYPES } from "../lib/domain/interruptions";
 
 const flag = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);

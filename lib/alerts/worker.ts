@@ -11,7 +11,7 @@ import { interruptionRecord } from "../api/records";
 import { stringifyExact } from "../api/json";
 import type { Db } from "../db/client";
 import type { AlertDelivery, Interruption, Webhook } from "../db/generated/client";
-import { nowNs, NS_PER_MS } from "../time";
+import { nowNs, NS_PER_MS } from "../domain/time";
 import { backoffMs, genericPayload, matchesRule, parseList, publicBaseUrl, severitiesAtOrAbove, type AlertEvent, type AlertRule } from "./rules";
 import { outboundFetch } from "../net/policy";
 import { DEFAULT_TIMEOUT_MS, sendOnce, type FetchLike } from "./send";

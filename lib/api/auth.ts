@@ -5,7 +5,7 @@ import { sessionSecret } from "../auth/sessionSecret";
 import { tokenSessionVersion } from "../auth/users";
 import type { DbTx } from "../db/client";
 import { hashToken, parseScopes, type Scope } from "../auth/tokens";
-import { nowNs } from "../time";
+import { nowNs } from "../domain/time";
 import { ApiError } from "./errors";
 
 export type Actor = { kind: "token" | "user"; id: string; name: string; scopes: Scope[]; role?: string };

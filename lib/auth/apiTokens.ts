@@ -5,7 +5,7 @@ import { forgetToken } from "../api/auth";
 import { ApiError } from "../api/errors";
 import type { DbTx } from "../db/client";
 import type { ApiToken } from "../db/generated/client";
-import { nowNs } from "../time";
+import { nowNs } from "../domain/time";
 import { DASHBOARD_TOKEN_ID } from "./dashboardToken";
 import { hashToken, newSecret, parseScopes, type Scope } from "./tokens";
 

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { DbTx } from "../db/client";
 import { PRIVATE_FILE_MODE, tighten, writePrivateFile } from "../db/privateFiles";
 import { dataDir } from "../db/url";
-import { nowNs } from "../time";
+import { nowNs } from "../domain/time";
 import { hashToken, newSecret, SCOPES } from "./tokens";
 
 export const DASHBOARD_TOKEN_ID = "dashboard-token-file";

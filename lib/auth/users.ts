@@ -3,7 +3,7 @@ import crypto from "node:crypto";
 import { ApiError } from "../api/errors";
 import type { DbTx } from "../db/client";
 import type { User } from "../db/generated/client";
-import { nowNs } from "../time";
+import { nowNs } from "../domain/time";
 import { hashPassword, verifyPassword } from "./passwords";
 import type { Role } from "./roles";
 

@@ -2,7 +2,7 @@
 // (exit 2) before any request is sent.
 import { InvalidArgumentError } from "commander";
 import { SCOPES } from "../auth/tokens";
-import { INTERRUPTION_TYPES, SEVERITIES } from "../detect/types";
+import { INTERRUPTION_TYPES, SEVERITIES } from "../domain/interruptions";
 
 export const MAX_HOURS = 24 * 366 * 10;
 

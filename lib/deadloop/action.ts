@@ -13,7 +13,7 @@ import { sendOnce, type FetchLike } from "../alerts/send";
 import type { Db } from "../db/client";
 import { outboundFetch } from "../net/policy";
 import { onDeadLoopDetections } from "../ingest/afterCommit";
-import { nowNs } from "../time";
+import { nowNs } from "../domain/time";
 import { nextSignal, TERMINATE_EVENT, TERMINATE_PATH, type TerminatePayload, type TerminateSignal } from "./protocol";
 
 /** The actor of the activity entries. */

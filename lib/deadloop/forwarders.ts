@@ -5,7 +5,7 @@ import type { Forwarder } from "../db/generated/client";
 import { actorName } from "../api/actors";
 import type { Actor } from "../api/auth";
 import { ApiError } from "../api/errors";
-import { nowNs } from "../time";
+import { nowNs } from "../domain/time";
 
 export type ForwarderInput = { host: string; url: string; secret: string };
 

@@ -11,7 +11,7 @@ import { callKeys } from "../ingest/keys";
 import { callSchema } from "../ingest/schema";
 import { ingestCalls, type IngestResult } from "../ingest/storeCalls";
 import type { NormalizedCall } from "../ingest/types";
-import { nowNs as systemNowNs } from "../time";
+import { nowNs as systemNowNs } from "../domain/time";
 import { IMPORT_ACTOR, mapCall, mapInterruption, type CallLink, type WireCall } from "./agentsightMap";
 import type { AgentSightSource, SourceRow } from "./agentsightSource";
 

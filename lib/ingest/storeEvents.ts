@@ -6,7 +6,7 @@ import type { Db, DbTx } from "../db/client";
 import { insertRows } from "../db/bulk";
 import { lockKeys, transaction, type Sql } from "../db/sql";
 import { judgeToolResult, type ToolResultFinding } from "../detect/toolResult";
-import { nowNs } from "../time";
+import { nowNs } from "../domain/time";
 import { buildInterruption } from "./interruptions";
 import { deriveSessionId, interruptionId, sessionIdOf, toolCallRowId, toolInterruptionId } from "./keys";
 import { redactText, storedArguments } from "./redact";

@@ -4,7 +4,7 @@
 import { ApiError } from "../api/errors";
 import type { Db, DbTx } from "../db/client";
 import type { Prisma } from "../db/generated/client";
-import { nowNs } from "../time";
+import { nowNs } from "../domain/time";
 
 export const ACTIONS = ["acknowledge", "resolve", "reopen", "assign", "note"] as const;
 export type Action = (typeof ACTIONS)[number];
