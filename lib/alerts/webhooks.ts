@@ -1,6 +1,6 @@
 // Webhook configuration and delivery history (SPEC §7 alerts): what the /api/webhooks routes do.
 import crypto from "node:crypto";
-import { ApiError } from "../api/errors";
+import { notFound } from "../domain/errors";
 import { stringifyExact } from "../api/json";
 import type { Db, DbTx } from "../db/client";
 import type { AlertDelivery, Webhook } from "../db/generated/client";
@@ -59,7 +59,7 @@ const uniqueList = (xs: string[]) => [...new Set(xs.map((x) => x.trim()).filter(
 
 async function findWebhook(db: DbTx, id: string): Promise<Webhook> {
   const w = await db.webhook.findUnique({ where: { id } });
-  if (!w) throw new ApiError(404, "Webhook not found");
+  if (!w) throw notFound("Webhook not found");
   return w;
 }
 

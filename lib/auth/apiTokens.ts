@@ -2,7 +2,7 @@
 // optional expiry, last use and revocation.
 import crypto from "node:crypto";
 import { forgetToken } from "../api/auth";
-import { ApiError } from "../api/errors";
+import { conflict, notFound } from "../domain/errors";
 import type { DbTx } from "../db/client";
 import type { ApiToken } from "../db/generated/client";
 import { nowNs } from "../domain/time";
@@ -44,8 +44,8 @@ export async function listTokens(db: DbTx) {
 
 export async function revokeToken(db: DbTx, id: string) {
   const token = await db.apiToken.findUnique({ where: { id } });
-  if (!token) throw new ApiError(404, "Token not found");
-  if (id === DASHBOARD_TOKEN_ID) throw new ApiError(409, "The token file's token cannot be revoked here: delete the file and restart");
+  if (!token) throw notFound("Token not found");
+  if (id === DASHBOARD_TOKEN_ID) throw conflict("The token file's token cannot be revoked here: delete the file and restart");
   if (token.revokedAtNs === null) await db.apiToken.update({ where: { id }, data: { revokedAtNs: nowNs() } });
   forgetToken(token.hash);
   return tokenRecord((await db.apiToken.findUnique({ where: { id } }))!);

@@ -1,5 +1,5 @@
-// Errors of the domain, thrown by any layer and mapped to HTTP statuses by the route factory
-// alone (lib/api/route.ts); the CLI and background workers read them the same way. Messages
+// Errors of the domain, thrown by any layer and mapped to HTTP statuses in lib/api/errors.ts
+// (the route factory and the ingest worker); the CLI reads them by kind. Messages
 // are safe to show to the caller and name the field at fault where there is one.
 
 export type DomainErrorKind = "invalid" | "unauthenticated" | "forbidden" | "not_found" | "conflict" | "too_large" | "too_many";

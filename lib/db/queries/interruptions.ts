@@ -2,7 +2,7 @@
 // These are the hot read paths (the inbox, every AgentSight client), so they are plain SQL
 // shaped for the window index rather than ORM queries.
 import type { InterruptionFilter, Sort, Status } from "../../domain/interruptions";
-import { ApiError } from "../../api/errors";
+import { invalid } from "../../domain/errors";
 import { emptySeverityCounts, UNRESOLVED_STATUSES, type SeverityCounts } from "../../domain/interruptions";
 import type { Db, DbTx } from "../client";
 import type { Interruption } from "../generated/client";
@@ -55,7 +55,7 @@ function decodeCursor(cursor: string): { ns: bigint; id: string } {
   const dot = text.indexOf(".");
   const ns = text.slice(0, dot);
   const id = text.slice(dot + 1);
-  if (dot < 0 || !/^\d{1,20}$/.test(ns) || !id) throw new ApiError(400, "cursor: not a cursor this server issued");
+  if (dot < 0 || !/^\d{1,20}$/.test(ns) || !id) throw invalid("cursor: not a cursor this server issued");
   return { ns: BigInt(ns), id };
 }
 

@@ -1,5 +1,5 @@
 // Sessions and their trajectories: conversations → turns → calls, and a call's messages.
-import { ApiError } from "../../api/errors";
+import { invalid, notFound } from "../../domain/errors";
 import { toolBalance } from "../../detect/toolBalance";
 import { emptySeverityCounts, SEVERITIES, UNRESOLVED_STATUSES } from "../../domain/interruptions";
 import type { ChatMessage } from "../../ingest/types";
@@ -60,7 +60,7 @@ export type SessionListQuery = { agentNames?: string[]; withOpen?: boolean; star
 // Cursor: "<last_seen_ns>.<id>" in base64url, newest first.
 function decodeSessionCursor(cursor: string) {
   const [ns, id] = Buffer.from(cursor, "base64url").toString("utf8").split(".");
-  if (!/^\d{1,20}$/.test(ns ?? "") || !id) throw new ApiError(400, "cursor: not a cursor this server issued");
+  if (!/^\d{1,20}$/.test(ns ?? "") || !id) throw invalid("cursor: not a cursor this server issued");
   return { ns: BigInt(ns), id };
 }
 export const encodeSessionCursor = (s: { last_seen_ns: bigint; session_id: string }) =>
@@ -91,7 +91,7 @@ export async function listSessions(db: DbTx, q: SessionListQuery) {
 /** A session with its conversations and their turns (calls are paged separately). */
 export async function sessionDetail(db: DbTx, id: string) {
   const session = await db.session.findUnique({ where: { id } });
-  if (!session) throw new ApiError(404, "Session not found");
+  if (!session) throw notFound("Session not found");
   const [conversations, turns, open] = await Promise.all([
     db.conversation.findMany({ where: { sessionId: id }, orderBy: { firstSeenNs: "asc" } }),
     db.turn.findMany({ where: { sessionId: id }, orderBy: { firstSeenNs: "asc" } }),
@@ -188,7 +188,7 @@ async function history(db: Db, tailId: string | null): Promise<ChatMessage[]> {
 /** One call with its full input history, output, tool-call balance and interruptions. */
 export async function callDetail(db: Db, id: string) {
   const call = await db.call.findUnique({ where: { id } });
-  if (!call) throw new ApiError(404, "Call not found");
+  if (!call) throw notFound("Call not found");
   const [chain, markers, system, toolCalls] = await Promise.all([
     history(db, call.outputTailId ?? call.inputTailId),
     markersFor(db, [id]),
