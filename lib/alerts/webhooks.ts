@@ -1,13 +1,13 @@
 // Webhook configuration and delivery history (SPEC §7 alerts): what the /api/webhooks routes do.
 import crypto from "node:crypto";
 import { notFound } from "../domain/errors";
-import { stringifyExact } from "../api/json";
+import { stringifyExact } from "../wire/json";
 import type { Db, DbTx } from "../db/client";
 import type { AlertDelivery, Webhook } from "../db/generated/client";
 import type { Severity } from "../domain/interruptions";
 import { nowNs, NS_PER_MS } from "../domain/time";
 import { genericPayload, newWebhookSecret, parseList, publicBaseUrl, type WebhookKind } from "./rules";
-import { outboundFetch } from "../net/policy";
+import { outboundFetch } from "../config/outbound";
 import { sendOnce, type FetchLike } from "./send";
 
 export type WebhookInput = {

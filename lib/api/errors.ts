@@ -1,6 +1,6 @@
 // Errors as HTTP answers. Layers below lib/api throw lib/domain's DomainError; ApiError is for
 // what only HTTP has (a body too large, a bearer header missing, a cross-origin write).
-import { DomainError, type DomainErrorKind } from "../domain/errors";
+import { DomainError } from "../domain/errors";
 
 /** An error with an HTTP status whose message is safe to show to the client. */
 export class ApiError extends Error {
@@ -14,13 +14,9 @@ export class ApiError extends Error {
 
 export const badRequest = (message: string) => new ApiError(400, message);
 
-const STATUS_OF: Record<DomainErrorKind, number> = {
-  invalid: 400, unauthenticated: 401, forbidden: 403, not_found: 404, conflict: 409, too_large: 413, too_many: 429,
-};
-
 /** The status and safe message of an ApiError or DomainError; null for anything else (a 500). */
 export function httpError(e: unknown): { status: number; message: string } | null {
   if (e instanceof ApiError) return { status: e.status, message: e.message };
-  if (e instanceof DomainError) return { status: STATUS_OF[e.kind], message: e.message };
+  if (e instanceof DomainError) return { status: e.status, message: e.message };
   return null;
 }

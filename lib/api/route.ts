@@ -1,13 +1,14 @@
 // The route factory: a handler names its contract; this file does auth, parsing (400 naming
 // the field), error mapping and exact-integer JSON, so handlers stay a few lines long.
 import { db, type Db } from "../db/client";
-import { authenticate, type Actor } from "./auth";
+import type { Actor } from "../auth/actor";
+import { authenticate } from "./auth";
 import { readBodyText, readFormBody, readJsonBody } from "./body";
 import type { Contract } from "./contract";
 import { httpError } from "./errors";
 import type { IngestKind, PreparedBatch } from "./ingest";
 import { prepareIngest } from "./ingestOffload";
-import { stringifyExact } from "./json";
+import { stringifyExact } from "../wire/json";
 import { checkSameOrigin } from "./origin";
 import { parseBatch, parseOrThrow } from "./validation";
 

@@ -1,13 +1,14 @@
 // API tokens (SPEC §5.3): random secrets shown once, stored as SHA-256, with scopes, an
 // optional expiry, last use and revocation.
 import crypto from "node:crypto";
-import { forgetToken } from "../api/auth";
 import { conflict, notFound } from "../domain/errors";
 import type { DbTx } from "../db/client";
 import type { ApiToken } from "../db/generated/client";
 import { nowNs } from "../domain/time";
 import { DASHBOARD_TOKEN_ID } from "./dashboardToken";
-import { hashToken, newSecret, parseScopes, type Scope } from "./tokens";
+import { forgetToken } from "./identity";
+import { parseScopes, type Scope } from "./scopes";
+import { hashToken, newSecret } from "./tokenSecrets";
 
 export async function createToken(db: DbTx, input: { name: string; scopes: Scope[]; expiresAtNs?: bigint | null; createdBy: string }) {
   const secret = newSecret();

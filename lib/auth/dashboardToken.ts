@@ -6,7 +6,8 @@ import type { DbTx } from "../db/client";
 import { PRIVATE_FILE_MODE, tighten, writePrivateFile } from "../db/privateFiles";
 import { dataDir } from "../db/url";
 import { nowNs } from "../domain/time";
-import { hashToken, newSecret, SCOPES } from "./tokens";
+import { SCOPES } from "./scopes";
+import { hashToken, newSecret } from "./tokenSecrets";
 
 export const DASHBOARD_TOKEN_ID = "dashboard-token-file";
 

@@ -1,7 +1,7 @@
 // Parsers for option values. A bad value is a commander InvalidArgumentError: a usage error
 // (exit 2) before any request is sent.
 import { InvalidArgumentError } from "commander";
-import { SCOPES } from "../auth/tokens";
+import { SCOPES } from "../auth/scopes";
 import { INTERRUPTION_TYPES, SEVERITIES } from "../domain/interruptions";
 
 export const MAX_HOURS = 24 * 366 * 10;

@@ -11,7 +11,7 @@
 import crypto from "node:crypto";
 import { sendOnce, type FetchLike } from "../alerts/send";
 import type { Db } from "../db/client";
-import { outboundFetch } from "../net/policy";
+import { outboundFetch } from "../config/outbound";
 import { onDeadLoopDetections } from "../ingest/afterCommit";
 import { nowNs } from "../domain/time";
 import { nextSignal, TERMINATE_EVENT, TERMINATE_PATH, type TerminatePayload, type TerminateSignal } from "./protocol";

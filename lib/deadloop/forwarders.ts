@@ -1,9 +1,8 @@
 // Forwarders (`sightdesk forward` on an agent host) register where their control listener is
 // and the key the server signs terminate requests with: what the /api/forwarders routes do.
+import { actorName, type Actor } from "../auth/actor";
 import type { DbTx } from "../db/client";
 import type { Forwarder } from "../db/generated/client";
-import { actorName } from "../api/actors";
-import type { Actor } from "../api/auth";
 import { conflict } from "../domain/errors";
 import { nowNs } from "../domain/time";
 

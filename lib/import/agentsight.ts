@@ -10,7 +10,7 @@ import { transaction } from "../db/sql";
 import { callKeys } from "../ingest/keys";
 import { callSchema } from "../ingest/schema";
 import { ingestCalls, type IngestResult } from "../ingest/storeCalls";
-import type { NormalizedCall } from "../ingest/types";
+import type { NormalizedCall } from "../domain/calls";
 import { nowNs as systemNowNs } from "../domain/time";
 import { IMPORT_ACTOR, mapCall, mapInterruption, type CallLink, type WireCall } from "./agentsightMap";
 import type { AgentSightSource, SourceRow } from "./agentsightSource";

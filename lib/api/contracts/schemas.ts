@@ -1,4 +1,4 @@
-// Response shapes, for the OpenAPI document (responses are built by lib/api/records.ts).
+// Response shapes, for the OpenAPI document (responses are built by lib/wire/records.ts).
 import { z } from "zod";
 import { SEVERITIES, STATUSES, type Severity } from "../../domain/interruptions";
 

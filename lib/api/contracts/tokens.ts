@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SCOPES } from "../../auth/tokens";
+import { SCOPES } from "../../auth/scopes";
 import { nowNs } from "../../domain/time";
 import { contract } from "../contract";
 

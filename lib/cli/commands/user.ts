@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { InvalidArgumentError } from "commander";
 import { z } from "zod";
 import { DomainError } from "../../domain/errors";
-import { stringifyExact } from "../../api/json";
+import { stringifyExact } from "../../wire/json";
 import { ROLES, type Role } from "../../auth/roles";
 import { createUser, MIN_PASSWORD_LENGTH } from "../../auth/users";
 import { createDb } from "../../db/client";

@@ -2,7 +2,7 @@
 import { invalid, notFound } from "../../domain/errors";
 import { toolBalance } from "../../detect/toolBalance";
 import { emptySeverityCounts, SEVERITIES, UNRESOLVED_STATUSES } from "../../domain/interruptions";
-import type { ChatMessage } from "../../ingest/types";
+import type { ChatMessage } from "../../domain/calls";
 import type { Db, DbTx } from "../client";
 import type { Call, Prisma, Session } from "../generated/client";
 import { readSql } from "../sql";

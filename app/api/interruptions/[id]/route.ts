@@ -1,6 +1,6 @@
 import * as c from "@/lib/api/contracts/interruptions";
 import { notFound } from "@/lib/domain/errors";
-import { interruptionRecord } from "@/lib/api/records";
+import { interruptionRecord } from "@/lib/wire/records";
 import { handle } from "@/lib/api/route";
 import { getInterruption, withRegressed } from "@/lib/db/queries/interruptions";
 

@@ -1,4 +1,4 @@
-import { forgetUser } from "@/lib/api/auth";
+import { forgetUser } from "@/lib/auth/identity";
 import * as c from "@/lib/api/contracts/users";
 import { conflict, notFound } from "@/lib/domain/errors";
 import { handle } from "@/lib/api/route";

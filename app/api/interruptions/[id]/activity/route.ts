@@ -1,6 +1,6 @@
 import * as c from "@/lib/api/contracts/interruptions";
 import { notFound } from "@/lib/domain/errors";
-import { activityRecord } from "@/lib/api/records";
+import { activityRecord } from "@/lib/wire/records";
 import { handle } from "@/lib/api/route";
 import { getInterruption } from "@/lib/db/queries/interruptions";
 import { activityOf } from "@/lib/triage/lifecycle";

@@ -1,10 +1,11 @@
 // The server's outbound policy: the `outbound.allow_private` ranges from the configuration, the
 // check made when a webhook or forwarder URL is stored (400 naming the field), and the fetch used
 // to send (resolve, check every address, connect to the checked one).
+// It lives with the configuration it applies; lib/net (address rules, pinned fetch) reads none.
 import { invalid } from "../domain/errors";
-import { config } from "../config/load";
-import { parseAllowList } from "./outbound";
-import { OutboundBlockedError, pinnedFetch, resolveOutbound, type OutboundPolicy, type Resolver } from "./pinned";
+import { parseAllowList } from "../net/outbound";
+import { OutboundBlockedError, pinnedFetch, resolveOutbound, type OutboundPolicy, type Resolver } from "../net/pinned";
+import { config } from "./load";
 
 /** The configured policy (the configuration is read once per process). */
 export function outboundPolicy(resolve?: Resolver): OutboundPolicy {
