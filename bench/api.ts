@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { quote } from "../lib/db/bulk";
+import { quote } from "../lib/db/multiRow";
 import { migrate } from "../lib/db/migrate";
 import { dropDatabase, withClient, withDatabase } from "../lib/db/postgresAdmin";
 import { REGRESSED_SQL } from "../lib/db/queries/filterSql";

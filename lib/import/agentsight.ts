@@ -4,7 +4,7 @@
 // AgentSight's own interruptions are then inserted locally with their ids, types, severities,
 // times, detail and resolved flag. Everything is idempotent: calls by call_id, interruptions by
 // id, and local imports keep a high-water mark per file in the Setting table.
-import { insertRows, selectIn } from "../db/bulk";
+import { insertRows, selectIn } from "../db/multiRow";
 import type { Db } from "../db/client";
 import { transaction } from "../db/sql";
 import { callKeys } from "../ingest/keys";
