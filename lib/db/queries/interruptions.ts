@@ -124,7 +124,6 @@ export function interruptionsOf(db: DbTx, key: { sessionId: string } | { convers
 
 export const getInterruption = (db: DbTx, id: string) => db.interruption.findUnique({ where: { id } });
 
-
 /** Unresolved counts grouped by `columns` (plus type and severity where asked). */
 async function groupCounts(db: Db, f: InterruptionFilter, columns: string[]): Promise<Row[]> {
   const where = filterSql(unresolved(f));
