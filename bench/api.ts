@@ -10,13 +10,13 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { quote } from "../lib/db/bulk";
+import { quote } from "../lib/db/multiRow";
 import { migrate } from "../lib/db/migrate";
 import { dropDatabase, withClient, withDatabase } from "../lib/db/postgresAdmin";
 import { REGRESSED_SQL } from "../lib/db/queries/filterSql";
 import { marks, toNumbered } from "../lib/db/sql";
 import { providerOf } from "../lib/db/url";
-import { DEFAULT_SEVERITY, INTERRUPTION_TYPES } from "../lib/detect/types";
+import { DEFAULT_SEVERITY, INTERRUPTION_TYPES } from "../lib/domain/interruptions";
 
 const flag = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);

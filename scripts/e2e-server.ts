@@ -10,7 +10,7 @@ import { createDb } from "../lib/db/client";
 import { migrate } from "../lib/db/migrate";
 import { dropDatabase } from "../lib/db/postgresAdmin";
 import { providerOf } from "../lib/db/url";
-import { loadDemo } from "../lib/demo/load";
+import { loadDemo } from "./demo/load";
 
 export const XSS_SESSION = "e2e-xss-session";
 export const XSS_PAYLOAD = `<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>`;

@@ -1,7 +1,7 @@
 // Alerts (SPEC §7): the pure parts — which interruptions a webhook wants, the retry schedule,
 // the timestamped HMAC signature and the bodies sent (generic JSON and Slack). No I/O here.
 import crypto from "node:crypto";
-import { SEVERITY_WEIGHT, type Severity } from "../detect/types";
+import { SEVERITY_WEIGHT, type Severity } from "../domain/interruptions";
 
 export const WEBHOOK_KINDS = ["generic", "slack"] as const;
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number];

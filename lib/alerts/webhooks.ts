@@ -1,13 +1,13 @@
 // Webhook configuration and delivery history (SPEC §7 alerts): what the /api/webhooks routes do.
 import crypto from "node:crypto";
-import { ApiError } from "../api/errors";
-import { stringifyExact } from "../api/json";
+import { notFound } from "../domain/errors";
+import { stringifyExact } from "../wire/json";
 import type { Db, DbTx } from "../db/client";
 import type { AlertDelivery, Webhook } from "../db/generated/client";
-import type { Severity } from "../detect/types";
-import { nowNs, NS_PER_MS } from "../time";
+import type { Severity } from "../domain/interruptions";
+import { nowNs, NS_PER_MS } from "../domain/time";
 import { genericPayload, newWebhookSecret, parseList, publicBaseUrl, type WebhookKind } from "./rules";
-import { outboundFetch } from "../net/policy";
+import { outboundFetch } from "../config/outbound";
 import { sendOnce, type FetchLike } from "./send";
 
 export type WebhookInput = {
@@ -59,7 +59,7 @@ const uniqueList = (xs: string[]) => [...new Set(xs.map((x) => x.trim()).filter(
 
 async function findWebhook(db: DbTx, id: string): Promise<Webhook> {
   const w = await db.webhook.findUnique({ where: { id } });
-  if (!w) throw new ApiError(404, "Webhook not found");
+  if (!w) throw notFound("Webhook not found");
   return w;
 }
 

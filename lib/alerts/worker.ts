@@ -5,15 +5,15 @@
 //  2. starts due deliveries without waiting for them (a small global and per-webhook limit, a
 //     timeout per attempt), so a hanging receiver delays neither ingest nor other webhooks.
 // Failed attempts are retried with exponential backoff. Clock, fetch and tick are injectable; the default
-// fetch goes only where the outbound policy allows (lib/net/policy.ts).
+// fetch goes only where the outbound policy allows (lib/config/outbound.ts).
 import crypto from "node:crypto";
-import { interruptionRecord } from "../api/records";
-import { stringifyExact } from "../api/json";
+import { interruptionRecord } from "../wire/records";
+import { stringifyExact } from "../wire/json";
 import type { Db } from "../db/client";
 import type { AlertDelivery, Interruption, Webhook } from "../db/generated/client";
-import { nowNs, NS_PER_MS } from "../time";
+import { nowNs, NS_PER_MS } from "../domain/time";
 import { backoffMs, genericPayload, matchesRule, parseList, publicBaseUrl, severitiesAtOrAbove, type AlertEvent, type AlertRule } from "./rules";
-import { outboundFetch } from "../net/policy";
+import { outboundFetch } from "../config/outbound";
 import { DEFAULT_TIMEOUT_MS, sendOnce, type FetchLike } from "./send";
 
 export const MARK_KEY = "alerts.high_water_ns";

@@ -1,5 +1,5 @@
 import { ApiError, badRequest } from "./errors";
-import { parseJsonExact } from "./json";
+import { parseJsonExact } from "../wire/json";
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 /** File uploads (multipart bodies, e.g. AgentSight's SQLite files) are larger than JSON batches. */

@@ -1,7 +1,7 @@
 // API contracts: each route declares method, path, scope and zod schemas once. The same
 // declaration validates requests (route handlers) and describes the API (/api/openapi.json).
 import type { z } from "zod";
-import type { Scope } from "../auth/tokens";
+import type { Scope } from "../auth/scopes";
 
 export type Method = "GET" | "POST" | "DELETE";
 

@@ -1,3 +1,7 @@
+// Errors as HTTP answers. Layers below lib/api throw lib/domain's DomainError; ApiError is for
+// what only HTTP has (a body too large, a bearer header missing, a cross-origin write).
+import { DomainError } from "../domain/errors";
+
 /** An error with an HTTP status whose message is safe to show to the client. */
 export class ApiError extends Error {
   constructor(
@@ -9,3 +13,10 @@ export class ApiError extends Error {
 }
 
 export const badRequest = (message: string) => new ApiError(400, message);
+
+/** The status and safe message of an ApiError or DomainError; null for anything else (a 500). */
+export function httpError(e: unknown): { status: number; message: string } | null {
+  if (e instanceof ApiError) return { status: e.status, message: e.message };
+  if (e instanceof DomainError) return { status: e.status, message: e.message };
+  return null;
+}

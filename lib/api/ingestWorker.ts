@@ -2,7 +2,7 @@
 // so the request thread stays free for other requests meanwhile. Started by ingestOffload.ts
 // through ingestWorker.cjs; answers each message with the prepared batch or the error.
 import { parentPort } from "node:worker_threads";
-import { ApiError } from "./errors";
+import { httpError } from "./errors";
 import { prepareIngestText, type IngestKind } from "./ingest";
 
 export type WorkerRequest = { id: number; kind: IngestKind; text: string };
@@ -15,7 +15,7 @@ parentPort?.on("message", ({ id, kind, text }: WorkerRequest) => {
   try {
     reply = { id, batch: prepareIngestText(kind, text) };
   } catch (e) {
-    reply = { id, error: e instanceof ApiError ? { status: e.status, message: e.message } : { status: 500, message: String((e as Error)?.stack ?? e) } };
+    reply = { id, error: httpError(e) ?? { status: 500, message: String((e as Error)?.stack ?? e) } };
   }
   parentPort!.postMessage(reply);
 });

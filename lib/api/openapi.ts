@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document, generated from the same contracts that validate requests.
 import { z } from "zod";
-import { SCOPES } from "../auth/tokens";
+import { SCOPES } from "../auth/scopes";
 import { contracts, type Contract } from "./contract";
 import "./contracts";
 

@@ -1,14 +1,14 @@
 // The route factory: a handler names its contract; this file does auth, parsing (400 naming
 // the field), error mapping and exact-integer JSON, so handlers stay a few lines long.
 import { db, type Db } from "../db/client";
-import { DomainError, type DomainErrorKind } from "../domain/errors";
-import { authenticate, type Actor } from "./auth";
+import type { Actor } from "../auth/actor";
+import { authenticate } from "./auth";
 import { readBodyText, readFormBody, readJsonBody } from "./body";
 import type { Contract } from "./contract";
-import { ApiError } from "./errors";
+import { httpError } from "./errors";
 import type { IngestKind, PreparedBatch } from "./ingest";
 import { prepareIngest } from "./ingestOffload";
-import { stringifyExact } from "./json";
+import { stringifyExact } from "../wire/json";
 import { checkSameOrigin } from "./origin";
 import { parseBatch, parseOrThrow } from "./validation";
 
@@ -36,13 +36,9 @@ function isDatabaseDown(e: unknown): boolean {
   return /SQLITE_CANTOPEN|SQLITE_BUSY|database is locked|ECONNREFUSED|P1001|P1017|Can't reach database|SocketTimeout|DatabaseNotReachable/i.test(text);
 }
 
-const STATUS_OF: Record<DomainErrorKind, number> = {
-  invalid: 400, unauthenticated: 401, forbidden: 403, not_found: 404, conflict: 409, too_large: 413, too_many: 429,
-};
-
 export function errorResponse(e: unknown): Response {
-  if (e instanceof ApiError) return json({ error: e.message }, e.status);
-  if (e instanceof DomainError) return json({ error: e.message }, STATUS_OF[e.kind]);
+  const known = httpError(e);
+  if (known) return json({ error: known.message }, known.status);
   if (isDatabaseDown(e)) return json({ error: "Database unavailable" }, 503);
   console.error("[api] unhandled error:", (e as Error)?.stack ?? e);
   return json({ error: "Internal server error" }, 500);

@@ -1,13 +1,14 @@
 // API tokens (SPEC §5.3): random secrets shown once, stored as SHA-256, with scopes, an
 // optional expiry, last use and revocation.
 import crypto from "node:crypto";
-import { forgetToken } from "../api/auth";
-import { ApiError } from "../api/errors";
+import { conflict, notFound } from "../domain/errors";
 import type { DbTx } from "../db/client";
 import type { ApiToken } from "../db/generated/client";
-import { nowNs } from "../time";
+import { nowNs } from "../domain/time";
 import { DASHBOARD_TOKEN_ID } from "./dashboardToken";
-import { hashToken, newSecret, parseScopes, type Scope } from "./tokens";
+import { forgetToken } from "./identity";
+import { parseScopes, type Scope } from "./scopes";
+import { hashToken, newSecret } from "./tokenSecrets";
 
 export async function createToken(db: DbTx, input: { name: string; scopes: Scope[]; expiresAtNs?: bigint | null; createdBy: string }) {
   const secret = newSecret();
@@ -44,8 +45,8 @@ export async function listTokens(db: DbTx) {
 
 export async function revokeToken(db: DbTx, id: string) {
   const token = await db.apiToken.findUnique({ where: { id } });
-  if (!token) throw new ApiError(404, "Token not found");
-  if (id === DASHBOARD_TOKEN_ID) throw new ApiError(409, "The token file's token cannot be revoked here: delete the file and restart");
+  if (!token) throw notFound("Token not found");
+  if (id === DASHBOARD_TOKEN_ID) throw conflict("The token file's token cannot be revoked here: delete the file and restart");
   if (token.revokedAtNs === null) await db.apiToken.update({ where: { id }, data: { revokedAtNs: nowNs() } });
   forgetToken(token.hash);
   return tokenRecord((await db.apiToken.findUnique({ where: { id } }))!);

@@ -5,8 +5,9 @@ import path from "node:path";
 import type { DbTx } from "../db/client";
 import { PRIVATE_FILE_MODE, tighten, writePrivateFile } from "../db/privateFiles";
 import { dataDir } from "../db/url";
-import { nowNs } from "../time";
-import { hashToken, newSecret, SCOPES } from "./tokens";
+import { nowNs } from "../domain/time";
+import { SCOPES } from "./scopes";
+import { hashToken, newSecret } from "./tokenSecrets";
 
 export const DASHBOARD_TOKEN_ID = "dashboard-token-file";
 

@@ -11,7 +11,7 @@
 import crypto from "node:crypto";
 import type { DbTx } from "../db/client";
 import type { User } from "../db/generated/client";
-import { nowNs } from "../time";
+import { nowNs } from "../domain/time";
 import { ROLES, type Role } from "./roles";
 
 type Env = Record<string, string | undefined>;

@@ -1,4 +1,4 @@
-import { SCOPES, type Scope } from "./tokens";
+import { SCOPES, type Scope } from "./scopes";
 
 export const ROLES = ["viewer", "responder", "admin"] as const;
 export type Role = (typeof ROLES)[number];

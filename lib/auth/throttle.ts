@@ -7,11 +7,11 @@
 // concurrent attempts cannot all pass a check made before any of them was recorded.
 import crypto from "node:crypto";
 import type { DbTx } from "../db/client";
+import { NS_PER_MS, nowNs } from "../domain/time";
 
 export const WINDOW_MS = 15 * 60 * 1000;
 export const LIMITS = { account: 5, address: 20 } as const;
 
-const MS = 1_000_000n;
 const MAX_KEY_LENGTH = 320;
 
 export type Attempt = { id: string; email: string; address: string };
@@ -34,7 +34,7 @@ export function clientAddress(headers: Headers): string {
 function retryAfter(times: bigint[], limit: number, nowMs: number): number {
   // times ascending; the count drops below `limit` once times[n - limit] leaves the window
   const pivot = times[times.length - limit];
-  const liftMs = Number(pivot / MS) + WINDOW_MS;
+  const liftMs = Number(pivot / NS_PER_MS) + WINDOW_MS;
   return Math.max(1, Math.ceil((liftMs - nowMs) / 1000));
 }
 
@@ -46,8 +46,8 @@ function retryAfter(times: bigint[], limit: number, nowMs: number): number {
 export async function beginAttempt(db: DbTx, input: { email: string; address: string }, nowMs = Date.now()): Promise<Attempt | Refusal> {
   const email = normalizeLoginEmail(input.email);
   const address = input.address.slice(0, 100);
-  const now = BigInt(nowMs) * MS;
-  const since = BigInt(nowMs - WINDOW_MS) * MS;
+  const now = nowNs(nowMs);
+  const since = nowNs(nowMs - WINDOW_MS);
   await db.loginAttempt.deleteMany({ where: { atNs: { lte: since } } });
   const id = crypto.randomUUID();
   await db.loginAttempt.create({ data: { id, email, address, atNs: now } });

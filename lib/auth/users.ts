@@ -1,9 +1,9 @@
 // Dashboard users (SPEC §5.3): email + password (scrypt), a role.
 import crypto from "node:crypto";
-import { ApiError } from "../api/errors";
+import { conflict, invalid, notFound } from "../domain/errors";
 import type { DbTx } from "../db/client";
 import type { User } from "../db/generated/client";
-import { nowNs } from "../time";
+import { nowNs } from "../domain/time";
 import { hashPassword, verifyPassword } from "./passwords";
 import type { Role } from "./roles";
 
@@ -16,9 +16,9 @@ export function userRecord(u: User) {
 const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export async function createUser(db: DbTx, input: { email: string; name?: string | null; role: Role; password: string }) {
-  if (input.password.length < MIN_PASSWORD_LENGTH) throw new ApiError(400, `password: at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (input.password.length < MIN_PASSWORD_LENGTH) throw invalid(`password: at least ${MIN_PASSWORD_LENGTH} characters`);
   const email = normalizeEmail(input.email);
-  if (await db.user.findUnique({ where: { email } })) throw new ApiError(409, `A user with email ${email} exists`);
+  if (await db.user.findUnique({ where: { email } })) throw conflict(`A user with email ${email} exists`);
   const user = await db.user.create({
     data: { id: crypto.randomUUID(), email, name: input.name ?? null, role: input.role, passwordHash: await hashPassword(input.password), createdAtNs: nowNs() },
   });
@@ -32,9 +32,9 @@ export async function listUsers(db: DbTx) {
 
 export async function setRole(db: DbTx, id: string, role: Role) {
   const user = await db.user.findUnique({ where: { id } });
-  if (!user) throw new ApiError(404, "User not found");
+  if (!user) throw notFound("User not found");
   if (user.role === "admin" && role !== "admin" && (await db.user.count({ where: { role: "admin" } })) === 1) {
-    throw new ApiError(409, "The last admin cannot be demoted");
+    throw conflict("The last admin cannot be demoted");
   }
   if (user.role === role) return userRecord(user);
   // a new role ends the user's sessions: they sign in again and get the new role's rights
@@ -62,8 +62,8 @@ export async function ensureFirstAdmin(db: DbTx, env = process.env): Promise<str
 
 /** A new password for a user (admin reset); the same length rule as createUser. */
 export async function setPassword(db: DbTx, id: string, password: string) {
-  if (password.length < MIN_PASSWORD_LENGTH) throw new ApiError(400, `password: at least ${MIN_PASSWORD_LENGTH} characters`);
-  if (!(await db.user.findUnique({ where: { id } }))) throw new ApiError(404, "User not found");
+  if (password.length < MIN_PASSWORD_LENGTH) throw invalid(`password: at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (!(await db.user.findUnique({ where: { id } }))) throw notFound("User not found");
   // a new password ends every session signed in with the old one
   const data = { passwordHash: await hashPassword(password), sessionVersion: { increment: 1 } };
   return userRecord(await db.user.update({ where: { id }, data }));
@@ -75,9 +75,9 @@ export async function setPassword(db: DbTx, id: string, password: string) {
  */
 export async function deleteUser(db: DbTx, id: string) {
   const user = await db.user.findUnique({ where: { id } });
-  if (!user) throw new ApiError(404, "User not found");
+  if (!user) throw notFound("User not found");
   if (user.role === "admin" && (await db.user.count({ where: { role: "admin" } })) === 1) {
-    throw new ApiError(409, "The last admin cannot be deleted");
+    throw conflict("The last admin cannot be deleted");
   }
   await db.user.delete({ where: { id } });
   await db.removedUser.create({ data: { id: crypto.randomUUID(), email: user.email, oidcSubject: user.oidcSubject, removedAtNs: nowNs() } });

@@ -1,6 +1,6 @@
 // The REST client: one request per call, bearer auth, exact-integer JSON, and every failure
 // turned into a message a person can act on (CliError, exit 1).
-import { parseJsonExact } from "../api/json";
+import { parseJsonExact } from "../wire/json";
 import type { Connection } from "./config";
 import { CliError } from "./errors";
 import { isObj } from "./records";

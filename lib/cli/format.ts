@@ -1,5 +1,6 @@
 // Plain-text output: terminal-safe strings, local times from nanoseconds, aligned tables and
 // JSON re-indented without ever converting numbers (19-digit nanoseconds stay exact).
+import { NS_PER_MS } from "../domain/time";
 
 // Control characters (C0 except tab/newline, DEL, C1) and bidi overrides: a server string (an
 // agent name, an error body) must not be able to move the cursor, recolour or hide text.
@@ -22,8 +23,6 @@ export function safeLine(value: string): string {
 export function safeJson(text: string): string {
   return text.replace(/[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
-
-const NS_PER_MS = 1_000_000n;
 
 /** Local time `YYYY-MM-DD HH:MM:SS` of integer nanoseconds given as exact decimal text. */
 export function localTime(ns: string): string {

@@ -1,8 +1,8 @@
 // Parsers for option values. A bad value is a commander InvalidArgumentError: a usage error
 // (exit 2) before any request is sent.
 import { InvalidArgumentError } from "commander";
-import { SCOPES } from "../auth/tokens";
-import { INTERRUPTION_TYPES, SEVERITIES } from "../detect/types";
+import { SCOPES } from "../auth/scopes";
+import { INTERRUPTION_TYPES, SEVERITIES } from "../domain/interruptions";
 
 export const MAX_HOURS = 24 * 366 * 10;
 

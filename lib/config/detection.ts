@@ -1,6 +1,6 @@
 // Detection thresholds (SPEC §3). The values come from the one configuration (./load.ts:
 // defaults ← JSON file ← environment); everything reads thresholds through `detectionConfig()`.
-import type { InterruptionType, Severity } from "../detect/types";
+import type { InterruptionType, Severity } from "../domain/interruptions";
 import { config, configDefaults } from "./load";
 
 export type DetectionConfig = {

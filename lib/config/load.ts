@@ -13,7 +13,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { DEFAULT_SEVERITY, INTERRUPTION_TYPES, SEVERITIES, type InterruptionType, type Severity } from "../detect/types";
+import { DEFAULT_SEVERITY, INTERRUPTION_TYPES, SEVERITIES, type InterruptionType, type Severity } from "../domain/interruptions";
 import { parseCidr } from "../net/outbound";
 import type { DetectionConfig } from "./detection";
 

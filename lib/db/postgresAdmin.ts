@@ -2,7 +2,7 @@
 // file) and the benchmarks create and drop them. CREATE/DROP DATABASE run on the server's
 // maintenance database `postgres`.
 import pg from "pg";
-import { quote } from "./bulk";
+import { quote } from "./multiRow";
 
 /** The same server URL, naming another database. */
 export function withDatabase(url: string, name: string): string {

@@ -11,9 +11,9 @@
 import crypto from "node:crypto";
 import { sendOnce, type FetchLike } from "../alerts/send";
 import type { Db } from "../db/client";
-import { outboundFetch } from "../net/policy";
+import { outboundFetch } from "../config/outbound";
 import { onDeadLoopDetections } from "../ingest/afterCommit";
-import { nowNs } from "../time";
+import { nowNs } from "../domain/time";
 import { nextSignal, TERMINATE_EVENT, TERMINATE_PATH, type TerminatePayload, type TerminateSignal } from "./protocol";
 
 /** The actor of the activity entries. */

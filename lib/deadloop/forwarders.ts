@@ -1,11 +1,10 @@
 // Forwarders (`sightdesk forward` on an agent host) register where their control listener is
 // and the key the server signs terminate requests with: what the /api/forwarders routes do.
+import { actorName, type Actor } from "../auth/actor";
 import type { DbTx } from "../db/client";
 import type { Forwarder } from "../db/generated/client";
-import { actorName } from "../api/actors";
-import type { Actor } from "../api/auth";
-import { ApiError } from "../api/errors";
-import { nowNs } from "../time";
+import { conflict } from "../domain/errors";
+import { nowNs } from "../domain/time";
 
 export type ForwarderInput = { host: string; url: string; secret: string };
 
@@ -23,7 +22,7 @@ export async function registerForwarder(db: DbTx, input: ForwarderInput, actor: 
   const by = { id: `${actor.kind}:${actor.id}`, name: actorName(actor) };
   const existing = await db.forwarder.findUnique({ where: { host: input.host }, select: { registeredById: true, registeredBy: true } });
   if (existing?.registeredById && existing.registeredById !== by.id && !actor.scopes.includes("admin")) {
-    throw new ApiError(409, `host: the forwarder of ${input.host} was registered by ${existing.registeredBy ?? "someone else"}; re-register it with that token, or with an admin token`);
+    throw conflict(`host: the forwarder of ${input.host} was registered by ${existing.registeredBy ?? "someone else"}; re-register it with that token, or with an admin token`);
   }
   const now = nowNs();
   const data = { url: input.url.replace(/\/+$/, ""), secret: input.secret, registeredBy: by.name, registeredById: by.id, lastSeenAtNs: now };

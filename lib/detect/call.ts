@@ -3,7 +3,8 @@
 // error text and non-2xx bodies, never the model's normal output.
 import type { DetectionConfig } from "../config/detection";
 import type { ToolBalance } from "./toolBalance";
-import type { Finding, InterruptionType } from "./types";
+import type { InterruptionType } from "../domain/interruptions";
+import type { Finding } from "./types";
 
 export type CallFacts = {
   statusCode: number | null;

@@ -1,6 +1,6 @@
 // Dead-loop detection over a conversation's window of recent calls (SPEC §3.3).
 
-import type { ChatMessage } from "../ingest/types";
+import type { ChatMessage } from "../domain/calls";
 import { fingerprintArgs, jaccard } from "./text";
 
 export type CallSummary = {

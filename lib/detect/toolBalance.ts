@@ -1,7 +1,7 @@
 // Tool-call balance of a request history (SPEC §3.2). Providers reject a history whose tool
 // calls are not paired with responses, and keep rejecting every later request carrying it.
 
-import type { ChatMessage, Part } from "../ingest/types";
+import type { ChatMessage, Part } from "../domain/calls";
 
 export type ToolBalance = {
   /** tool calls with no response before the next user/assistant turn or the end of history */

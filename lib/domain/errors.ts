@@ -1,15 +1,23 @@
-// Errors of the domain, thrown by any layer and mapped to HTTP statuses by the route factory
-// alone (lib/api/route.ts); the CLI and background workers read them the same way. Messages
-// are safe to show to the caller and name the field at fault where there is one.
+// Errors of the domain, thrown by any layer. Each kind has one status (STATUS_OF_KIND), which
+// lib/api/errors.ts answers with over HTTP (the route factory, the ingest worker); the CLI reads
+// the kind. Messages are safe to show to the caller and name the field at fault where there is one.
 
 export type DomainErrorKind = "invalid" | "unauthenticated" | "forbidden" | "not_found" | "conflict" | "too_large" | "too_many";
 
+/** The HTTP status of each kind: decided here once, applied by lib/api/errors.ts. */
+export const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
+  invalid: 400, unauthenticated: 401, forbidden: 403, not_found: 404, conflict: 409, too_large: 413, too_many: 429,
+};
+
 export class DomainError extends Error {
+  readonly status: number;
+
   constructor(
     readonly kind: DomainErrorKind,
     message: string,
   ) {
     super(message);
+    this.status = STATUS_OF_KIND[kind];
   }
 }
 
@@ -21,3 +29,4 @@ export const notFound = (message: string) => new DomainError("not_found", messag
 /** The state does not allow it (e.g. acknowledging a resolved interruption). */
 export const conflict = (message: string) => new DomainError("conflict", message);
 export const tooLarge = (message: string) => new DomainError("too_large", message);
+export const tooMany = (message: string) => new DomainError("too_many", message);

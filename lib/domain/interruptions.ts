@@ -70,3 +70,13 @@ export type InterruptionFilter = {
 
 /** Interruptions without a session or conversation are counted under this key (SPEC §5.1). */
 export const UNASSIGNED = "__unassigned__";
+
+/** The statuses that still need someone (counts, badges, "unresolved" filters). */
+export const UNRESOLVED_STATUSES: readonly Status[] = ["open", "acknowledged"];
+
+export type SeverityCounts = Record<Severity, number>;
+
+/** A zero count for every severity, most severe first. */
+export function emptySeverityCounts(): SeverityCounts {
+  return Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as SeverityCounts;
+}

@@ -4,14 +4,14 @@
 // AgentSight's own interruptions are then inserted locally with their ids, types, severities,
 // times, detail and resolved flag. Everything is idempotent: calls by call_id, interruptions by
 // id, and local imports keep a high-water mark per file in the Setting table.
-import { insertRows, selectIn } from "../db/bulk";
+import { insertRows, selectIn } from "../db/multiRow";
 import type { Db } from "../db/client";
 import { transaction } from "../db/sql";
 import { callKeys } from "../ingest/keys";
 import { callSchema } from "../ingest/schema";
 import { ingestCalls, type IngestResult } from "../ingest/storeCalls";
-import type { NormalizedCall } from "../ingest/types";
-import { nowNs as systemNowNs } from "../time";
+import type { NormalizedCall } from "../domain/calls";
+import { nowNs as systemNowNs } from "../domain/time";
 import { IMPORT_ACTOR, mapCall, mapInterruption, type CallLink, type WireCall } from "./agentsightMap";
 import type { AgentSightSource, SourceRow } from "./agentsightSource";
 

@@ -1,6 +1,6 @@
 // The rows an ingest batch reads and changes, loaded once per batch and written back at the
 // end, so a batch of N calls costs a handful of queries rather than N round trips each.
-import { selectIn } from "../db/bulk";
+import { selectIn } from "../db/multiRow";
 import { toInterruption } from "../db/queries/interruptions";
 import { asBigInt, asBool, asNumber, asText, type Row, type Sql } from "../db/sql";
 import type { CallSummary } from "../detect/deadLoop";

@@ -2,8 +2,8 @@
 // grouping (type + agent + model + normalized error code, SPEC §3.4).
 import crypto from "node:crypto";
 import type { DetectionConfig } from "../config/detection";
-import type { InterruptionType } from "../detect/types";
-import { nowNs } from "../time";
+import type { InterruptionType } from "../domain/interruptions";
+import { nowNs } from "../domain/time";
 import { redactValue } from "./redact";
 
 export type InterruptionRow = {

@@ -2,7 +2,7 @@
 // so the same input always yields the same key and replays never duplicate anything.
 import crypto from "node:crypto";
 import { canonicalJson } from "../detect/text";
-import type { ChatMessage, NormalizedCall } from "./types";
+import type { ChatMessage, NormalizedCall } from "../domain/calls";
 
 const SEPARATOR = "\u001f";
 

@@ -3,7 +3,7 @@
 // and each call stores only the messages its history adds (no quadratic growth).
 import crypto from "node:crypto";
 import { maskSecretFields, redactText } from "./redact";
-import type { ChatMessage, Part } from "./types";
+import type { ChatMessage, Part } from "../domain/calls";
 
 export type MessageNode = { id: string; parentId: string | null; seq: number; role: string; parts: string };
 

@@ -9,7 +9,7 @@ import { judgeToolResult, type ToolResultFinding } from "../detect/toolResult";
 import { callKeys, type CallKeys } from "./keys";
 import { chainNodes, rememberChain, type MessageNode } from "./messages";
 import { redactText, redactValue, storedArguments } from "./redact";
-import type { ChatMessage, NormalizedCall } from "./types";
+import type { ChatMessage, NormalizedCall } from "../domain/calls";
 
 const RESPONSE_BODY_CAP = 64 * 1024;
 const WINDOW_TEXT_CAP = 1500;

@@ -1,7 +1,7 @@
 // zod schemas for the ingest routes (SPEC §2.1–2.3). They validate what senders POST and
 // produce the normalized types the store and the detectors work on.
 import { z } from "zod";
-import { MAX_INT, MIN_INT, type ChatMessage, type HttpExchange, type NormalizedCall, type Part } from "./types";
+import { MAX_INT, MIN_INT, type ChatMessage, type HttpExchange, type NormalizedCall, type Part } from "../domain/calls";
 
 /** The largest value of a BigInt column (a signed 64-bit integer). */
 const MAX_BIGINT = 2n ** 63n - 1n;

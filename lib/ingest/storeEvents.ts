@@ -3,10 +3,10 @@
 // event changes nothing.
 import { detectionConfig, type DetectionConfig } from "../config/detection";
 import type { Db, DbTx } from "../db/client";
-import { insertRows } from "../db/bulk";
+import { insertRows } from "../db/multiRow";
 import { lockKeys, transaction, type Sql } from "../db/sql";
 import { judgeToolResult, type ToolResultFinding } from "../detect/toolResult";
-import { nowNs } from "../time";
+import { nowNs } from "../domain/time";
 import { buildInterruption } from "./interruptions";
 import { deriveSessionId, interruptionId, sessionIdOf, toolCallRowId, toolInterruptionId } from "./keys";
 import { redactText, storedArguments } from "./redact";

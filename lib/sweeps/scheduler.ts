@@ -2,7 +2,7 @@
 // unref'd (it never keeps the process alive) and a tick never overlaps the previous one.
 import type { SightDeskConfig } from "../config/load";
 import type { Db } from "../db/client";
-import { nowNs } from "../time";
+import { nowNs } from "../domain/time";
 import { boundWal } from "./storage";
 import { runSweep, type SweepResult } from "./sweep";
 

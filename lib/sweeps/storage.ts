@@ -5,7 +5,7 @@
 //   that lost rows returns the space (a short exclusive lock per table — like SQLite's VACUUM,
 //   it runs only when the cap was exceeded).
 import fs from "node:fs";
-import { quote } from "../db/bulk";
+import { quote } from "../db/multiRow";
 import type { Db } from "../db/client";
 import { dialectOf } from "../db/sql";
 

@@ -1,7 +1,11 @@
-// Severity order (SPEC §3.1 weights: critical 4, high 3, medium 2, low 1).
-export const SEVERITIES = ["critical", "high", "medium", "low"] as const;
+// The worst of some severities, by lib/domain's weights (SPEC §3.1).
+import { SEVERITY_WEIGHT } from "../domain/interruptions";
 
-const WEIGHT: Record<string, number> = { critical: 4, high: 3, medium: 2, low: 1 };
+// For components/ only, until the browser code imports lib/domain itself (issue #12, web part):
+// remove then.
+export { SEVERITIES } from "../domain/interruptions";
+
+const WEIGHT: Record<string, number> = SEVERITY_WEIGHT;
 
 export const severityWeight = (s: string | null | undefined): number => (s ? WEIGHT[s] ?? 0 : 0);
 

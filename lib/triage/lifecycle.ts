@@ -1,10 +1,10 @@
 // The lifecycle of an interruption (SPEC §4): open → acknowledged → resolved, reopen, assign,
 // notes. Every change writes an activity row naming the actor; a change that would change
 // nothing (resolving a resolved one) is a no-op and writes nothing.
-import { ApiError } from "../api/errors";
+import { conflict, notFound } from "../domain/errors";
 import type { Db, DbTx } from "../db/client";
 import type { Prisma } from "../db/generated/client";
-import { nowNs } from "../time";
+import { nowNs } from "../domain/time";
 
 export const ACTIONS = ["acknowledge", "resolve", "reopen", "assign", "note"] as const;
 export type Action = (typeof ACTIONS)[number];
@@ -81,9 +81,9 @@ async function applyChunk(tx: DbTx, ids: string[], input: ActionInput): Promise<
 /** One interruption: 404 when unknown, 409 when the action makes no sense in its state. */
 export async function applyToOne(db: Db, id: string, input: ActionInput) {
   const row = await db.interruption.findUnique({ where: { id }, select: { status: true } });
-  if (!row) throw new ApiError(404, "Interruption not found");
+  if (!row) throw notFound("Interruption not found");
   if (input.action === "acknowledge" && row.status === "resolved") {
-    throw new ApiError(409, "Interruption is resolved: reopen it before acknowledging");
+    throw conflict("Interruption is resolved: reopen it before acknowledging");
   }
   await applyToMany(db, [id], input);
   return (await db.interruption.findUnique({ where: { id } }))!;

@@ -1,7 +1,7 @@
 // Team triage against the real server: regression of resolved fingerprints, assignee filters
 // (including `me`), and the grouped view by fingerprint.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseJsonExact } from "@/lib/api/json";
+import { parseJsonExact } from "@/lib/wire/json";
 import { call, json, uid } from "./support/payloads";
 import { startServer, type TestServer } from "./support/server";
 

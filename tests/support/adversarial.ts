@@ -3,13 +3,13 @@
 // ends a multi-line pattern may cross, nesting a recursive walker follows. Used by the
 // linear-time test (hot paths, 1 MiB vs 4 MiB) and by `npm run bench:adversarial` (whole
 // ingest requests over HTTP, 1 MiB vs 8 MiB).
-import { parseJsonExact } from "@/lib/api/json";
+import { parseJsonExact } from "@/lib/wire/json";
 import { judgeToolResult } from "@/lib/detect/toolResult";
 import { fingerprintArgs } from "@/lib/detect/text";
 import { normalizeExchange } from "@/lib/ingest/adapters";
 import { parseSse } from "@/lib/ingest/adapters/sse";
 import { redactText, storedArguments } from "@/lib/ingest/redact";
-import type { HttpExchange } from "@/lib/ingest/types";
+import type { HttpExchange } from "@/lib/domain/calls";
 
 /** `unit` repeated to about `bytes` characters. */
 export const fill = (unit: string, bytes: number): string => unit.repeat(Math.max(1, Math.floor(bytes / unit.length)));

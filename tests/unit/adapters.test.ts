@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { HttpExchange, NormalizedCall } from "@/lib/ingest/types";
+import type { HttpExchange, NormalizedCall } from "@/lib/domain/calls";
 import { normalizeExchange } from "@/lib/ingest/adapters";
 import { parseSse } from "@/lib/ingest/adapters/sse";
 

@@ -19,7 +19,7 @@ import {
   verifySignature,
 } from "@/lib/alerts/rules";
 import { renderRequest, sendOnce } from "@/lib/alerts/send";
-import { stringifyExact } from "@/lib/api/json";
+import { stringifyExact } from "@/lib/wire/json";
 
 const rule = (minSeverity: "critical" | "high" | "medium" | "low", types: string[] = [], agents: string[] = []) => ({ minSeverity, types, agents });
 const crash = { severity: "critical", type: "agent_crash", agentName: "Claude" };

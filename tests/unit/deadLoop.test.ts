@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "@/lib/ingest/types";
+import type { ChatMessage } from "@/lib/domain/calls";
 import {
   type CallSummary,
   DEFAULT_LOOP_THRESHOLDS,

@@ -1,7 +1,7 @@
 // The dead-loop action (SPEC §7): the decision (detections → nothing / SIGTERM / SIGKILL), the
 // signed request and the forwarder's checks, and the server side against a real SQLite database
 // with a fake forwarder: one request per signal, recorded, visible in the interruption's activity.
-import type { Actor } from "@/lib/api/auth";
+import type { Actor } from "@/lib/auth/actor";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signBody } from "@/lib/alerts/rules";
 import { spawn } from "node:child_process";

@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseJsonExact } from "@/lib/api/json";
+import { parseJsonExact } from "@/lib/wire/json";
 import { parseBatch } from "@/lib/api/validation";
 import { normalizeExchange } from "@/lib/ingest/adapters";
 import { callSchema, eventSchema, httpExchangeSchema } from "@/lib/ingest/schema";

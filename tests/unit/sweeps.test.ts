@@ -9,7 +9,7 @@ import { createTestDatabase } from "../support/database";
 import { interruptionId } from "@/lib/ingest/keys";
 import { ingestCalls } from "@/lib/ingest/storeCalls";
 import { ingestEvents } from "@/lib/ingest/storeEvents";
-import type { ChatMessage, NormalizedCall } from "@/lib/ingest/types";
+import type { ChatMessage, NormalizedCall } from "@/lib/domain/calls";
 import { Sweeper } from "@/lib/sweeps/scheduler";
 import { dialectOf } from "@/lib/db/sql";
 import { boundWal, storageMeter } from "@/lib/sweeps/storage";

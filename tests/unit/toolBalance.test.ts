@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChatMessage } from "@/lib/ingest/types";
+import type { ChatMessage } from "@/lib/domain/calls";
 import { toolBalance } from "@/lib/detect/toolBalance";
 
 const text = (role: string, content: string): ChatMessage => ({ role, parts: [{ type: "text", content }] });

@@ -1,6 +1,6 @@
 import * as c from "@/lib/api/contracts/forwarders";
 import { handle } from "@/lib/api/route";
-import { assertOutboundUrl } from "@/lib/net/policy";
+import { assertOutboundUrl } from "@/lib/config/outbound";
 import { listForwarders, registerForwarder } from "@/lib/deadloop/forwarders";
 
 export const GET = handle(c.listForwarders, ({ db }) => listForwarders(db));

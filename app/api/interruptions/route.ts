@@ -1,7 +1,7 @@
-import { resolveMe } from "@/lib/api/actors";
+import { resolveMe } from "@/lib/auth/actor";
 import * as c from "@/lib/api/contracts/interruptions";
 import { nextLinkHeader, nextOffsetHeader } from "@/lib/api/pagination";
-import { interruptionRecord } from "@/lib/api/records";
+import { interruptionRecord } from "@/lib/wire/records";
 import { handle, json } from "@/lib/api/route";
 import { encodeCursor, listInterruptions } from "@/lib/db/queries/interruptions";
 

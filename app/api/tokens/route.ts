@@ -1,4 +1,4 @@
-import { actorName } from "@/lib/api/actors";
+import { actorName } from "@/lib/auth/actor";
 import * as c from "@/lib/api/contracts/tokens";
 import { handle } from "@/lib/api/route";
 import { createToken, listTokens } from "@/lib/auth/apiTokens";

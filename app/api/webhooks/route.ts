@@ -1,7 +1,7 @@
-import { actorName } from "@/lib/api/actors";
+import { actorName } from "@/lib/auth/actor";
 import * as c from "@/lib/api/contracts/webhooks";
 import { handle } from "@/lib/api/route";
-import { assertOutboundUrl } from "@/lib/net/policy";
+import { assertOutboundUrl } from "@/lib/config/outbound";
 import { createWebhook, listWebhooks } from "@/lib/alerts/webhooks";
 
 export const GET = handle(c.listWebhooks, ({ db }) => listWebhooks(db));

@@ -1,11 +1,8 @@
 // Query-parameter schemas shared by the list and count routes (SPEC §5.1, §5.2). Query values
 // arrive as strings; each schema names the parameter in its error.
 import { z } from "zod";
-import { INTERRUPTION_TYPES, SEVERITIES, SORTS, STATUSES, type InterruptionFilter, type Sort, type Status } from "../../domain/interruptions";
+import { INTERRUPTION_TYPES, SEVERITIES, SORTS, STATUSES, type InterruptionFilter, type Sort, type Status, UNRESOLVED_STATUSES } from "../../domain/interruptions";
 import { NS_PER_HOUR, nowNs } from "../../domain/time";
-
-export { SORTS, STATUSES } from "../../domain/interruptions";
-export type { InterruptionFilter, Sort, Status } from "../../domain/interruptions";
 
 export const MAX_LIMIT = 5000;
 
@@ -61,8 +58,8 @@ function toFilter(raw: RawFilter, ctx: z.RefinementCtx): InterruptionFilter {
   if (startNs > endNs) ctx.addIssue({ code: "custom", path: ["start_ns"], message: "must not be after end_ns" });
   let statuses = raw.status;
   if (raw.resolved !== undefined) {
-    const byResolved: Status[] = raw.resolved ? ["resolved"] : ["open", "acknowledged"];
-    statuses = statuses ? statuses.filter((s) => byResolved.includes(s)) : byResolved;
+    const byResolved: readonly Status[] = raw.resolved ? ["resolved"] : UNRESOLVED_STATUSES;
+    statuses = statuses ? statuses.filter((s) => byResolved.includes(s)) : [...byResolved];
   }
   return {
     startNs,

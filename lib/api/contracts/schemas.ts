@@ -1,5 +1,6 @@
-// Response shapes, for the OpenAPI document (responses are built by lib/api/records.ts).
+// Response shapes, for the OpenAPI document (responses are built by lib/wire/records.ts).
 import { z } from "zod";
+import { SEVERITIES, STATUSES, type Severity } from "../../domain/interruptions";
 
 const ns = z.int().describe("integer nanoseconds since the Unix epoch (exact JSON integer)");
 
@@ -18,7 +19,7 @@ export const recordSchema = z.object({
   occurred_at_ns: ns,
   detail: z.string().describe("JSON-encoded evidence object"),
   resolved: z.boolean(),
-  status: z.enum(["open", "acknowledged", "resolved"]),
+  status: z.enum(STATUSES),
   assignee: z.string().nullable(),
   acknowledged_by: z.string().nullable(),
   resolved_by: z.string().nullable(),
@@ -29,7 +30,7 @@ export const recordSchema = z.object({
   regressed: z.boolean().describe("an earlier interruption with this fingerprint was resolved before this one occurred"),
 });
 
-const bySeverity = z.object({ critical: z.int(), high: z.int(), medium: z.int(), low: z.int() });
+const bySeverity = z.object(Object.fromEntries(SEVERITIES.map((s) => [s, z.int()])) as Record<Severity, z.ZodInt>);
 const typeCount = z.object({ interruption_type: z.string(), severity: z.string(), count: z.int() });
 
 export const countSchema = z.object({ total: z.int(), by_severity: bySeverity });

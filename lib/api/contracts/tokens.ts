@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { SCOPES } from "../../auth/tokens";
+import { SCOPES } from "../../auth/scopes";
+import { nowNs } from "../../domain/time";
 import { contract } from "../contract";
 
 const tag = "tokens";
@@ -13,8 +14,8 @@ const tokenSchema = z.object({
 const expiry = z
   .union([z.int().positive(), z.string().regex(/^\d{1,20}$/), z.iso.datetime({ offset: true })])
   .transform((v, ctx) => {
-    const ns = typeof v === "string" && !/^\d+$/.test(v) ? BigInt(Date.parse(v)) * 1_000_000n : BigInt(v);
-    if (ns <= BigInt(Date.now()) * 1_000_000n) {
+    const ns = typeof v === "string" && !/^\d+$/.test(v) ? nowNs(Date.parse(v)) : BigInt(v);
+    if (ns <= nowNs()) {
       ctx.addIssue({ code: "custom", message: "must be in the future" });
       return z.NEVER;
     }

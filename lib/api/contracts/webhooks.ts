@@ -1,7 +1,7 @@
 // Alert webhooks (SPEC §7): admins configure destinations, see their deliveries, send a test.
 import { z } from "zod";
 import { ALERT_EVENTS, DELIVERY_STATUSES, WEBHOOK_KINDS } from "../../alerts/rules";
-import { INTERRUPTION_TYPES, SEVERITIES } from "../../detect/types";
+import { INTERRUPTION_TYPES, SEVERITIES } from "../../domain/interruptions";
 import { contract } from "../contract";
 
 const tag = "webhooks";

@@ -1,4 +1,6 @@
 // `sightdesk interruption count|stats|list|get|session|conversation|resolve|acknowledge`.
+import { SEVERITIES, severityRank } from "../../domain/interruptions";
+import { NS_PER_MS, nowNs as toNs } from "../../domain/time";
 import type { Query } from "../client";
 import { type Context, pathId } from "../context";
 import { fields, localTime, plural, prettyJson, safeJson, safeLine, safeText, shorten, table } from "../format";
@@ -20,13 +22,11 @@ export const DEFAULT_LIMIT = 200;
 /** The server's largest page; --limit beyond it follows the `Link: rel="next"` cursor. */
 export const PAGE_MAX = 5000;
 
-const SEVERITY_ORDER = ["critical", "high", "medium", "low"];
-const NS_PER_MS = 1_000_000n;
 
 const hoursText = (hours: number) => `${hours} h`;
 
 function filterQuery(ctx: Context, opts: FilterOptions): Query {
-  const nowNs = BigInt(ctx.now()) * NS_PER_MS;
+  const nowNs = toNs(ctx.now());
   const startNs = nowNs - BigInt(Math.round(opts.last * 3_600_000)) * NS_PER_MS;
   return {
     start_ns: (startNs < 0n ? 0n : startNs).toString(),
@@ -140,7 +140,7 @@ export async function count(ctx: Context, opts: FilterOptions): Promise<void> {
     table(
       [{ header: "SEVERITY" }, { header: "COUNT", align: "right" }],
       [
-        ...SEVERITY_ORDER.map((s) => [s, String(counts.by_severity[s as keyof typeof counts.by_severity])]),
+        ...SEVERITIES.map((s) => [s, String(counts.by_severity[s])]),
         ["TOTAL", String(counts.total)],
       ],
     ),
@@ -155,8 +155,7 @@ export async function stats(ctx: Context, opts: FilterOptions): Promise<void> {
     line(ctx.io.out, `No unresolved interruptions in the last ${hoursText(opts.last)}${describeFilter(opts)}.`);
     return;
   }
-  const rank = (s: string) => (SEVERITY_ORDER.includes(s) ? SEVERITY_ORDER.indexOf(s) : SEVERITY_ORDER.length);
-  const sorted = [...rows].sort((a, b) => b.count - a.count || rank(a.severity) - rank(b.severity) || a.interruption_type.localeCompare(b.interruption_type));
+  const sorted = [...rows].sort((a, b) => b.count - a.count || severityRank(a.severity) - severityRank(b.severity) || a.interruption_type.localeCompare(b.interruption_type));
   ctx.io.out(`Unresolved interruptions in the last ${hoursText(opts.last)}${describeFilter(opts)}, by type:\n\n`);
   ctx.io.out(
     table(

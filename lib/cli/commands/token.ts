@@ -1,4 +1,5 @@
 // `sightdesk token create|list|revoke` (needs a token with the admin scope).
+import { nowNs } from "../../domain/time";
 import { type Context, pathId } from "../context";
 import { localTime, plural, safeJson, safeLine, table } from "../format";
 import { line } from "../io";
@@ -7,11 +8,9 @@ import { type TokenInfo, toCreatedToken, toToken, toTokens } from "../records";
 export type CreateOptions = { name: string; scope: string[]; expires?: string; json?: boolean };
 export type JsonOption = { json?: boolean };
 
-const NS_PER_MS = 1_000_000n;
-
 function state(ctx: Context, t: TokenInfo): string {
   if (t.revoked_at_ns !== null) return "revoked";
-  if (t.expires_at_ns !== null && BigInt(t.expires_at_ns) <= BigInt(ctx.now()) * NS_PER_MS) return "expired";
+  if (t.expires_at_ns !== null && BigInt(t.expires_at_ns) <= nowNs(ctx.now())) return "expired";
   return "active";
 }
 

@@ -8,8 +8,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { InvalidArgumentError } from "commander";
 import { z } from "zod";
-import { ApiError } from "../../api/errors";
-import { stringifyExact } from "../../api/json";
+import { DomainError } from "../../domain/errors";
+import { stringifyExact } from "../../wire/json";
 import { ROLES, type Role } from "../../auth/roles";
 import { createUser, MIN_PASSWORD_LENGTH } from "../../auth/users";
 import { createDb } from "../../db/client";
@@ -185,8 +185,8 @@ export async function create(opts: CreateOptions, deps: UserDeps): Promise<void>
   try {
     user = await createUser(db, { email: opts.email, name, role: opts.role, password });
   } catch (e) {
-    if (e instanceof ApiError && e.status === 409) throw new CliError(`${e.message}: choose another email, or change the existing user in Settings`, EXIT_REQUEST);
-    if (e instanceof ApiError) throw new UsageError(e.message);
+    if (e instanceof DomainError && e.kind === "conflict") throw new CliError(`${e.message}: choose another email, or change the existing user in Settings`, EXIT_REQUEST);
+    if (e instanceof DomainError) throw new UsageError(e.message);
     throw new CliError(`Cannot write to the database at ${describeDatabase(url)}: ${safeLine((e as Error).message).slice(0, 500)}`, EXIT_REQUEST);
   } finally {
     await db.$disconnect();

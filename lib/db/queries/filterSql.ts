@@ -1,12 +1,21 @@
 // The interruption list filter as SQL (shared by lists, counts and time series), written for the
 // window index: the time range first, then the columns it carries.
-import type { InterruptionFilter } from "../../api/contracts/params";
+import { SEVERITY_WEIGHT, type InterruptionFilter } from "../../domain/interruptions";
 import { marks } from "../sql";
 
 export type SqlWhere = { sql: string; params: unknown[] };
 
-/** Severity as its weight (critical 4 … low 1), for sorting and "worst of" aggregates. */
-export const SEVERITY_RANK_SQL = `CASE "severity" WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 ELSE 1 END`;
+/**
+ * Severity as its weight (lib/domain's SEVERITY_WEIGHT: critical 4 … low 1), for sorting and
+ * "worst of" aggregates; unknown values weigh as the least severe.
+ */
+export const SEVERITY_RANK_SQL = severityRankSql();
+
+function severityRankSql(): string {
+  const byWeight = Object.entries(SEVERITY_WEIGHT).sort(([, a], [, b]) => b - a);
+  const least = byWeight.pop()!;
+  return `CASE "severity" ${byWeight.map(([s, w]) => `WHEN '${s}' THEN ${w}`).join(" ")} ELSE ${least[1]} END`;
+}
 
 /**
  * An interruption is regressed when another one of its fingerprint had been resolved before it

@@ -1,9 +1,12 @@
 // The grouped inbox (SPEC §3.4): interruptions grouped by fingerprint (type + agent + model +
 // error code), with counts per state, first/last seen, a small trend and the regressed flag.
-import type { InterruptionFilter } from "../../api/contracts/params";
+import { SEVERITIES, SEVERITY_WEIGHT, type InterruptionFilter } from "../../domain/interruptions";
 import type { Db } from "../client";
 import { asBigInt, asText, marks, readSql } from "../sql";
 import { filterSql, REGRESSED_SQL, SEVERITY_RANK_SQL } from "./filterSql";
+
+/** SEVERITY_RANK_SQL's weight back to the severity. */
+const SEVERITY_OF_WEIGHT = new Map(Object.entries(SEVERITY_WEIGHT).map(([s, w]) => [w, s]));
 
 export type GroupsQuery = { filter: InterruptionFilter; limit: number; buckets: number };
 
@@ -38,13 +41,12 @@ export async function interruptionGroups(db: Db, q: GroupsQuery) {
       if (counts && i >= 0 && i < counts.length) counts[i] = Number(s.n);
     }
   }
-  const SEVERITY = ["low", "low", "medium", "high", "critical"];
   return rows.map((r) => ({
     fingerprint: String(r.fingerprint),
     interruption_type: String(r.type),
     agent_name: asText(r.agentName),
     model: asText(r.model),
-    severity: SEVERITY[Number(r.rank)],
+    severity: SEVERITY_OF_WEIGHT.get(Number(r.rank)) ?? SEVERITIES[SEVERITIES.length - 1],
     count: Number(r.n),
     by_status: { open: Number(r.open), acknowledged: Number(r.acknowledged), resolved: Number(r.resolved) },
     first_seen_ns: asBigInt(r.first),

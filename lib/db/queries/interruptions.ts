@@ -1,20 +1,19 @@
 // Reading interruptions: lists with keyset pagination, and the unresolved counts of SPEC §5.1.
 // These are the hot read paths (the inbox, every AgentSight client), so they are plain SQL
 // shaped for the window index rather than ORM queries.
-import type { InterruptionFilter, Sort, Status } from "../../api/contracts/params";
-import { ApiError } from "../../api/errors";
-import { SEVERITIES } from "../../detect/types";
+import type { InterruptionFilter, Sort, Status } from "../../domain/interruptions";
+import { invalid } from "../../domain/errors";
+import { emptySeverityCounts, UNRESOLVED_STATUSES, type SeverityCounts } from "../../domain/interruptions";
 import type { Db, DbTx } from "../client";
 import type { Interruption } from "../generated/client";
 import { asBigInt, asNumber, asText, readSql, type Row } from "../sql";
 import { filterSql, REGRESSED_SQL, SEVERITY_RANK_SQL } from "./filterSql";
 
 export const UNASSIGNED = "__unassigned__";
-const UNRESOLVED: Status[] = ["open", "acknowledged"];
 
 /** Unresolved only (count routes), whatever status filter was asked for. */
 function unresolved(f: InterruptionFilter): InterruptionFilter {
-  return { ...f, statuses: (f.statuses ?? UNRESOLVED).filter((s) => UNRESOLVED.includes(s)) };
+  return { ...f, statuses: (f.statuses ?? [...UNRESOLVED_STATUSES]).filter((s) => UNRESOLVED_STATUSES.includes(s)) };
 }
 
 export function toInterruption(r: Row): Interruption {
@@ -56,7 +55,7 @@ function decodeCursor(cursor: string): { ns: bigint; id: string } {
   const dot = text.indexOf(".");
   const ns = text.slice(0, dot);
   const id = text.slice(dot + 1);
-  if (dot < 0 || !/^\d{1,20}$/.test(ns) || !id) throw new ApiError(400, "cursor: not a cursor this server issued");
+  if (dot < 0 || !/^\d{1,20}$/.test(ns) || !id) throw invalid("cursor: not a cursor this server issued");
   return { ns: BigInt(ns), id };
 }
 
@@ -125,9 +124,6 @@ export function interruptionsOf(db: DbTx, key: { sessionId: string } | { convers
 
 export const getInterruption = (db: DbTx, id: string) => db.interruption.findUnique({ where: { id } });
 
-export type SeverityCounts = Record<(typeof SEVERITIES)[number], number>;
-const emptyCounts = (): SeverityCounts => ({ critical: 0, high: 0, medium: 0, low: 0 });
-
 /** Unresolved counts grouped by `columns` (plus type and severity where asked). */
 async function groupCounts(db: Db, f: InterruptionFilter, columns: string[]): Promise<Row[]> {
   const where = filterSql(unresolved(f));
@@ -136,7 +132,7 @@ async function groupCounts(db: Db, f: InterruptionFilter, columns: string[]): Pr
 }
 
 export async function countUnresolved(db: Db, f: InterruptionFilter) {
-  const by_severity = emptyCounts();
+  const by_severity = emptySeverityCounts();
   let total = 0;
   for (const r of await groupCounts(db, f, ["severity"])) {
     const n = Number(r.n);
@@ -175,7 +171,7 @@ function foldCounts<E extends GroupCounts>(rows: Row[], keyOf: (r: Row) => strin
 
 export async function sessionCounts(db: Db, f: InterruptionFilter) {
   const rows = await groupCounts(db, f, ["sessionId", "type", "severity"]);
-  return foldCounts(rows, (r) => asText(r.sessionId), (session_id) => ({ session_id, total: 0, by_severity: emptyCounts(), types: [] }));
+  return foldCounts(rows, (r) => asText(r.sessionId), (session_id) => ({ session_id, total: 0, by_severity: emptySeverityCounts(), types: [] }));
 }
 
 export async function conversationCounts(db: Db, f: InterruptionFilter) {
@@ -187,7 +183,7 @@ export async function conversationCounts(db: Db, f: InterruptionFilter) {
       conversation_id,
       session_id: conversation_id === UNASSIGNED ? null : asText(r.sessionId),
       total: 0,
-      by_severity: emptyCounts(),
+      by_severity: emptySeverityCounts(),
       types: [],
     }),
   );

@@ -1,13 +1,14 @@
 // Sessions and their trajectories: conversations → turns → calls, and a call's messages.
-import { ApiError } from "../../api/errors";
+import { invalid, notFound } from "../../domain/errors";
 import { toolBalance } from "../../detect/toolBalance";
-import type { ChatMessage } from "../../ingest/types";
+import { emptySeverityCounts, SEVERITIES, UNRESOLVED_STATUSES } from "../../domain/interruptions";
+import type { ChatMessage } from "../../domain/calls";
 import type { Db, DbTx } from "../client";
 import type { Call, Prisma, Session } from "../generated/client";
 import { readSql } from "../sql";
 
-const UNRESOLVED = ["open", "acknowledged"];
-const SEVERITY_ORDER = ["critical", "high", "medium", "low"];
+// Unknown severities (imported from AgentSight as given) sort first here, as they always have.
+const SEVERITY_INDEX = (s: string) => (SEVERITIES as readonly string[]).indexOf(s);
 
 type OpenCounts = { total: number; by_severity: Record<string, number>; types: { interruption_type: string; severity: string; count: number }[] };
 
@@ -15,7 +16,7 @@ async function openCountsBySession(db: DbTx, sessionIds: string[]): Promise<Map<
   const groups = sessionIds.length
     ? await db.interruption.groupBy({
         by: ["sessionId", "type", "severity"],
-        where: { sessionId: { in: sessionIds }, status: { in: UNRESOLVED } },
+        where: { sessionId: { in: sessionIds }, status: { in: [...UNRESOLVED_STATUSES] } },
         _count: { _all: true },
       })
     : [];
@@ -23,12 +24,12 @@ async function openCountsBySession(db: DbTx, sessionIds: string[]): Promise<Map<
   for (const g of groups) {
     const key = g.sessionId!;
     let c = out.get(key);
-    if (!c) out.set(key, (c = { total: 0, by_severity: { critical: 0, high: 0, medium: 0, low: 0 }, types: [] }));
+    if (!c) out.set(key, (c = { total: 0, by_severity: emptySeverityCounts(), types: [] }));
     c.total += g._count._all;
     c.by_severity[g.severity] = (c.by_severity[g.severity] ?? 0) + g._count._all;
     c.types.push({ interruption_type: g.type, severity: g.severity, count: g._count._all });
   }
-  for (const c of out.values()) c.types.sort((a, b) => SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity) || b.count - a.count);
+  for (const c of out.values()) c.types.sort((a, b) => SEVERITY_INDEX(a.severity) - SEVERITY_INDEX(b.severity) || b.count - a.count);
   return out;
 }
 
@@ -50,7 +51,7 @@ function sessionRecord(s: Session, conversations: number, open: OpenCounts | und
     exit_code: s.exitCode,
     exit_signal: s.exitSignal,
     oom: s.oom,
-    open_interruptions: open ?? { total: 0, by_severity: { critical: 0, high: 0, medium: 0, low: 0 }, types: [] },
+    open_interruptions: open ?? { total: 0, by_severity: emptySeverityCounts(), types: [] },
   };
 }
 
@@ -59,7 +60,7 @@ export type SessionListQuery = { agentNames?: string[]; withOpen?: boolean; star
 // Cursor: "<last_seen_ns>.<id>" in base64url, newest first.
 function decodeSessionCursor(cursor: string) {
   const [ns, id] = Buffer.from(cursor, "base64url").toString("utf8").split(".");
-  if (!/^\d{1,20}$/.test(ns ?? "") || !id) throw new ApiError(400, "cursor: not a cursor this server issued");
+  if (!/^\d{1,20}$/.test(ns ?? "") || !id) throw invalid("cursor: not a cursor this server issued");
   return { ns: BigInt(ns), id };
 }
 export const encodeSessionCursor = (s: { last_seen_ns: bigint; session_id: string }) =>
@@ -70,7 +71,7 @@ export async function listSessions(db: DbTx, q: SessionListQuery) {
   if (q.agentNames?.length) where.agentName = { in: q.agentNames };
   if (q.startNs !== undefined || q.endNs !== undefined) where.lastSeenNs = { gte: q.startNs, lte: q.endNs };
   if (q.withOpen) {
-    const open = await db.interruption.findMany({ where: { status: { in: UNRESOLVED }, sessionId: { not: null } }, distinct: ["sessionId"], select: { sessionId: true } });
+    const open = await db.interruption.findMany({ where: { status: { in: [...UNRESOLVED_STATUSES] }, sessionId: { not: null } }, distinct: ["sessionId"], select: { sessionId: true } });
     where.id = { in: open.map((o) => o.sessionId!) };
   }
   if (q.cursor) {
@@ -90,7 +91,7 @@ export async function listSessions(db: DbTx, q: SessionListQuery) {
 /** A session with its conversations and their turns (calls are paged separately). */
 export async function sessionDetail(db: DbTx, id: string) {
   const session = await db.session.findUnique({ where: { id } });
-  if (!session) throw new ApiError(404, "Session not found");
+  if (!session) throw notFound("Session not found");
   const [conversations, turns, open] = await Promise.all([
     db.conversation.findMany({ where: { sessionId: id }, orderBy: { firstSeenNs: "asc" } }),
     db.turn.findMany({ where: { sessionId: id }, orderBy: { firstSeenNs: "asc" } }),
@@ -187,7 +188,7 @@ async function history(db: Db, tailId: string | null): Promise<ChatMessage[]> {
 /** One call with its full input history, output, tool-call balance and interruptions. */
 export async function callDetail(db: Db, id: string) {
   const call = await db.call.findUnique({ where: { id } });
-  if (!call) throw new ApiError(404, "Call not found");
+  if (!call) throw notFound("Call not found");
   const [chain, markers, system, toolCalls] = await Promise.all([
     history(db, call.outputTailId ?? call.inputTailId),
     markersFor(db, [id]),

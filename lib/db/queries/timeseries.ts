@@ -1,5 +1,5 @@
 // Interruptions over time for charts: counts per time bucket, split by severity or type.
-import type { InterruptionFilter } from "../../api/contracts/params";
+import type { InterruptionFilter } from "../../domain/interruptions";
 import type { Db } from "../client";
 import { readSql } from "../sql";
 import { filterSql } from "./filterSql";

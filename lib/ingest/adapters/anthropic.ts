@@ -1,7 +1,7 @@
 // Anthropic Messages API: content blocks in requests and responses, and the
 // message_start … message_stop event stream.
 
-import type { ChatMessage, Part, ToolCallResponsePart } from "../types";
+import type { ChatMessage, Part, ToolCallResponsePart } from "../../domain/calls";
 import type { Adapter, RequestFields, ResponseFields, Usage } from "./index";
 import { asCount, asNumber, asString, isRecord, parseArguments, parseJson, records, type JsonObject, type SseEvent } from "./sse";
 

@@ -2,7 +2,7 @@
 // provider formats; this module picks one and adds what every format shares. Headers are read
 // only to choose an adapter and are never copied: they carry API keys.
 
-import type { ChatMessage, HttpExchange, NormalizedCall, Part } from "../types";
+import type { ChatMessage, HttpExchange, NormalizedCall, Part } from "../../domain/calls";
 import { anthropic } from "./anthropic";
 import { openai } from "./openai";
 import { isRecord, parseJson, parseSse, records, type SseEvent } from "./sse";

@@ -1,7 +1,7 @@
 // OpenAI Chat Completions, also spoken by OpenAI-compatible gateways (Qwen/DashScope,
 // DeepSeek, vLLM, Azure), which add `reasoning_content` and their own error shapes.
 
-import type { ChatMessage, Part, ToolCallPart } from "../types";
+import type { ChatMessage, Part, ToolCallPart } from "../../domain/calls";
 import type { Adapter, RequestFields, ResponseFields, Usage } from "./index";
 import { asCount, asNumber, asString, isRecord, parseArguments, parseJson, records, type JsonObject, type SseEvent } from "./sse";
 

@@ -1,7 +1,7 @@
 // Wire-level parsing shared by the provider adapters: text/event-stream framing, and lenient
 // JSON reading (captured bodies are untrusted: any field may be missing or of another type).
 import { tryParseJson } from "../../json";
-import { MAX_INT } from "../types";
+import { MAX_INT } from "../../domain/calls";
 
 /** One server-sent event: its `event:` name, if any, and its data lines joined by "\n". */
 export type SseEvent = { event?: string; data: string };

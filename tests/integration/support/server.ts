@@ -5,7 +5,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { quote } from "@/lib/db/bulk";
+import { quote } from "@/lib/db/multiRow";
 import { withClient } from "@/lib/db/postgresAdmin";
 import { createTestDatabase } from "../../support/database";
 

@@ -1,11 +1,11 @@
 import * as c from "@/lib/api/contracts/interruptions";
-import { ApiError } from "@/lib/api/errors";
-import { interruptionRecord } from "@/lib/api/records";
+import { notFound } from "@/lib/domain/errors";
+import { interruptionRecord } from "@/lib/wire/records";
 import { handle } from "@/lib/api/route";
 import { getInterruption, withRegressed } from "@/lib/db/queries/interruptions";
 
 export const GET = handle(c.getInterruption, async ({ db, params }) => {
   const row = await getInterruption(db, params.id);
-  if (!row) throw new ApiError(404, "Interruption not found");
+  if (!row) throw notFound("Interruption not found");
   return interruptionRecord((await withRegressed(db, [row]))[0]);
 });

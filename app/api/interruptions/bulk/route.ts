@@ -1,4 +1,4 @@
-import { actorName, resolveMe } from "@/lib/api/actors";
+import { actorName, resolveMe } from "@/lib/auth/actor";
 import * as c from "@/lib/api/contracts/interruptions";
 import { filterQuery } from "@/lib/api/contracts/params";
 import { handle } from "@/lib/api/route";

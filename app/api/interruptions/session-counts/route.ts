@@ -1,4 +1,4 @@
-import { resolveMe } from "@/lib/api/actors";
+import { resolveMe } from "@/lib/auth/actor";
 import * as c from "@/lib/api/contracts/interruptions";
 import { handle } from "@/lib/api/route";
 import { sessionCounts } from "@/lib/db/queries/interruptions";

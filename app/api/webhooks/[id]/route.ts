@@ -1,6 +1,6 @@
 import * as c from "@/lib/api/contracts/webhooks";
 import { handle } from "@/lib/api/route";
-import { assertOutboundUrl } from "@/lib/net/policy";
+import { assertOutboundUrl } from "@/lib/config/outbound";
 import { deleteWebhook, updateWebhook } from "@/lib/alerts/webhooks";
 
 export const POST = handle(c.updateWebhook, async ({ db, params, body }) => {

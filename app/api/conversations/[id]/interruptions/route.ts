@@ -1,5 +1,5 @@
 import * as c from "@/lib/api/contracts/interruptions";
-import { interruptionRecord } from "@/lib/api/records";
+import { interruptionRecord } from "@/lib/wire/records";
 import { handle } from "@/lib/api/route";
 import { interruptionsOf, withRegressed } from "@/lib/db/queries/interruptions";
 

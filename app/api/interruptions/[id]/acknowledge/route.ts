@@ -1,6 +1,6 @@
-import { actorName } from "@/lib/api/actors";
+import { actorName } from "@/lib/auth/actor";
 import * as c from "@/lib/api/contracts/interruptions";
-import { interruptionRecord } from "@/lib/api/records";
+import { interruptionRecord } from "@/lib/wire/records";
 import { handle } from "@/lib/api/route";
 import { withRegressed } from "@/lib/db/queries/interruptions";
 import { applyToOne } from "@/lib/triage/lifecycle";

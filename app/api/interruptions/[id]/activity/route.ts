@@ -1,12 +1,12 @@
 import * as c from "@/lib/api/contracts/interruptions";
-import { ApiError } from "@/lib/api/errors";
-import { activityRecord } from "@/lib/api/records";
+import { notFound } from "@/lib/domain/errors";
+import { activityRecord } from "@/lib/wire/records";
 import { handle } from "@/lib/api/route";
 import { getInterruption } from "@/lib/db/queries/interruptions";
 import { activityOf } from "@/lib/triage/lifecycle";
 
 export const GET = handle(c.interruptionActivity, async ({ db, params }) => {
   const rows = await activityOf(db, params.id);
-  if (!rows.length && !(await getInterruption(db, params.id))) throw new ApiError(404, "Interruption not found");
+  if (!rows.length && !(await getInterruption(db, params.id))) throw notFound("Interruption not found");
   return rows.map(activityRecord);
 });

@@ -1,4 +1,4 @@
-import { actorName } from "@/lib/api/actors";
+import { actorName } from "@/lib/auth/actor";
 import * as c from "@/lib/api/contracts/interruptions";
 import { handle } from "@/lib/api/route";
 import { applyToOne } from "@/lib/triage/lifecycle";

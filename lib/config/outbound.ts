@@ -1,10 +1,11 @@
 // The server's outbound policy: the `outbound.allow_private` ranges from the configuration, the
 // check made when a webhook or forwarder URL is stored (400 naming the field), and the fetch used
 // to send (resolve, check every address, connect to the checked one).
-import { ApiError } from "../api/errors";
-import { config } from "../config/load";
-import { parseAllowList } from "./outbound";
-import { OutboundBlockedError, pinnedFetch, resolveOutbound, type OutboundPolicy, type Resolver } from "./pinned";
+// It lives with the configuration it applies; lib/net (address rules, pinned fetch) reads none.
+import { invalid } from "../domain/errors";
+import { parseAllowList } from "../net/outbound";
+import { OutboundBlockedError, pinnedFetch, resolveOutbound, type OutboundPolicy, type Resolver } from "../net/pinned";
+import { config } from "./load";
 
 /** The configured policy (the configuration is read once per process). */
 export function outboundPolicy(resolve?: Resolver): OutboundPolicy {
@@ -21,7 +22,7 @@ export async function assertOutboundUrl(url: string, field = "url", policy: Outb
   try {
     await resolveOutbound(url, policy);
   } catch (e) {
-    if (e instanceof OutboundBlockedError) throw new ApiError(400, `${field}: ${e.message}`);
+    if (e instanceof OutboundBlockedError) throw invalid(`${field}: ${e.message}`);
     throw e;
   }
 }

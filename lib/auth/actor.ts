@@ -1,0 +1,24 @@
+// Who is acting: a token or a signed-in user, with the scopes they hold (SPEC §5.3).
+import { forbidden } from "../domain/errors";
+import type { Scope } from "./scopes";
+
+export type Actor = { kind: "token" | "user"; id: string; name: string; scopes: Scope[]; role?: string };
+
+/** How an actor is named in activity rows and `*_by` fields. */
+export function actorName(actor: Actor): string {
+  return `${actor.kind}:${actor.name}`;
+}
+
+/** A filter's `assignee=me` names the caller (a user's email, a token's name). */
+export function resolveMe<F extends { assignees?: string[] }>(filter: F, actor: Actor): F {
+  if (!filter.assignees?.includes("me")) return filter;
+  return { ...filter, assignees: filter.assignees.map((a) => (a === "me" ? actor.name : a)) };
+}
+
+/** The actor, when it holds `scope` (or admin); otherwise forbidden (403). */
+export function requireScope(actor: Actor, scope: Scope): Actor {
+  if (!actor.scopes.includes(scope) && !actor.scopes.includes("admin")) {
+    throw forbidden(actor.kind === "user" ? `Your role (${actor.role}) does not allow this` : `This token lacks the '${scope}' scope`);
+  }
+  return actor;
+}

@@ -1,0 +1,79 @@
+// Identity behind a request's credentials: a bearer token's secret → the token's actor, a
+// session cookie → the signed-in user's actor. Rows are cached a few seconds per process, so a
+// burst of requests costs one lookup; revoking a token or changing a user forgets the entry at
+// once in this process, elsewhere within the cache time. Reading the credentials off the HTTP
+// request (which header, same origin) is lib/api/auth.ts.
+import type { NextRequest } from "next/server";
+import { getToken } from "next-auth/jwt";
+import type { DbTx } from "../db/client";
+import { unauthenticated } from "../domain/errors";
+import { nowNs } from "../domain/time";
+import type { Actor } from "./actor";
+import { scopesOf } from "./roles";
+import { parseScopes } from "./scopes";
+import { sessionSecret } from "./sessionSecret";
+import { hashToken } from "./tokenSecrets";
+import { tokenSessionVersion } from "./users";
+
+const LAST_USED_RESOLUTION_NS = 60_000_000_000n;
+
+type TokenRow = NonNullable<Awaited<ReturnType<DbTx["apiToken"]["findUnique"]>>>;
+
+const CACHE_MS = 5_000;
+// Kept on globalThis: Next.js may load this module once per route bundle in one process.
+const holder = globalThis as unknown as { sightdeskTokenCache?: Map<string, { row: TokenRow | null; at: number }> };
+const cache = (holder.sightdeskTokenCache ??= new Map());
+
+export function forgetToken(hash: string): void {
+  cache.delete(hash);
+}
+
+async function lookup(db: DbTx, hash: string): Promise<TokenRow | null> {
+  const hit = cache.get(hash);
+  if (hit && Date.now() - hit.at < CACHE_MS) return hit.row;
+  const row = await db.apiToken.findUnique({ where: { hash } });
+  if (cache.size > 10_000) cache.clear();
+  cache.set(hash, { row, at: Date.now() });
+  return row;
+}
+
+/** The actor of a token secret (401 when unknown, expired or revoked); notes its last use. */
+export async function tokenActor(db: DbTx, secret: string): Promise<Actor> {
+  const token = await lookup(db, hashToken(secret));
+  const now = nowNs();
+  if (!token || token.revokedAtNs !== null || (token.expiresAtNs !== null && token.expiresAtNs <= now)) {
+    throw unauthenticated("Invalid, expired or revoked token");
+  }
+  const scopes = parseScopes(token.scopes);
+  if (token.lastUsedAtNs === null || now - token.lastUsedAtNs > LAST_USED_RESOLUTION_NS) {
+    token.lastUsedAtNs = now;
+    await db.apiToken.update({ where: { id: token.id }, data: { lastUsedAtNs: now } });
+  }
+  return { kind: "token", id: token.id, name: token.name, scopes };
+}
+
+const USER_CACHE_MS = 5_000;
+type CachedUser = { id: string; email: string; role: string; sessionVersion: number };
+const userHolder = globalThis as unknown as { sightdeskUserCache?: Map<string, { user: CachedUser | null; at: number }> };
+const userCache = (userHolder.sightdeskUserCache ??= new Map());
+
+/** Call after changing a user's role, password or existence: this process re-reads it at once. */
+export function forgetUser(id: string): void {
+  userCache.delete(id);
+}
+
+/** The signed-in user of the request's session cookie, or null (none, or no longer valid). */
+export async function sessionActor(db: DbTx, req: Request): Promise<Actor | null> {
+  const jwt = await getToken({ req: req as unknown as NextRequest, secret: sessionSecret() });
+  const uid = typeof jwt?.uid === "string" ? jwt.uid : null;
+  if (!uid) return null;
+  let hit = userCache.get(uid);
+  if (!hit || Date.now() - hit.at > USER_CACHE_MS) {
+    const user = await db.user.findUnique({ where: { id: uid }, select: { id: true, email: true, role: true, sessionVersion: true } });
+    if (userCache.size > 10_000) userCache.clear();
+    userCache.set(uid, (hit = { user, at: Date.now() }));
+  }
+  // a password or role change since this cookie was issued ends it: signed out
+  if (!hit.user || hit.user.sessionVersion !== tokenSessionVersion(jwt)) return null;
+  return { kind: "user", id: hit.user.id, name: hit.user.email, scopes: scopesOf(hit.user.role), role: hit.user.role };
+}

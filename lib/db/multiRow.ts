@@ -1,0 +1,51 @@
+// Multi-row statements for batches: one INSERT … ON CONFLICT per table instead of one ORM call
+// per row, and id lookups in chunks. The syntax is shared by SQLite and PostgreSQL.
+import { marks, type Row, type Sql } from "./sql";
+
+/** What to do when a row's key already exists: keep the stored row, or overwrite these columns. */
+export type OnConflict = { key: string[]; update: string[] | "all" | "nothing" };
+
+const MAX_PARAMS = 30_000;
+const LOOKUP_CHUNK = 500;
+
+export const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+function conflictClause(columns: string[], onConflict: OnConflict): string {
+  const key = onConflict.key.map(quote).join(", ");
+  const update = onConflict.update === "all" ? columns.filter((c) => !onConflict.key.includes(c)) : onConflict.update;
+  if (update === "nothing" || !update.length) return `ON CONFLICT (${key}) DO NOTHING`;
+  return `ON CONFLICT (${key}) DO UPDATE SET ${update.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(", ")}`;
+}
+
+/** Inserts `rows` (all with the same keys) into `table`, resolving key conflicts as told. */
+export async function insertRows(sql: Sql, table: string, rows: Row[], onConflict: OnConflict): Promise<void> {
+  if (!rows.length) return;
+  const columns = Object.keys(rows[0]);
+  const perStatement = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
+  const tuple = `(${marks(columns.length)})`;
+  const head = `INSERT INTO ${quote(table)} (${columns.map(quote).join(", ")}) VALUES `;
+  const tail = ` ${conflictClause(columns, onConflict)}`;
+  for (let start = 0; start < rows.length; start += perStatement) {
+    const slice = rows.slice(start, start + perStatement);
+    const params: unknown[] = [];
+    for (const row of slice) for (const c of columns) params.push(row[c]);
+    await sql.run(head + Array(slice.length).fill(tuple).join(", ") + tail, params);
+  }
+}
+
+/** Rows of `table` whose `column` is one of `values` (deduplicated, in chunks). */
+export async function selectIn(sql: Sql, table: string, column: string, values: string[], select = "*", extraWhere = ""): Promise<Row[]> {
+  const unique = [...new Set(values)];
+  const rows: Row[] = [];
+  for (let i = 0; i < unique.length; i += LOOKUP_CHUNK) {
+    const chunk = unique.slice(i, i + LOOKUP_CHUNK);
+    const where = `${quote(column)} IN (${marks(chunk.length)})${extraWhere ? ` AND ${extraWhere}` : ""}`;
+    rows.push(...(await sql.all(`SELECT ${select} FROM ${quote(table)} WHERE ${where}`, chunk)));
+  }
+  return rows;
+}
+
+/** Which of `ids` exist as primary keys of `table`. */
+export async function existingIds(sql: Sql, table: string, ids: string[]): Promise<Set<string>> {
+  return new Set((await selectIn(sql, table, "id", ids, '"id"')).map((r) => String(r.id)));
+}
