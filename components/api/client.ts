@@ -1,6 +1,6 @@
 // The browser's client for SightDesk's own REST API (same routes as external clients, with
 // the session cookie). Nanosecond values stay exact: `*_ns` fields arrive as strings.
-import { parseJsonExact } from "@/lib/api/json";
+import { parseJsonExact } from "@/lib/wire/json";
 
 export class ApiRequestError extends Error {
   constructor(

@@ -12,7 +12,7 @@ import { buildInterruption, type InterruptionContext, type InterruptionRow } fro
 import { interruptionId } from "./keys";
 import type { Prepared } from "./prepare";
 import { redactValue } from "./redact";
-import type { ChatMessage } from "./types";
+import type { ChatMessage } from "../domain/calls";
 
 /** Turn endings that suspend or hand off a turn: an empty answer there is not a failure. */
 export const NON_FAILURE_TURN_ENDS = new Set(["steered", "drained", "dispatched", "awaiting"]);

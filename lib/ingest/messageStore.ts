@@ -1,7 +1,7 @@
 // Which message nodes a batch writes. Nodes are content-addressed (messages.ts), so a history
 // mostly repeats nodes already stored, by earlier batches or by earlier calls of this one; each
 // node is written once, with the conversation that first carried it.
-import { existingIds } from "../db/bulk";
+import { existingIds } from "../db/multiRow";
 import type { Sql } from "../db/sql";
 import type { MessageNode } from "./messages";
 import type { Prepared } from "./prepare";

@@ -5,7 +5,7 @@
 // (rows read) → per call: touchState.ts, messageStore.ts, toolCalls.ts, detection.ts, rows.ts
 // → writeBatch.ts → afterCommit.ts.
 import { detectionConfig, type DetectionConfig } from "../config/detection";
-import { existingIds } from "../db/bulk";
+import { existingIds } from "../db/multiRow";
 import type { Db } from "../db/client";
 import { lockKeys, transaction, type Sql } from "../db/sql";
 import { emitDeadLoopDetections } from "./afterCommit";
@@ -16,7 +16,7 @@ import { prepareCall, type Prepared } from "./prepare";
 import { CallRows } from "./rows";
 import { recordToolCalls, toolCallRowIdsAdded } from "./toolCalls";
 import { touchCall } from "./touchState";
-import type { NormalizedCall } from "./types";
+import type { NormalizedCall } from "../domain/calls";
 import { writeBatch, type CallBatch } from "./writeBatch";
 
 export type IngestResult = { received: number; accepted: number; duplicates: number; interruptions: number };

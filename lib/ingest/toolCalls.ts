@@ -6,7 +6,7 @@ import type { ToolCallState } from "./batchState";
 import { toolCallRowId, toolInterruptionId, type CallKeys } from "./keys";
 import { toolResultFacts, type Prepared } from "./prepare";
 import { storedArguments } from "./redact";
-import type { ToolCallPart } from "./types";
+import type { ToolCallPart } from "../domain/calls";
 
 /** A judged tool result that is an interruption, under its per-tool-call id. */
 export type ToolFinding = { id: string; finding: Finding };

@@ -3,7 +3,7 @@
 // created here (loaded rows come from batchState.ts).
 import type { BatchState, ConversationState, SessionState, TurnState } from "./batchState";
 import type { Prepared } from "./prepare";
-import { MAX_INT } from "./types";
+import { MAX_INT } from "../domain/calls";
 
 /** Records call `p`, which ended (or started) at `at`, on its session, conversation, turn and agent. */
 export function touchCall(state: BatchState, p: Prepared, at: bigint): { conversation: ConversationState; turn: TurnState } {

@@ -1,6 +1,6 @@
 // The inserts of a call batch, parents before children, one multi-row statement per table
 // (`insertRows`): new rows are inserted, changed ones updated on conflict.
-import { existingIds, insertRows } from "../db/bulk";
+import { existingIds, insertRows } from "../db/multiRow";
 import type { Sql } from "../db/sql";
 import type { BatchState, GroupedState } from "./batchState";
 import type { BatchDetection } from "./detection";

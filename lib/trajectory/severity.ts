@@ -1,10 +1,6 @@
 // The worst of some severities, by lib/domain's weights (SPEC §3.1).
 import { SEVERITY_WEIGHT } from "../domain/interruptions";
 
-// For components/ only, until the browser code imports lib/domain itself (issue #12, web part):
-// remove then.
-export { SEVERITIES } from "../domain/interruptions";
-
 const WEIGHT: Record<string, number> = SEVERITY_WEIGHT;
 
 export const severityWeight = (s: string | null | undefined): number => (s ? WEIGHT[s] ?? 0 : 0);

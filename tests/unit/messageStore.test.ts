@@ -7,7 +7,7 @@ import { transaction } from "@/lib/db/sql";
 import { knownNodes, markNewSuffixes, MessageStore } from "@/lib/ingest/messageStore";
 import { prepareCall, type Prepared } from "@/lib/ingest/prepare";
 import { ingestCalls } from "@/lib/ingest/storeCalls";
-import type { ChatMessage, NormalizedCall } from "@/lib/ingest/types";
+import type { ChatMessage, NormalizedCall } from "@/lib/domain/calls";
 import { createTestDatabase, type TestDatabase } from "../support/database";
 
 const user = (text: string): ChatMessage => ({ role: "user", parts: [{ type: "text", content: text }] });
