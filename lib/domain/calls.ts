@@ -23,9 +23,9 @@ export type ChatMessage = {
   finish_reason?: string;
 };
 
-export type NormalizedCall = {
+/** Who made a call: the keys a sender may give (SPEC §2.4 derives the missing ones) and the process. */
+export type CallOrigin = {
   call_id: string;
-  trace_id?: string | null;
   session_id?: string | null;
   conversation_id?: string | null;
   turn_id?: string | null;
@@ -33,6 +33,10 @@ export type NormalizedCall = {
   pid?: number | null;
   process_name?: string | null;
   host?: string | null;
+};
+
+export type NormalizedCall = CallOrigin & {
+  trace_id?: string | null;
   provider?: string | null;
   model?: string | null;
   server_address?: string | null;
@@ -66,15 +70,7 @@ export type NormalizedCall = {
 };
 
 /** A raw captured provider exchange (SPEC §2.2), as POSTed to /api/ingest/http. */
-export type HttpExchange = {
-  call_id: string;
-  session_id?: string | null;
-  conversation_id?: string | null;
-  turn_id?: string | null;
-  agent_name?: string | null;
-  pid?: number | null;
-  process_name?: string | null;
-  host?: string | null;
+export type HttpExchange = CallOrigin & {
   start_ns: bigint;
   end_ns?: bigint | null;
   request: { method?: string; url: string; headers?: Record<string, string>; body: unknown };

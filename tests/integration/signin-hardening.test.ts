@@ -7,6 +7,7 @@ import { request } from "./support/http";
 import { startIssuer, type Claims, type FakeIssuer } from "./support/oidcIssuer";
 import { uid } from "./support/payloads";
 import { startServer, type TestServer } from "./support/server";
+import { passwordSignIn, SESSION_COOKIE, withCookie as cookieRequest } from "./support/session";
 
 type UserRecord = { id: string; email: string; name: string | null; role: string };
 
@@ -44,32 +45,8 @@ async function findUser(address: string): Promise<UserRecord | undefined> {
   return reply.body.find((u) => u.email === address);
 }
 
-const SESSION = /^(__Secure-)?next-auth\.session-token=[^;]+/;
-
-type Attempt = { status: number; retryAfter: string | null; cookie: string | null; body: Record<string, unknown> };
-
-/** One password sign-in through next-auth's credentials callback, from `address`. */
-async function signIn(userEmail: string, password: string, address: string): Promise<Attempt> {
-  const csrf = await fetch(`${server.url}/api/auth/csrf`);
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const cookies = csrf.headers.getSetCookie().map((c) => c.split(";")[0]);
-  const res = await fetch(`${server.url}/api/auth/callback/credentials`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookies.join("; "), origin: server.url, "x-forwarded-for": `${address}, 10.0.0.1` },
-    body: new URLSearchParams({ csrfToken, email: userEmail, password, json: "true", callbackUrl: `${server.url}/` }).toString(),
-  });
-  const session = res.headers.getSetCookie().find((c) => SESSION.test(c));
-  return { status: res.status, retryAfter: res.headers.get("retry-after"), cookie: session ? session.split(";")[0] : null, body: (await res.json()) as Record<string, unknown> };
-}
-
-function withCookie(cookie: string, route: string, init: RequestInit = {}): Promise<Response> {
-  const headers = new Headers(init.headers);
-  headers.set("cookie", cookie);
-  if (init.method && init.method !== "GET") headers.set("origin", server.url);
-  if (init.body) headers.set("content-type", "application/json");
-  return fetch(`${server.url}${route}`, { ...init, headers, redirect: "manual" });
-}
+const signIn = (email: string, password: string, address: string) => passwordSignIn(server, email, password, address);
+const withCookie = (cookie: string, route: string, init: RequestInit = {}) => cookieRequest(server, cookie, route, init);
 
 describe("password sign-in throttling", () => {
   it("refuses an account after 5 failures with 429 + Retry-After, even with the right password, and logs it without the password", async () => {
@@ -220,7 +197,7 @@ describe("single sign-on (fake OIDC issuer)", () => {
     const callback = approved.headers.get("location")!;
     expect(callback).toMatch(/\/api\/auth\/callback\/oidc\?code=/);
     const done = await fetch(callback, { redirect: "manual", headers: { cookie: cookie() } });
-    const session = done.headers.getSetCookie().find((c) => SESSION.test(c));
+    const session = done.headers.getSetCookie().find((c) => SESSION_COOKIE.test(c));
     return { cookie: session ? session.split(";")[0] : null, location: done.headers.get("location") ?? "" };
   }
 

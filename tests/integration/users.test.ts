@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uid } from "./support/payloads";
 import { createToken, expectError, request, type CreatedToken } from "./support/http";
 import { startServer, type TestServer } from "./support/server";
+import { passwordSignIn, withCookie as cookieRequest } from "./support/session";
 
 const ROOT = path.resolve(__dirname, "../..");
 const BIN = path.join(ROOT, "bin/sightdesk.mjs");
@@ -53,28 +54,8 @@ async function users(): Promise<UserRecord[]> {
 }
 
 /** Signs in through next-auth's credentials flow; the session cookie, or null when refused. */
-async function signIn(userEmail: string, password: string): Promise<string | null> {
-  const csrf = await fetch(`${server.url}/api/auth/csrf`);
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const cookies = csrf.headers.getSetCookie().map((c) => c.split(";")[0]);
-  const res = await fetch(`${server.url}/api/auth/callback/credentials`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookies.join("; "), origin: server.url },
-    body: new URLSearchParams({ csrfToken, email: userEmail, password, json: "true", callbackUrl: `${server.url}/` }).toString(),
-  });
-  const session = res.headers.getSetCookie().find((c) => /^(__Secure-)?next-auth\.session-token=[^;]+/.test(c));
-  return session ? session.split(";")[0] : null;
-}
-
-/** A request with a session cookie instead of a token (writes carry this origin, like a browser). */
-function withCookie(cookie: string, route: string, init: RequestInit = {}): Promise<Response> {
-  const headers = new Headers(init.headers);
-  headers.set("cookie", cookie);
-  if (init.method && init.method !== "GET") headers.set("origin", server.url);
-  if (init.body) headers.set("content-type", "application/json");
-  return fetch(`${server.url}${route}`, { ...init, headers });
-}
+const signIn = async (email: string, password: string) => (await passwordSignIn(server, email, password)).cookie;
+const withCookie = (cookie: string, route: string, init: RequestInit = {}) => cookieRequest(server, cookie, route, { redirect: "follow", ...init });
 
 type Run = { code: number; stdout: string; stderr: string };
 
