@@ -3,7 +3,7 @@
 import { parseJsonExact } from "../wire/json";
 import type { Connection } from "./config";
 import { CliError } from "./errors";
-import { isObj } from "./records";
+import { isObj } from "./replies";
 import { safeLine } from "./format";
 
 export type Query = Record<string, string | undefined>;

@@ -5,7 +5,7 @@ import type { Query } from "../client";
 import { type Context, pathId } from "../context";
 import { fields, localTime, plural, prettyJson, safeJson, safeLine, safeText, shorten, table } from "../format";
 import { line } from "../io";
-import { type InterruptionRecord, isObj, nsText, toCount, toRecord, toRecords, toStats } from "../records";
+import { type InterruptionRecord, isObj, nsText, toCount, toRecord, toRecords, toStats } from "../replies";
 
 export type FilterOptions = { last: number; type?: string[]; severity?: string[]; agent?: string[]; json?: boolean };
 export type ListOptions = FilterOptions & {

@@ -3,7 +3,7 @@ import { nowNs } from "../../domain/time";
 import { type Context, pathId } from "../context";
 import { localTime, plural, safeJson, safeLine, table } from "../format";
 import { line } from "../io";
-import { type TokenInfo, toCreatedToken, toToken, toTokens } from "../records";
+import { type TokenInfo, toCreatedToken, toToken, toTokens } from "../replies";
 
 export type CreateOptions = { name: string; scope: string[]; expires?: string; json?: boolean };
 export type JsonOption = { json?: boolean };

@@ -1,4 +1,4 @@
-// The server's response shapes (SPEC §5), checked at runtime. The types come from the route
+// The server's replies as the CLI reads them (SPEC §5), checked at runtime. The types come from the route
 // contracts (lib/api/contracts/wire.ts): bodies are parsed with parseJsonExact, so long `*_ns`
 // integers arrive as exact decimal strings.
 import type * as Wire from "../api/contracts/wire";
