@@ -8,6 +8,7 @@ import { prepareCall, type Prepared } from "../ingest/prepare";
 import { callSchema, eventSchema, httpExchangeSchema } from "../ingest/schema";
 import { ingestPrepared, type IngestResult } from "../ingest/storeCalls";
 import { ingestPreparedEvents, prepareEvent, type EventResult, type PreparedEvent } from "../ingest/storeEvents";
+import { SOURCE_HEADER, sourceFromHeader, type IngestSource } from "../domain/sources";
 import { parseJsonText } from "./body";
 import { parseBatch } from "./validation";
 
@@ -30,9 +31,17 @@ export function prepareIngestText(kind: IngestKind, text: string): PreparedBatch
   return prepareIngestBody(kind, parseJsonText(text));
 }
 
-export function storePrepared(db: Db, batch: PreparedBatch): Promise<IngestResult | EventResult> {
-  return batch.kind === "events" ? ingestPreparedEvents(db, batch.events) : ingestPrepared(db, batch.calls);
+/** Stores a prepared batch that arrived through `source` (the REST ingest API unless told). */
+export function storePrepared(db: Db, batch: PreparedBatch, source: IngestSource = "api"): Promise<IngestResult | EventResult> {
+  return batch.kind === "events" ? ingestPreparedEvents(db, batch.events, undefined, source) : ingestPrepared(db, batch.calls, undefined, source);
 }
+
+/**
+ * The source an ingest request came through: its `X-SightDesk-Source` header when that names
+ * one of `allowed` (a capture layer posting for itself), else `fallback`.
+ */
+export const requestSource = (req: Request, allowed: readonly IngestSource[], fallback: IngestSource): IngestSource =>
+  sourceFromHeader(req.headers.get(SOURCE_HEADER), allowed, fallback);
 
 export const ingestCallBatch = (db: Db, body: unknown): Promise<IngestResult> => ingestPrepared(db, prepareCalls("calls", body));
 export const ingestHttpBatch = (db: Db, body: unknown): Promise<IngestResult> => ingestPrepared(db, prepareCalls("http", body));

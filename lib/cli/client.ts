@@ -13,6 +13,8 @@ export type RequestOptions = {
   body?: unknown;
   /** the message for a 404, e.g. `Interruption not found: <id>` */
   notFound?: string;
+  /** extra request headers */
+  headers?: Record<string, string>;
 };
 
 export type ApiResponse = {
@@ -93,7 +95,7 @@ export class SightDeskClient {
   /** A path on this server (as in a `Link` header) fetched as-is. */
   async request(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
     const target = this.urlFor(path, options.query);
-    const headers: Record<string, string> = { authorization: `Bearer ${this.conn.token}`, accept: "application/json" };
+    const headers: Record<string, string> = { ...options.headers, authorization: `Bearer ${this.conn.token}`, accept: "application/json" };
     if (options.body !== undefined) headers["content-type"] = "application/json";
     let res: Response;
     try {

@@ -230,7 +230,7 @@ export class AgentSightImporter {
     let result: IngestResult;
     try {
       await this.countSessions(this.sink.db, calls, stats);
-      result = await ingestCalls(this.sink.db, calls);
+      result = await ingestCalls(this.sink.db, calls, undefined, "import");
     } catch (e) {
       throw new DeliveryError(`Cannot store calls: ${(e as Error).message}`);
     }

@@ -18,6 +18,8 @@ import { recordToolCalls, toolCallRowIdsAdded } from "./toolCalls";
 import { touchCall } from "./touchState";
 import type { NormalizedCall } from "../domain/calls";
 import { writeBatch, type CallBatch } from "./writeBatch";
+import type { IngestSource } from "../domain/sources";
+import { recordArrivals } from "./sources";
 
 export type IngestResult = { received: number; accepted: number; duplicates: number; interruptions: number };
 
@@ -45,17 +47,19 @@ function addCall(batch: CallBatch, p: Prepared): void {
 }
 
 /** Stores a batch of normalized calls and their interruptions, atomically and idempotently. */
-export function ingestCalls(db: Db, calls: NormalizedCall[], cfg: DetectionConfig = detectionConfig()): Promise<IngestResult> {
-  return ingestPrepared(db, calls.map(prepareCall), cfg);
+export function ingestCalls(db: Db, calls: NormalizedCall[], cfg: DetectionConfig = detectionConfig(), source: IngestSource = "api"): Promise<IngestResult> {
+  return ingestPrepared(db, calls.map(prepareCall), cfg, source);
 }
 
-/** `ingestCalls` of calls read by `prepareCall` (perhaps on another thread). */
-export async function ingestPrepared(db: Db, calls: Prepared[], cfg: DetectionConfig = detectionConfig()): Promise<IngestResult> {
+/** `ingestCalls` of calls read by `prepareCall` (perhaps on another thread), arrived through `source`. */
+export async function ingestPrepared(db: Db, calls: Prepared[], cfg: DetectionConfig = detectionConfig(), source: IngestSource = "api"): Promise<IngestResult> {
   const deadLoopSessions: string[] = [];
   const result = await transaction(db, async (sql) => {
     await lockKeys(sql, calls.map((p) => p.keys.sessionId)); // a session's state is read, then rewritten
     const prepared = await freshCalls(sql, calls);
     const result: IngestResult = { received: calls.length, accepted: prepared.length, duplicates: calls.length - prepared.length, interruptions: 0 };
+    const fresh = new Set(prepared);
+    await recordArrivals(sql, source, calls.map((p) => ({ agentName: p.call.agent_name, stored: fresh.has(p) })));
     if (!prepared.length) return result;
     const known = await knownNodes(sql, prepared);
     markNewSuffixes(prepared, known); // before the tool calls to load: they come from the new suffixes

@@ -12,6 +12,8 @@ import { deriveSessionId, interruptionId, sessionIdOf, toolCallRowId, toolInterr
 import { redactText, storedArguments } from "./redact";
 import type { LifecycleEvent, ProcessExitEvent, ToolResultEvent, TurnEndEvent } from "./schema";
 import { NON_FAILURE_TURN_ENDS } from "./detection";
+import type { IngestSource } from "../domain/sources";
+import { recordArrivals } from "./sources";
 
 export type EventResult = { received: number; interruptions: number; withdrawn: number };
 
@@ -156,17 +158,19 @@ async function toolResult(sql: Sql, tx: DbTx, e: PreparedToolResult, cfg: Detect
   return 1;
 }
 
-export function ingestEvents(db: Db, events: LifecycleEvent[], cfg: DetectionConfig = detectionConfig()): Promise<EventResult> {
-  return ingestPreparedEvents(db, events.map(prepareEvent), cfg);
+export function ingestEvents(db: Db, events: LifecycleEvent[], cfg: DetectionConfig = detectionConfig(), source: IngestSource = "api"): Promise<EventResult> {
+  return ingestPreparedEvents(db, events.map(prepareEvent), cfg, source);
 }
 
-/** `ingestEvents` of events read by `prepareEvent` (perhaps on another thread). */
-export async function ingestPreparedEvents(db: Db, events: PreparedEvent[], cfg: DetectionConfig = detectionConfig()): Promise<EventResult> {
+/** `ingestEvents` of events read by `prepareEvent` (perhaps on another thread), arrived through `source`. */
+export async function ingestPreparedEvents(db: Db, events: PreparedEvent[], cfg: DetectionConfig = detectionConfig(), source: IngestSource = "api"): Promise<EventResult> {
   return transaction(
     db,
     async (sql, tx) => {
       await lockKeys(sql, events.map(sessionOf)); // call ingest rewrites the same session rows
       const result: EventResult = { received: events.length, interruptions: 0, withdrawn: 0 };
+      // events are not calls: they refresh the source's arrival time, not its call count
+      await recordArrivals(sql, source, events.map((e) => ({ agentName: e.kind === "process_exit" ? e.agent_name : null, stored: false })));
       for (const e of events) {
         if (e.kind === "process_exit") result.interruptions += await processExit(tx, e, cfg);
         else if (e.kind === "turn_end") result.withdrawn += await turnEnd(tx, e);

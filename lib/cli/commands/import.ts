@@ -3,6 +3,7 @@
 // calls to a SightDesk server's ingest API. --follow keeps polling for new rows.
 import { InvalidArgumentError } from "commander";
 import type { IngestResult } from "../../ingest/storeCalls";
+import { SOURCE_HEADER } from "../../domain/sources";
 import { createDb, type Db } from "../../db/client";
 import { databaseUrl } from "../../db/url";
 import { AgentSightImporter, DeliveryError, follow, type ImportStats, type Sink } from "../../import/agentsight";
@@ -82,7 +83,7 @@ export async function agentsight(dir: string, opts: AgentSightOptions, deps: Imp
           const forward = deps.forward;
           if (forward) calls = calls.map((c) => (c.host ? c : { ...c, host: forward.host }));
           try {
-            const result = (await client.post("/api/ingest/calls", { body: calls })).value as IngestResult;
+            const result = (await client.post("/api/ingest/calls", { body: calls, headers: { [SOURCE_HEADER]: "import" } })).value as IngestResult;
             forward?.delivered(calls);
             return result;
           } catch (e) {
