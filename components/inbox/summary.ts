@@ -19,11 +19,56 @@ export function parseDetail(detail: string): Detail | null {
   }
 }
 
+const obj = (v: unknown): Detail | null => (v && typeof v === "object" && !Array.isArray(v) ? (v as Detail) : null);
+
+/** The human message of a parsed provider error body, or null. */
+function messageOfBody(body: Detail): string | null {
+  const error = body.error;
+  if (typeof error === "string" && error.trim()) return error;
+  const inner = obj(error);
+  if (inner) {
+    if (typeof inner.message === "string" && inner.message.trim()) return inner.message;
+    if (typeof inner.type === "string" && inner.type.trim()) return inner.type;
+    if (typeof inner.code === "string" && inner.code.trim()) return inner.code;
+  }
+  if (typeof body.message === "string" && body.message.trim()) return body.message;
+  if (typeof body.detail === "string" && body.detail.trim()) return body.detail;
+  return null;
+}
+
+const MESSAGE_FIELD = /"message"\s*:\s*"((?:[^"\\]|\\.)*)"/;
+
+/**
+ * The provider's error message in an error text that may be a JSON error body: OpenAI
+ * `{"error": {"message"}}`, Anthropic `{"type": "error", "error": {"type", "message"}}`,
+ * `{"error": "…"}`, `{"message": "…"}`. The body may be cut short (details keep its first
+ * 500 characters): then the first complete `"message": "…"` is used. Any other text is
+ * returned as it is (trimmed).
+ */
+export function providerErrorMessage(text: string): string {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith("{")) return trimmed;
+  try {
+    const parsed = obj(JSON.parse(trimmed));
+    if (parsed) return messageOfBody(parsed) ?? trimmed;
+  } catch {
+    const m = MESSAGE_FIELD.exec(trimmed);
+    if (m) {
+      try {
+        return JSON.parse(`"${m[1]}"`) as string;
+      } catch {
+        return m[1];
+      }
+    }
+  }
+  return trimmed;
+}
+
 export function summarize(detail: string): string {
   const d = parseDetail(detail);
   if (!d) return detail.slice(0, 300);
   const parts: string[] = [];
-  if (str(d.message)) parts.push(str(d.message)!);
+  if (str(d.message)) parts.push(providerErrorMessage(str(d.message)!) || str(d.error_code) || str(d.message)!);
   else if (str(d.snippet)) parts.push(`${str(d.tool_name) ? `${str(d.tool_name)}: ` : ""}${str(d.snippet)}`);
   else if (d.threshold_ms !== undefined && seconds(d.duration_ms)) parts.push(`${seconds(d.duration_ms)} (threshold ${seconds(d.threshold_ms)})`);
   else if (typeof d.output_tokens === "number" && typeof d.max_tokens === "number") parts.push(`${d.output_tokens} / ${d.max_tokens} output tokens`);
