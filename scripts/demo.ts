@@ -118,6 +118,10 @@ ${adminBanner(admin)}
 API token (all scopes): ${token}
   (stored in ${dashboardTokenPath()})
 
+Connect your own agents: ${url}/connect
+  (copy-paste setup for the recording proxy, OpenTelemetry, AgentSight and the REST API,
+  an ingest token minted on the spot, and each source's arrivals as they land)
+
 Sessions with the most open interruptions: ${interesting.map((s) => s.sessionId).join(", ")}
 Try:
   curl -H "Authorization: Bearer $(cat ${path.relative(process.cwd(), dashboardTokenPath())})" ${url}/api/sessions/${session}/interruptions

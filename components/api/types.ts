@@ -18,6 +18,7 @@ export type {
   SessionCount,
   SessionSummary,
   SeverityCounts,
+  SourceRecord,
   Timeseries,
   TokenRecord,
   TypeCount,

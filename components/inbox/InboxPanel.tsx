@@ -1,5 +1,6 @@
 "use client";
 // The table area: the grouped view or the list, with their loading, error and empty states.
+import Link from "next/link";
 import { useInbox } from "./context";
 import { GroupTable } from "./GroupTable";
 import { InboxTable } from "./InboxTable";
@@ -101,6 +102,12 @@ function EmptyState({ unresolvedOnly }: { unresolvedOnly: boolean }) {
       <p className="mt-1">
         {unresolvedOnly ? "Resolved interruptions are hidden (“Unresolved only”). " : ""}
         Try a wider time range or fewer filters.
+      </p>
+      <p className="mt-3">
+        Nothing arriving yet?{" "}
+        <Link href="/connect" className="font-medium text-[var(--accent)] underline-offset-2 hover:underline" data-testid="connect-link">
+          Connect an agent
+        </Link>
       </p>
     </div>
   );

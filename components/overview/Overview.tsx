@@ -1,4 +1,5 @@
 "use client";
+import Link from "next/link";
 import { format } from "date-fns";
 import { SkeletonRows } from "@/components/ui/Panel";
 import { SegmentedControl } from "@/components/ui/SegmentedControl";
@@ -55,7 +56,12 @@ function OverviewBody() {
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
           <h1 className="text-xl font-semibold tracking-tight">Overview</h1>
-          <p className="text-sm text-muted">Unresolved interruptions in {RANGE_INFO[range].long}.</p>
+          <p className="text-sm text-muted">
+            Unresolved interruptions in {RANGE_INFO[range].long}.{" "}
+            <Link href="/connect" className="font-medium text-[var(--accent)] underline-offset-2 hover:underline" data-testid="connect-link">
+              Connect an agent
+            </Link>
+          </p>
         </div>
         <div className="flex items-center gap-3">
           <span className="text-xs text-muted">

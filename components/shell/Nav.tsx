@@ -8,6 +8,7 @@ const LINKS = [
   { href: "/", label: "Overview" },
   { href: "/inbox", label: "Inbox" },
   { href: "/sessions", label: "Sessions" },
+  { href: "/connect", label: "Connect" },
   { href: "/settings", label: "Settings" },
 ];
 

@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { Metadata } from "next";
+import Link from "next/link";
 import { ConfigSection, type ConfigView } from "@/components/settings/ConfigSection";
 import { ImportSection } from "@/components/settings/ImportSection";
 import { TokensSection } from "@/components/settings/TokensSection";
@@ -49,7 +50,13 @@ export default async function SettingsPage() {
       <div className="flex flex-wrap items-end justify-between gap-3">
         <div>
           <h1 className="text-lg font-semibold">Settings</h1>
-          <p className="text-sm text-muted">Who can sign in, which tokens can call the API, and how detection is configured.</p>
+          <p className="text-sm text-muted">
+            Who can sign in, which tokens can call the API, and how detection is configured. To send data from an agent, see{" "}
+            <Link href="/connect" className="font-medium text-[var(--accent)] underline-offset-2 hover:underline">
+              Connect an agent
+            </Link>
+            .
+          </p>
         </div>
         <nav aria-label="Settings sections">
           <ul className="flex flex-wrap gap-1 text-sm">

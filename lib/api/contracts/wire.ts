@@ -21,6 +21,7 @@ import type {
   sessionCounts,
 } from "./interruptions";
 import type { getCall, getSession, listAgents, listSessions, sessionCalls } from "./sessions";
+import type { listSources } from "./sources";
 import type { createToken, listTokens } from "./tokens";
 import type { listUsers } from "./users";
 import type { createWebhook, listDeliveries, listWebhooks, testWebhook } from "./webhooks";
@@ -79,3 +80,4 @@ export type DeliveryRecord = Item<ResponseOf<typeof listDeliveries>>;
 export type WebhookTestResult = ResponseOf<typeof testWebhook>;
 export type ForwarderRecord = Item<ResponseOf<typeof listForwarders>>;
 export type ImportStats = ResponseOf<typeof importAgentSight>;
+export type SourceRecord = Item<ResponseOf<typeof listSources>>;
