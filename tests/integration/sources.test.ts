@@ -62,7 +62,7 @@ describe("GET /api/sources", () => {
     await post("/api/ingest/http", { ...exampleExchange(), call_id: "src-http-1", agent_name: "http-bot" });
     await post("/api/ingest/http", { ...exampleExchange(), call_id: "src-http-2", agent_name: "odd-bot" }, { "X-SightDesk-Source": "something-else" });
     await post("/api/ingest/http", { ...exampleExchange(), call_id: "src-proxy-1", agent_name: "proxied-bot" }, { "X-SightDesk-Source": "proxy" });
-    await post("/api/ingest/http", { ...exampleExchange(), call_id: "src-proxy-2" }, { "x-sightdesk-source": "PROXY" }); // no agent name
+    await post("/api/ingest/http", { ...exampleExchange(), call_id: "src-proxy-2", agent_name: undefined }, { "x-sightdesk-source": "PROXY" }); // no agent name
     await post("/api/ingest/calls", [call("src-import-1", "forwarded-bot")], { "X-SightDesk-Source": "import" }); // what the CLI forwarder sends
 
     const form = new FormData();
