@@ -55,6 +55,10 @@ describe("sightdesk import agentsight", () => {
     expect(rateLimits.map((r) => r.call_id).sort()).toEqual(["as-call-sample-0-0-2", "as-call-sample-0-1-2"]);
     // SightDesk's own ids, not AgentSight's (those are not sent over the ingest API)
     expect(rateLimits.map((r) => r.interruption_id)).not.toContain("7367e4cac92eafdcfa8919b5c2849de6");
+    // the server counts them as arrived through AgentSight import (the CLI sends X-SightDesk-Source: import), not the plain API
+    const sources = (await (await server.api("/api/sources")).json()) as Array<{ source: string; calls: number; agents: Array<{ agent_name: string }> }>;
+    expect(sources.find((s) => s.source === "import")).toMatchObject({ calls: 30, agents: expect.arrayContaining([expect.objectContaining({ agent_name: "agent-0" })]) });
+    expect(sources.find((s) => s.source === "api")).toMatchObject({ calls: 0, agents: [] });
 
     const again = await cli(["import", "agentsight", SAMPLE, "--url", server.url, "--token", server.token]);
     expect(again.code).toBe(0);
