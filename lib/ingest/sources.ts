@@ -19,7 +19,8 @@ export async function recordArrivals(sql: Sql, source: IngestSource, arrivals: A
     const name = (a.agentName ?? "").slice(0, MAX_AGENT_NAME);
     calls.set(name, (calls.get(name) ?? 0) + (a.stored ? 1 : 0));
   }
-  const rows = [...calls];
+  // in one order (by agent name), so that concurrent batches lock their rows without deadlocks
+  const rows = [...calls].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
     const slice = rows.slice(i, i + ROWS_PER_STATEMENT);
     const params = slice.flatMap(([name, n]) => [source, name, at, n]);

@@ -58,15 +58,20 @@ export async function ingestPrepared(db: Db, calls: Prepared[], cfg: DetectionCo
     await lockKeys(sql, calls.map((p) => p.keys.sessionId)); // a session's state is read, then rewritten
     const prepared = await freshCalls(sql, calls);
     const result: IngestResult = { received: calls.length, accepted: prepared.length, duplicates: calls.length - prepared.length, interruptions: 0 };
+    // last: on PostgreSQL the upserted rows stay locked until commit, and every batch of an agent touches its row
     const fresh = new Set(prepared);
-    await recordArrivals(sql, source, calls.map((p) => ({ agentName: p.call.agent_name, stored: fresh.has(p) })));
-    if (!prepared.length) return result;
+    const arrived = () => recordArrivals(sql, source, calls.map((p) => ({ agentName: p.call.agent_name, stored: fresh.has(p) })));
+    if (!prepared.length) {
+      await arrived();
+      return result;
+    }
     const known = await knownNodes(sql, prepared);
     markNewSuffixes(prepared, known); // before the tool calls to load: they come from the new suffixes
     const state = await loadBatchState(sql, prepared, toolCallRowIdsAdded(prepared));
     const batch: CallBatch = { state, messages: new MessageStore(known), calls: new CallRows(), detection: new BatchDetection(cfg, state.grouped) };
     for (const p of prepared) addCall(batch, p);
     result.interruptions = await writeBatch(sql, batch);
+    await arrived();
     deadLoopSessions.push(...batch.detection.deadLoopSessions);
     return result;
   });

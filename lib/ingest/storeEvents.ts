@@ -169,13 +169,13 @@ export async function ingestPreparedEvents(db: Db, events: PreparedEvent[], cfg:
     async (sql, tx) => {
       await lockKeys(sql, events.map(sessionOf)); // call ingest rewrites the same session rows
       const result: EventResult = { received: events.length, interruptions: 0, withdrawn: 0 };
-      // events are not calls: they refresh the source's arrival time, not its call count
-      await recordArrivals(sql, source, events.map((e) => ({ agentName: e.kind === "process_exit" ? e.agent_name : null, stored: false })));
       for (const e of events) {
         if (e.kind === "process_exit") result.interruptions += await processExit(tx, e, cfg);
         else if (e.kind === "turn_end") result.withdrawn += await turnEnd(tx, e);
         else result.interruptions += await toolResult(sql, tx, e, cfg);
       }
+      // events are not calls: they refresh the source's arrival time, not its call count (last: see ingestPrepared)
+      await recordArrivals(sql, source, events.map((e) => ({ agentName: e.kind === "process_exit" ? e.agent_name : null, stored: false })));
       return result;
     },
     60_000,
