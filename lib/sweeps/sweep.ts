@@ -147,15 +147,16 @@ export async function deleteOlderThan(db: Db, cutoff: bigint): Promise<DeleteCou
 // Size cap
 
 /**
- * The timestamp just past the oldest `share` of the calls (at most BATCH of them, at least one),
+ * The timestamp just past the end of the oldest `share` of the calls (at most BATCH of them, at least one),
  * or of the interruptions when no call is left; null when there is nothing to trim.
  */
 async function nextCutoff(db: Db, share: number): Promise<bigint | null> {
   const step = (count: number) => Math.max(1, Math.min(BATCH, Math.ceil(count * share)));
   const calls = await db.call.count();
   if (calls) {
-    const [row] = await db.call.findMany({ select: { startNs: true }, orderBy: { startNs: "asc" }, skip: step(calls) - 1, take: 1 });
-    return row.startNs + 1n;
+    const [row] = await db.call.findMany({ select: { startNs: true, endNs: true }, orderBy: { startNs: "asc" }, skip: step(calls) - 1, take: 1 });
+    // past the call's end: its interruptions (which occur when it ends) go with it, not after it
+    return (row.endNs !== null && row.endNs > row.startNs ? row.endNs : row.startNs) + 1n;
   }
   const interruptions = await db.interruption.count();
   if (!interruptions) return null;
