@@ -8,3 +8,4 @@ import "./users";
 import "./webhooks";
 import "./forwarders";
 import "./import";
+import "./otlp";
