@@ -6,20 +6,21 @@ import zlib from "node:zlib";
 import { db } from "../db/client";
 import { ingestPrepared } from "../ingest/storeCalls";
 import { ingestPreparedEvents } from "../ingest/storeEvents";
-import { decodeTraceRequestJson, encodeTraceResponseJson } from "../otlp/json";
-import { OtlpDecodeError, type OtlpTraceRequest } from "../otlp/model";
-import { prepareOtlp, rejectionMessage, type OtlpBatch } from "../otlp/prepare";
-import { decodeTraceRequestProtobuf, encodeStatusProtobuf, encodeTraceResponseProtobuf } from "../otlp/protobuf";
+import { encodeTraceResponseJson } from "../otlp/json";
+import { rejectionMessage, type OtlpBatch } from "../otlp/prepare";
+import { encodeStatusProtobuf, encodeTraceResponseProtobuf } from "../otlp/protobuf";
 import { authenticate } from "./auth";
 import { bodyLimit, readBodyBytes } from "./body";
 import { ApiError, httpError } from "./errors";
 import type { Contract } from "./contract";
+import { prepareOtlpOffloaded } from "./ingestOffload";
 import { checkSameOrigin } from "./origin";
+import type { OtlpEncoding } from "./otlpBody";
 import { errorResponse } from "./route";
 
 const gunzip = promisify(zlib.gunzip);
 
-type Encoding = "protobuf" | "json";
+type Encoding = OtlpEncoding;
 const PROTOBUF = "application/x-protobuf";
 const JSON_TYPE = "application/json";
 
@@ -41,15 +42,6 @@ export async function readOtlpBody(req: Request, limit = bodyLimit()): Promise<B
   } catch (e) {
     if ((e as { code?: string }).code === "ERR_BUFFER_TOO_LARGE" || e instanceof RangeError) throw new ApiError(413, `Request body exceeds ${limit} bytes when inflated`);
     throw new ApiError(400, `Malformed gzip body: ${(e as Error).message}`);
-  }
-}
-
-export function decodeOtlp(encoding: Encoding, body: Buffer): OtlpTraceRequest {
-  try {
-    return encoding === "protobuf" ? decodeTraceRequestProtobuf(body) : decodeTraceRequestJson(body.toString("utf8"));
-  } catch (e) {
-    if (e instanceof OtlpDecodeError) throw new ApiError(400, `Not an OTLP ExportTraceServiceRequest (${encoding}): ${e.message}`);
-    throw e;
   }
 }
 
@@ -85,12 +77,22 @@ async function errorAnswer(encoding: Encoding, e: unknown): Promise<Response> {
   const fallback = known ? null : errorResponse(e);
   const finalStatus = fallback?.status ?? status;
   const text = fallback ? ((await fallback.json()) as { error: string }).error : message;
-  const retry: Record<string, string> = finalStatus === 429 || finalStatus === 503 ? { "retry-after": "5" } : {};
+  const retry: Record<string, string> = finalStatus === 429 || finalStatus === 503 ? { "retry-after": "1" } : {};
   const code = grpcCode(finalStatus);
   return encoding === "protobuf"
     ? answer(encoding, finalStatus, encodeStatusProtobuf(code, text), retry)
     : answer(encoding, finalStatus, JSON.stringify({ code, message: text, error: text }), retry);
 }
+
+/**
+ * Exports being handled at once in this process; beyond the limit an exporter is told to retry
+ * later (429 with Retry-After, which OTLP exporters honour) instead of queueing more bodies in memory.
+ */
+const inFlight = globalThis as unknown as { sightdeskOtlpInFlight?: number };
+export const otlpConcurrencyLimit = () => {
+  const configured = Number(process.env.SIGHTDESK_OTLP_MAX_CONCURRENT);
+  return Number.isInteger(configured) && configured > 0 ? configured : 8;
+};
 
 /** The route handler of POST /api/otlp/v1/traces (contract `c` gives the scope). */
 export const handleOtlpTraces = (c: Contract) => async (req: Request): Promise<Response> => {
@@ -100,8 +102,15 @@ export const handleOtlpTraces = (c: Contract) => async (req: Request): Promise<R
     checkSameOrigin(req);
     if (c.scope) await authenticate(database, req, c.scope);
     if (!encoding) throw new ApiError(415, `Unsupported Content-Type: expected ${PROTOBUF} or ${JSON_TYPE}`);
-    const batch = prepareOtlp(decodeOtlp(encoding, await readOtlpBody(req)));
-    await storeOtlp(database, batch);
+    if ((inFlight.sightdeskOtlpInFlight ?? 0) >= otlpConcurrencyLimit()) throw new ApiError(429, "Too many OTLP exports at once: retry later");
+    inFlight.sightdeskOtlpInFlight = (inFlight.sightdeskOtlpInFlight ?? 0) + 1;
+    let batch: OtlpBatch;
+    try {
+      batch = await prepareOtlpOffloaded(encoding, await readOtlpBody(req));
+      await storeOtlp(database, batch);
+    } finally {
+      inFlight.sightdeskOtlpInFlight! -= 1;
+    }
     const message = rejectionMessage(batch);
     return answer(encoding, 200, encoding === "protobuf" ? encodeTraceResponseProtobuf(batch.rejected, message) : encodeTraceResponseJson(batch.rejected, message));
   } catch (e) {

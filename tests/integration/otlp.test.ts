@@ -251,4 +251,25 @@ describe("POST /api/otlp/v1/traces: the protocol's edges", () => {
     expect(res.status).toBe(413);
     expect((await post(Buffer.from("not gzip"), "application/json", { "content-encoding": "gzip" })).status).toBe(400);
   });
+
+  it("when too many exports are in flight, answers 429 with Retry-After", async () => {
+    // eight exports whose bodies have not finished arriving hold every slot (the default limit);
+    // each has sent a valid start (an empty ResourceSpans), the rest follows on close
+    const holds = Array.from({ length: 8 }, () => {
+      let close!: () => void;
+      const body = new ReadableStream<Uint8Array>({ start: (c) => { c.enqueue(new Uint8Array([0x0a, 0x00])); close = () => c.close(); } });
+      const reply = fetch(endpoint(), { method: "POST", body, duplex: "half", headers: { "content-type": "application/x-protobuf", authorization: `Bearer ${server.token}` } } as RequestInit);
+      return { close: () => close(), reply };
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      const busy = await post(Buffer.alloc(0), "application/x-protobuf");
+      expect(busy.status).toBe(429);
+      expect(busy.headers.get("retry-after")).toBe("1");
+    } finally {
+      for (const h of holds) h.close();
+    }
+    expect((await Promise.all(holds.map((h) => h.reply))).map((r) => r.status)).toEqual(Array(8).fill(200));
+    expect((await post(Buffer.alloc(0), "application/x-protobuf")).status).toBe(200);
+  });
 });
