@@ -1,6 +1,8 @@
 // OpenTelemetry ingest (SPEC §2.7) against the real server: spans recorded by the real
 // OpenTelemetry JS SDK and sent, unchanged, by its OTLP/HTTP exporters (protobuf and JSON).
+import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
+import path from "node:path";
 import zlib from "node:zlib";
 import { context, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
 import { ExportResultCode, type ExportResult } from "@opentelemetry/core";
@@ -199,6 +201,20 @@ describe("POST /api/otlp/v1/traces with the OpenTelemetry SDK's exporters", () =
     const a = await send("proto", (t) => span(t, "chat", chatAttributes(session)), { gzip: true });
     const b = await send("json", (t) => span(t, "chat", chatAttributes(session)), { gzip: true });
     expect((await sessionCalls(session)).map((c) => c.call_id).sort()).toEqual([idOf(a.spans[0]), idOf(b.spans[0])].sort());
+  });
+});
+
+describe("configuration only", () => {
+  it("examples/otel-setup.mjs sends its span with OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and OTEL_EXPORTER_OTLP_HEADERS", async () => {
+    const session = uid("example");
+    const run = spawnSync(process.execPath, [path.resolve(__dirname, "../../examples/otel-setup.mjs")], {
+      env: { ...process.env, SESSION_ID: session, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint(), OTEL_EXPORTER_OTLP_HEADERS: `Authorization=Bearer ${server.token}` },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(run.status, run.stderr).toBe(0);
+    const records = await sessionInterruptions(server, session);
+    expect(records.map((r) => [r.interruption_type, r.agent_name])).toEqual([["rate_limit", "my-agent"]]);
   });
 });
 
