@@ -48,6 +48,10 @@ export function prepareOtlp(request: OtlpTraceRequest): OtlpBatch {
           reject(s, "invalid trace or span id");
           continue;
         }
+        if (s.startNs === 0n) {
+          reject(s, "no start time");
+          continue;
+        }
         if (seen.has(s.traceId + s.spanId)) continue; // the same span twice in one export
         seen.add(s.traceId + s.spanId);
         try {

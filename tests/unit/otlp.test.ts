@@ -85,6 +85,18 @@ describe("OTLP decoding", () => {
     expect(decodeTraceRequestProtobuf(Buffer.alloc(0))).toEqual({ resourceSpans: [] });
   });
 
+  it("rejects GenAI spans without ids or start time, alone", () => {
+    const text = (spans: object[]) => JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
+    const attributes = [{ key: "gen_ai.operation.name", value: { stringValue: "chat" } }];
+    const batch = prepareOtlp(decodeTraceRequestJson(text([
+      { traceId: "", spanId: "b7ad6b7169203331", startTimeUnixNano: "1", attributes },
+      { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331", attributes },
+      { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203332", startTimeUnixNano: "1767268800000000000", attributes },
+    ])));
+    expect(batch).toMatchObject({ rejected: 2, reasons: ["span b7ad6b7169203331: invalid trace or span id", "span b7ad6b7169203331: no start time"] });
+    expect(batch.calls.map((p) => p.call.call_id)).toEqual(["0af7651916cd43dd8448eb211c80319cb7ad6b7169203332"]);
+  });
+
   it("keeps nanoseconds beyond 2^53 exact in JSON sent as numbers", () => {
     const text = '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"b7ad6b7169203331","startTimeUnixNano":1767268800123456789,"endTimeUnixNano":"1767268801123456789"}]}]}]}';
     const s = decodeTraceRequestJson(text).resourceSpans[0].scopeSpans[0].spans[0];
