@@ -128,8 +128,8 @@ function setPath(target: Obj, path: string[], value: unknown): void {
   if (last !== "__proto__") at[last] = value;
 }
 
-function flatMessage(fields: Obj): ChatMessage {
-  const role = str(fields.role) || "user";
+function flatMessage(fields: Obj, fallbackRole: string): ChatMessage {
+  const role = str(fields.role) || fallbackRole;
   const parts: Part[] = [];
   if (fields.content != null) parts.push(...contentParts(fields.content));
   if (isObj(fields.contents)) {
@@ -167,6 +167,6 @@ export function openInferenceMessages(attributes: Attributes): { input: ChatMess
     if (!side.has(index)) side.set(index, {});
     setPath(side.get(index)!, m[3].split("."), value);
   }
-  const read = (side: Map<number, Obj>) => [...side.entries()].sort((a, b) => a[0] - b[0]).map(([, fields]) => flatMessage(fields));
-  return { input: read(grouped.input), output: read(grouped.output) };
+  const read = (side: Map<number, Obj>, role: string) => [...side.entries()].sort((a, b) => a[0] - b[0]).map(([, fields]) => flatMessage(fields, role));
+  return { input: read(grouped.input, "user"), output: read(grouped.output, "assistant") };
 }

@@ -9,6 +9,7 @@ export type Attributes = Record<string, AttrValue>;
 export type OtlpEvent = { timeNs: bigint; name: string; attributes: Attributes };
 
 /** Status codes of a span (opentelemetry.proto.trace.v1.Status.StatusCode). */
+export const STATUS_OK = 1;
 export const STATUS_ERROR = 2;
 
 export type OtlpSpan = {

@@ -5,7 +5,7 @@
 import type { ChatMessage, Part } from "../domain/calls";
 import { sessionIdOf } from "../ingest/keys";
 import { message, messages, openInferenceMessages, structured, systemInstructions, toolArguments } from "./messages";
-import { STATUS_ERROR, type Attributes, type AttrValue, type OtlpSpan } from "./model";
+import { STATUS_ERROR, STATUS_OK, type Attributes, type AttrValue, type OtlpSpan } from "./model";
 
 /** What a span is to SightDesk. */
 export type SpanRole = "call" | "tool" | "openinference" | null;
@@ -94,7 +94,8 @@ export function spanError(span: OtlpSpan): SpanError {
   }
   if (span.status.message && !texts.some((t) => t.includes(span.status.message))) texts.unshift(span.status.message);
   if (errorType && !texts.some((t) => t.includes(errorType))) texts.unshift(errorType);
-  const failed = span.status.code === STATUS_ERROR || errorType !== null || texts.length > 0;
+  // an exception or error.type on a span its instrumentation marked OK was handled (e.g. retried)
+  const failed = span.status.code === STATUS_ERROR || (span.status.code !== STATUS_OK && (errorType !== null || texts.length > 0));
   let statusCode = count(a["http.response.status_code"] ?? a["http.status_code"]);
   if (statusCode === null && errorType && /^[1-5]\d\d$/.test(errorType)) statusCode = Number(errorType);
   if (statusCode !== null && (statusCode < 100 || statusCode > 599)) statusCode = null;

@@ -161,6 +161,14 @@ describe("GenAI spans → calls", () => {
     expect(d).toMatchObject({ status_code: 503, error: "503" });
   });
 
+  it("an exception on a span marked OK was handled: not a failure", () => {
+    const [c] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.output.messages": '[{"role":"assistant","parts":[{"type":"text","content":"ok"}]}]' }, (s) => {
+      s.recordException({ name: "APIConnectionError", message: "reset, retried" });
+      s.setStatus({ code: SpanStatusCode.OK });
+    })));
+    expect(c).toMatchObject({ status_code: 200, error: null });
+  });
+
   it("without captured content a successful span has no status (no false empty response)", () => {
     const [c] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.request.model": "m" })));
     expect(c).toMatchObject({ status_code: null, error: null, input_messages: [], output_messages: [] });
