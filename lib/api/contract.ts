@@ -17,9 +17,10 @@ export type Contract<Q = unknown, B = unknown, R extends z.ZodType = z.ZodType> 
   body?: z.ZodType<B, unknown>;
   /**
    * How the body arrives: JSON (the default), or multipart/form-data whose fields `body`
-   * validates as an object (files as `z.file()`), up to the upload limit.
+   * validates as an object (files as `z.file()`), up to the upload limit; or OTLP (protobuf or
+   * JSON, `body` describing the JSON form).
    */
-  bodyType?: "json" | "multipart";
+  bodyType?: "json" | "multipart" | "otlp";
   /** the response body, for documentation */
   response?: R;
   /** the success status (200 unless told) */

@@ -8,12 +8,14 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { ApiError } from "./errors";
 import { prepareIngestText, type IngestKind, type PreparedBatch } from "./ingest";
-import type { WorkerReply } from "./ingestWorker";
+import type { WorkerReply, WorkerRequest } from "./ingestWorker";
+import { prepareOtlpBody, type OtlpEncoding } from "./otlpBody";
+import type { OtlpBatch } from "../otlp/prepare";
 
 /** Bodies from this size on go to the worker. */
 export const OFFLOAD_BYTES = 256 * 1024;
 
-type Pending = { resolve: (batch: PreparedBatch) => void; reject: (e: unknown) => void };
+type Pending = { resolve: (batch: PreparedBatch | OtlpBatch) => void; reject: (e: unknown) => void };
 
 class IngestWorker {
   private worker: Worker | null = null;
@@ -55,12 +57,20 @@ class IngestWorker {
   }
 
   prepare(kind: IngestKind, text: string): Promise<PreparedBatch> | null {
+    return this.send((id) => ({ id, kind, text })) as Promise<PreparedBatch> | null;
+  }
+
+  prepareOtlp(encoding: OtlpEncoding, bytes: Uint8Array): Promise<OtlpBatch> | null {
+    return this.send((id) => ({ id, kind: "otlp", encoding, bytes })) as Promise<OtlpBatch> | null;
+  }
+
+  private send(request: (id: number) => WorkerRequest): Promise<PreparedBatch | OtlpBatch> | null {
     const worker = this.start();
     if (!worker) return null;
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, kind, text });
+      worker.postMessage(request(id));
     });
   }
 }
@@ -79,6 +89,15 @@ export async function prepareIngest(kind: IngestKind, text: string): Promise<Pre
   const batch = await offloaded;
   // Receiving the batch (copying it from the worker) and storing it are each tens of
   // milliseconds for a large body: other requests are served between the two.
+  await new Promise((resolve) => setImmediate(resolve));
+  return batch;
+}
+
+/** The prepared items of an OTLP export's (inflated) bytes: on the worker when large, else here. */
+export async function prepareOtlpOffloaded(encoding: OtlpEncoding, bytes: Uint8Array): Promise<OtlpBatch> {
+  const offloaded = bytes.length >= OFFLOAD_BYTES ? ingestWorker().prepareOtlp(encoding, bytes) : null;
+  if (!offloaded) return prepareOtlpBody(encoding, bytes);
+  const batch = await offloaded;
   await new Promise((resolve) => setImmediate(resolve));
   return batch;
 }

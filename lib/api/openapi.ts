@@ -19,7 +19,8 @@ function parameters(c: Contract) {
   return params;
 }
 
-const MEDIA_TYPES = { json: "application/json", multipart: "multipart/form-data" } as const;
+const MEDIA_TYPES = { json: ["application/json"], multipart: ["multipart/form-data"], otlp: ["application/x-protobuf", "application/json"] } as const;
+const mediaTypes = (c: Contract, schema: object) => Object.fromEntries(MEDIA_TYPES[c.bodyType ?? "json"].map((type) => [type, { schema }]));
 
 function operation(c: Contract) {
   const ok = String(c.status ?? 200);
@@ -29,9 +30,9 @@ function operation(c: Contract) {
     tags: [c.tag],
     ...(c.scope ? { security: [{ bearer: [] }], "x-required-scope": c.scope } : { security: [] }),
     parameters: parameters(c),
-    ...(c.body ? { requestBody: { required: !c.body.safeParse(undefined).success, content: { [MEDIA_TYPES[c.bodyType ?? "json"]]: { schema: jsonSchema(c.body, "input") } } } } : {}),
+    ...(c.body ? { requestBody: { required: !c.body.safeParse(undefined).success, content: mediaTypes(c, jsonSchema(c.body, "input")) } } : {}),
     responses: {
-      [ok]: { description: "OK", content: { "application/json": { schema: c.response ? jsonSchema(c.response, "output") : {} } } },
+      [ok]: { description: "OK", content: c.bodyType === "otlp" ? mediaTypes(c, c.response ? jsonSchema(c.response, "output") : {}) : { "application/json": { schema: c.response ? jsonSchema(c.response, "output") : {} } } },
       "400": error,
       ...(c.scope ? { "401": error, "403": error } : {}),
       ...(c.body ? { "413": error } : {}),

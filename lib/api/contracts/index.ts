@@ -8,4 +8,5 @@ import "./users";
 import "./webhooks";
 import "./forwarders";
 import "./import";
+import "./otlp";
 import "./sources";

@@ -1,0 +1,233 @@
+// OTLP trace export → normalized calls and tool results (lib/otlp, SPEC §2.7). Spans are made
+// by the real OpenTelemetry SDK and serialized by its own OTLP serializers (protobuf and JSON).
+import { context, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
+import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { describe, expect, it } from "vitest";
+import type { NormalizedCall } from "@/lib/domain/calls";
+import { decodeTraceRequestJson } from "@/lib/otlp/json";
+import { OtlpDecodeError } from "@/lib/otlp/model";
+import { prepareOtlp } from "@/lib/otlp/prepare";
+import { decodeTraceRequestProtobuf, encodeTraceResponseProtobuf } from "@/lib/otlp/protobuf";
+
+const T0 = 1_767_268_800_000; // ms
+
+/** Spans recorded by the SDK (resource service.name agent-x, pid 4242, host h1). */
+function record(build: (tracer: ReturnType<BasicTracerProvider["getTracer"]>) => void) {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ "service.name": "agent-x", "process.pid": 4242, "process.executable.name": "node", "host.name": "h1" }),
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  });
+  build(provider.getTracer("test"));
+  return exporter.getFinishedSpans();
+}
+
+function span(tracer: ReturnType<BasicTracerProvider["getTracer"]>, name: string, attributes: Attributes, fill: (s: Span) => void = () => {}, ms = 1500): Span {
+  const s = tracer.startSpan(name, { attributes, startTime: T0 });
+  fill(s);
+  s.end(T0 + ms);
+  return s;
+}
+
+const both = (spans: ReturnType<typeof record>) => {
+  const proto = decodeTraceRequestProtobuf(ProtobufTraceSerializer.serializeRequest(spans)!);
+  const json = decodeTraceRequestJson(Buffer.from(JsonTraceSerializer.serializeRequest(spans)!).toString("utf8"));
+  return { proto, json };
+};
+
+const calls = (spans: ReturnType<typeof record>): NormalizedCall[] => prepareOtlp(both(spans).proto).calls.map((p) => p.call);
+
+const chatAttributes = {
+  "gen_ai.operation.name": "chat",
+  "gen_ai.provider.name": "openai",
+  "gen_ai.request.model": "gpt-4o",
+  "gen_ai.response.model": "gpt-4o-2024-08-06",
+  "gen_ai.response.id": "chatcmpl-1",
+  "gen_ai.request.max_tokens": 512,
+  "gen_ai.usage.input_tokens": 120,
+  "gen_ai.usage.output_tokens": 30,
+  "gen_ai.response.finish_reasons": ["stop"],
+  "gen_ai.conversation.id": "conv-1",
+  "session.id": "sess-1",
+  "gen_ai.system_instructions": JSON.stringify([{ type: "text", content: "You are terse." }]),
+  "gen_ai.input.messages": JSON.stringify([{ role: "user", parts: [{ type: "text", content: "list files" }] }]),
+  "gen_ai.output.messages": JSON.stringify([{ role: "assistant", finish_reason: "stop", parts: [{ type: "text", content: "a.txt" }, { type: "tool_call", id: "call_1", name: "bash", arguments: { cmd: "ls" } }] }]),
+};
+
+describe("OTLP decoding", () => {
+  it("protobuf and JSON give the same request: hex ids, exact nanoseconds, typed attributes, events, status", () => {
+    const spans = record((t) => span(t, "chat gpt-4o", chatAttributes, (s) => {
+      s.addEvent("gen_ai.user.message", { content: "hi" }, T0 + 1);
+      s.setStatus({ code: SpanStatusCode.ERROR, message: "boom" });
+    }));
+    const { proto, json } = both(spans);
+    expect(json).toEqual(proto);
+    const s = proto.resourceSpans[0].scopeSpans[0].spans[0];
+    expect(s.traceId).toBe(spans[0].spanContext().traceId);
+    expect(s.spanId).toBe(spans[0].spanContext().spanId);
+    expect(s.startNs).toBe(1_767_268_800_000_000_000n);
+    expect(s.endNs).toBe(1_767_268_801_500_000_000n);
+    expect(s.attributes["gen_ai.usage.input_tokens"]).toBe(120);
+    expect(s.attributes["gen_ai.response.finish_reasons"]).toEqual(["stop"]);
+    expect(s.events[0]).toMatchObject({ name: "gen_ai.user.message", timeNs: 1_767_268_800_001_000_000n, attributes: { content: "hi" } });
+    expect(s.status).toEqual({ code: 2, message: "boom" });
+    expect(proto.resourceSpans[0].resource["process.pid"]).toBe(4242);
+  });
+
+  it("refuses bodies that are not OTLP", () => {
+    expect(() => decodeTraceRequestProtobuf(Buffer.from("this is not otlp"))).toThrow(OtlpDecodeError);
+    expect(() => decodeTraceRequestProtobuf(Buffer.from([0x0a, 0x05, 0x01]))).toThrow(OtlpDecodeError);
+    expect(() => decodeTraceRequestJson("not json")).toThrow(OtlpDecodeError);
+    expect(() => decodeTraceRequestJson("[1,2]")).toThrow(OtlpDecodeError);
+    expect(() => decodeTraceRequestJson('{"resourceSpans": 3}')).toThrow(OtlpDecodeError);
+    expect(decodeTraceRequestProtobuf(Buffer.alloc(0))).toEqual({ resourceSpans: [] });
+  });
+
+  it("rejects GenAI spans without ids or start time, alone", () => {
+    const text = (spans: object[]) => JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
+    const attributes = [{ key: "gen_ai.operation.name", value: { stringValue: "chat" } }];
+    const batch = prepareOtlp(decodeTraceRequestJson(text([
+      { traceId: "", spanId: "b7ad6b7169203331", startTimeUnixNano: "1", attributes },
+      { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331", attributes },
+      { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203332", startTimeUnixNano: "1767268800000000000", attributes },
+    ])));
+    expect(batch).toMatchObject({ rejected: 2, reasons: ["span b7ad6b7169203331: invalid trace or span id", "span b7ad6b7169203331: no start time"] });
+    expect(batch.calls.map((p) => p.call.call_id)).toEqual(["0af7651916cd43dd8448eb211c80319cb7ad6b7169203332"]);
+  });
+
+  it("keeps nanoseconds beyond 2^53 exact in JSON sent as numbers", () => {
+    const text = '{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"b7ad6b7169203331","startTimeUnixNano":1767268800123456789,"endTimeUnixNano":"1767268801123456789"}]}]}]}';
+    const s = decodeTraceRequestJson(text).resourceSpans[0].scopeSpans[0].spans[0];
+    expect(s.startNs).toBe(1767268800123456789n);
+    expect(s.endNs).toBe(1767268801123456789n);
+  });
+
+  it("encodes a partial success", () => {
+    expect(encodeTraceResponseProtobuf(0, "")).toHaveLength(0);
+    expect([...encodeTraceResponseProtobuf(2, "x")]).toEqual([0x0a, 0x05, 0x08, 0x02, 0x12, 0x01, 0x78]);
+  });
+});
+
+describe("GenAI spans → calls", () => {
+  it("a chat span with messages as attributes", () => {
+    const spans = record((t) => span(t, "chat gpt-4o", { ...chatAttributes, "server.address": "api.openai.com" }));
+    const [c] = calls(spans);
+    const ctx = spans[0].spanContext();
+    expect(c).toMatchObject({
+      call_id: ctx.traceId + ctx.spanId, trace_id: "chatcmpl-1", session_id: "sess-1", conversation_id: "conv-1",
+      agent_name: "agent-x", pid: 4242, process_name: "node", host: "h1", provider: "openai", model: "gpt-4o-2024-08-06",
+      server_address: "api.openai.com", start_ns: 1_767_268_800_000_000_000n, end_ns: 1_767_268_801_500_000_000n,
+      status_code: 200, error: null, max_tokens: 512, input_tokens: 120, output_tokens: 30, finish_reasons: ["stop"],
+      system_instructions: [{ type: "text", content: "You are terse." }],
+      input_messages: [{ role: "user", parts: [{ type: "text", content: "list files" }] }],
+    });
+    expect(c.output_messages[0].parts[1]).toEqual({ type: "tool_call", id: "call_1", name: "bash", arguments: { cmd: "ls" } });
+  });
+
+  it("the older event form", () => {
+    const spans = record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.system": "openai", "gen_ai.request.model": "gpt-4o" }, (s) => {
+      s.addEvent("gen_ai.system.message", { content: "Be brief." });
+      s.addEvent("gen_ai.user.message", { content: "weather?" });
+      s.addEvent("gen_ai.assistant.message", { tool_calls: JSON.stringify([{ id: "c1", type: "function", function: { name: "weather", arguments: '{"city":"Oslo"}' } }]) });
+      s.addEvent("gen_ai.tool.message", { id: "c1", content: "rain" });
+      s.addEvent("gen_ai.choice", { index: 0, finish_reason: "stop", message: JSON.stringify({ role: "assistant", content: "Rain in Oslo." }) });
+    }));
+    const [c] = calls(spans);
+    expect(c.provider).toBe("openai");
+    expect(c.system_instructions).toEqual([{ type: "text", content: "Be brief." }]);
+    expect(c.input_messages).toEqual([
+      { role: "user", parts: [{ type: "text", content: "weather?" }] },
+      { role: "assistant", parts: [{ type: "tool_call", id: "c1", name: "weather", arguments: { city: "Oslo" } }] },
+      { role: "tool", parts: [{ type: "tool_call_response", id: "c1", response: "rain" }] },
+    ]);
+    expect(c.output_messages).toEqual([{ role: "assistant", finish_reason: "stop", parts: [{ type: "text", content: "Rain in Oslo." }] }]);
+    expect(c.finish_reasons).toEqual(["stop"]);
+    expect(c.status_code).toBe(200);
+  });
+
+  it("an errored span: status ERROR, error.type, exception event, HTTP 429", () => {
+    const spans = record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o", "error.type": "RateLimitError", "http.response.status_code": 429 }, (s) => {
+      s.recordException({ name: "RateLimitError", message: "Rate limit reached for gpt-4o" });
+      s.setStatus({ code: SpanStatusCode.ERROR, message: "Rate limit reached for gpt-4o" });
+    }));
+    const [c] = calls(spans);
+    expect(c.status_code).toBe(429);
+    expect(c.error).toContain("RateLimitError");
+    expect(c.error).toContain("Rate limit reached");
+    // error.type alone as a status code
+    const [d] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "error.type": "503" }, (s) => s.setStatus({ code: SpanStatusCode.ERROR }))));
+    expect(d).toMatchObject({ status_code: 503, error: "503" });
+  });
+
+  it("an exception on a span marked OK was handled: not a failure", () => {
+    const [c] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.output.messages": '[{"role":"assistant","parts":[{"type":"text","content":"ok"}]}]' }, (s) => {
+      s.recordException({ name: "APIConnectionError", message: "reset, retried" });
+      s.setStatus({ code: SpanStatusCode.OK });
+    })));
+    expect(c).toMatchObject({ status_code: 200, error: null });
+  });
+
+  it("without captured content a successful span has no status (no false empty response)", () => {
+    const [c] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.request.model": "m" })));
+    expect(c).toMatchObject({ status_code: null, error: null, input_messages: [], output_messages: [] });
+  });
+
+  it("the agent name of the enclosing invoke_agent span", () => {
+    const spans = record((t) => {
+      const agent = t.startSpan("invoke_agent planner", { attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "planner" }, startTime: T0 });
+      const child = t.startSpan("chat", { attributes: { "gen_ai.operation.name": "chat" }, startTime: T0 }, trace.setSpan(context.active(), agent));
+      child.end(T0 + 10);
+      agent.end(T0 + 20);
+    });
+    expect(calls(spans).map((c) => c.agent_name)).toEqual(["planner"]);
+  });
+
+  it("an OpenInference LLM span", () => {
+    const spans = record((t) => span(t, "ChatCompletion", {
+      "openinference.span.kind": "LLM", "llm.model_name": "claude-sonnet-4", "llm.provider": "anthropic", "session.id": "s-oi",
+      "llm.token_count.prompt": 50, "llm.token_count.completion": 7, "llm.invocation_parameters": '{"max_tokens": 1024}',
+      "llm.input_messages.0.message.role": "system", "llm.input_messages.0.message.content": "Be kind.",
+      "llm.input_messages.1.message.role": "user", "llm.input_messages.1.message.content": "hello",
+      "llm.output_messages.0.message.role": "assistant", "llm.output_messages.0.message.content": "hi!",
+      "llm.output_messages.0.message.tool_calls.0.tool_call.id": "t1",
+      "llm.output_messages.0.message.tool_calls.0.tool_call.function.name": "search",
+      "llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments": '{"q":"x"}',
+    }));
+    const [c] = calls(spans);
+    expect(c).toMatchObject({
+      session_id: "s-oi", provider: "anthropic", model: "claude-sonnet-4", input_tokens: 50, output_tokens: 7, max_tokens: 1024, status_code: 200,
+      system_instructions: [{ type: "text", content: "Be kind." }],
+      input_messages: [{ role: "user", parts: [{ type: "text", content: "hello" }] }],
+      output_messages: [{ role: "assistant", parts: [{ type: "text", content: "hi!" }, { type: "tool_call", id: "t1", name: "search", arguments: { q: "x" } }] }],
+    });
+  });
+});
+
+describe("execute_tool spans → tool results; other spans", () => {
+  it("a tool span is a tool_result event; a failing one is not a success", () => {
+    const spans = record((t) => {
+      span(t, "execute_tool bash", { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "bash", "gen_ai.tool.call.id": "call_1", "gen_ai.tool.call.arguments": '{"cmd":"ls"}', "gen_ai.tool.call.result": "a.txt", "session.id": "sess-1" }, () => {}, 40);
+      span(t, "execute_tool bash", { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "bash", "gen_ai.tool.call.id": "call_2", "error.type": "ToolError", "session.id": "sess-1" }, (s) => s.setStatus({ code: SpanStatusCode.ERROR, message: "exit code 2" }), 40);
+    });
+    const batch = prepareOtlp(both(spans).proto);
+    expect(batch.calls).toHaveLength(0);
+    expect(batch.events).toHaveLength(2);
+    expect(batch.events[0]).toMatchObject({ kind: "tool_result", session_id: "sess-1", tool_call_id: "call_1", name: "bash", success: true, duration_ns: 40_000_000n, at_ns: 1_767_268_800_040_000_000n, stored: { response: "a.txt" } });
+    expect(batch.events[1]).toMatchObject({ kind: "tool_result", tool_call_id: "call_2", success: false, stored: { error: "ToolError; exit code 2" } });
+    expect((batch.events[1] as { finding: { type: string } }).finding.type).toBe("tool_failure");
+  });
+
+  it("non-GenAI spans are ignored, not rejected; unusable GenAI spans are rejected alone", () => {
+    const spans = record((t) => {
+      span(t, "GET /", { "http.request.method": "GET" });
+      span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.provider.name": "x".repeat(300) });
+      span(t, "chat", { "gen_ai.operation.name": "chat" });
+    });
+    const batch = prepareOtlp(both(spans).proto);
+    expect(batch).toMatchObject({ ignored: 1, rejected: 1 });
+    expect(batch.calls).toHaveLength(1);
+    expect(batch.reasons[0]).toMatch(/provider/);
+  });
+});
