@@ -46,6 +46,20 @@ async function store(x: WireExchange): Promise<void> {
   }
 }
 
+/**
+ * The upstream's headers with `no-transform` added to Cache-Control: the server compresses
+ * responses it serves (Next's `compress`), which would change the bytes and hold SSE events back
+ * in the compressor; `no-transform` is the documented way to keep a response as it is.
+ */
+export function untransformed(headers: [string, string][]): [string, string][] {
+  const i = headers.findIndex(([k]) => k.toLowerCase() === "cache-control");
+  if (i < 0) return [...headers, ["cache-control", "no-transform"]];
+  if (/\bno-transform\b/i.test(headers[i][1])) return headers;
+  const out = [...headers];
+  out[i] = [headers[i][0], `${headers[i][1]}, no-transform`];
+  return out;
+}
+
 /** A ReadableStream the forwarder writes into, and the Response around it once the status is known. */
 function webSink(onCancel: () => void): { sink: ClientSink; response: Promise<Response> } {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -72,8 +86,8 @@ function webSink(onCancel: () => void): { sink: ClientSink; response: Promise<Re
     head(status, headers) {
       if (NULL_BODY.has(status)) {
         closed = true;
-        resolve(new Response(null, { status, headers }));
-      } else resolve(new Response(stream, { status, headers }));
+        resolve(new Response(null, { status, headers: untransformed(headers) }));
+      } else resolve(new Response(stream, { status, headers: untransformed(headers) }));
     },
     write(chunk) {
       if (closed) return true;

@@ -3,6 +3,7 @@
 // formats; the exchanges go to a real SightDesk server, which must show the right interruption
 // (or none). Also: keys never reach SightDesk, spool-then-deliver across a proxy restart, a
 // client hanging up, the calling process found from the socket, and the server-mounted route.
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -354,5 +355,56 @@ describe("the proxy mounted in the server (/proxy/*)", () => {
     expect(e429.status).toBe(429);
     expect(types((await arrived(s, 2)).find((c) => c.status_code === 429)!)).toEqual(["rate_limit"]);
     expect(await databaseBytes(server)).not.toMatch(/PROXYTESTKEY/);
+  });
+
+  it("does not hold back an SSE event (no buffering or compression in the server)", async () => {
+    const s = sid("mounted-gated");
+    const before = fake.sent.get("gated") ?? "";
+    const res = await fetch(`${server.url}/proxy/openai/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${OPENAI_KEY}`, "content-type": "application/json", "accept-encoding": "gzip, deflate, br", "x-sightdesk-token": server.token, "x-sightdesk-session": s },
+      body: JSON.stringify({ model: "gated", stream: true, messages: [{ role: "user", content: "x" }] }),
+    });
+    expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(res.headers.get("content-encoding")).toBeNull();
+    expect(res.headers.get("cache-control")).toBe("no-cache, no-transform"); // the one header the mounted proxy changes
+    const reader = res.body!.getReader();
+    let text = new TextDecoder().decode((await reader.read()).value);
+    expect(before + text).toBe(fake.sent.get("gated")); // the first event, while the provider waits
+    fake.openGate();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
+    expect(before + text).toBe(fake.sent.get("gated"));
+    await arrived(s);
+  });
+});
+
+describe("the sightdesk proxy command", () => {
+  it("starts, records to the server, and stops on SIGTERM leaving nothing unsent", async () => {
+    const port = await freePort();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-spool-"));
+    const child = spawn(process.execPath, [path.resolve(__dirname, "../../bin/sightdesk.mjs"), "proxy", "--url", server.url, "--token", server.token, "--listen", `127.0.0.1:${port}`, "--spool", dir, "--agent-name", "cli-proxy", "--upstream", `openai=${fake.url}`], {
+      env: { ...process.env, SIGHTDESK_TOKEN: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!err.includes("Recording proxy on")) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`proxy did not start:\n${err}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const s = sid("cli");
+      expect(plain(await openai(s, `http://127.0.0.1:${port}/openai/v1`).chat.completions.create({ model: "json", messages: [{ role: "user", content: "x" }] }))).toEqual(openaiCompletion("json"));
+      const [call] = await arrived(s);
+      expect(call).toMatchObject({ status_code: 200 });
+      child.kill("SIGTERM");
+      const code = await new Promise((r) => child.once("exit", r));
+      expect(code).toBe(0);
+      expect(err).toMatch(/stopped: 1 exchanges sent, 0 spool files left/);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
