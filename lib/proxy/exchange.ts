@@ -30,14 +30,14 @@ export type WireExchange = Omit<CallOrigin, "call_id"> & {
 };
 
 /** A call id made at capture, so a re-sent exchange is the same call (idempotent). */
-export const newCallId = (): string => `px-${crypto.randomBytes(12).toString("hex")}`;
+export const newCallId = (): string => `px-${crypto.randomUUID()}`;
 
 /** Bytes kept up to a cap: the head, and optionally a rolling tail. */
 class Capture {
   private head: Buffer[] = [];
   private headBytes = 0;
   private tail: Buffer[] = [];
-  private tailBytes = 0;
+  tailBytes = 0;
   dropped = 0;
   constructor(private readonly cap: number, private readonly keepTail: boolean) {}
   push(chunk: Buffer): void {
@@ -151,14 +151,16 @@ export class ExchangeRecorder {
       const body = decode(r.headBuffer(), headerValue(this.responseHeaders, "content-encoding")).toString("utf8");
       if (this.sse) {
         let text = body;
-        if (r.truncated) {
+        if (!r.truncated && r.tailBytes) text = Buffer.concat([r.headBuffer(), r.tailBuffer()]).toString("utf8"); // contiguous
+        else if (r.truncated) {
           const tail = r.tailBuffer().toString("utf8");
           const boundary = tail.indexOf("\n\n");
-          text = `${body.slice(0, body.lastIndexOf("\n\n") + 2)}${boundary >= 0 ? tail.slice(boundary + 2) : ""}`;
+          const headEnd = body.lastIndexOf("\n\n");
+          text = `${headEnd >= 0 ? body.slice(0, headEnd + 2) : ""}${boundary >= 0 ? tail.slice(boundary + 2) : ""}`;
         }
         out.response = { status: this.status, headers, sse: text };
       } else {
-        out.response = { status: this.status, headers, body: r.truncated ? null : body };
+        out.response = { status: this.status, headers, body: r.truncated || r.tailBytes ? null : body };
       }
     }
     if (end.error) out.error = end.error;

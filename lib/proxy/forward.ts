@@ -49,6 +49,14 @@ const agents = {
   "https:": new https.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 256 }),
 };
 
+const tuned = new WeakSet<object>();
+/** Small writes (SSE events) go out at once: no Nagle delay, set once per pooled socket. */
+function noDelay(socket: import("node:net").Socket): void {
+  if (tuned.has(socket)) return;
+  tuned.add(socket);
+  socket.setNoDelay(true);
+}
+
 const NO_BODY_METHODS = new Set(["GET", "HEAD", "OPTIONS", "DELETE"]);
 
 function errorCode(e: unknown): string {
@@ -88,7 +96,7 @@ export function forward(opts: ForwardOptions, sink: ClientSink): Promise<void> {
       agent: agents[secure ? "https:" : "http:"],
       ...(opts.lookup ? { lookup: opts.lookup } : {}),
     });
-    upstream.on("socket", (s) => s.setNoDelay(true));
+    upstream.on("socket", noDelay);
     const timer = setTimeout(() => {
       if (answered) return;
       upstream.destroy(Object.assign(new Error(`upstream timed out after ${timeoutMs} ms without a response`), { code: "ETIMEDOUT_PROXY" }));

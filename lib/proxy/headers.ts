@@ -58,17 +58,25 @@ export function clientResponseHeaders(pairs: [string, string][]): [string, strin
   });
 }
 
+const credentialNames = new Map<string, boolean>();
+
 export function isCredentialHeader(name: string): boolean {
   const lower = name.toLowerCase();
-  return CREDENTIAL_HEADERS.has(lower) || isSecretName(lower);
+  let known = credentialNames.get(lower);
+  if (known === undefined) {
+    known = CREDENTIAL_HEADERS.has(lower) || isSecretName(lower);
+    if (credentialNames.size < 10_000) credentialNames.set(lower, known);
+  }
+  return known;
 }
 
 /** Headers as recorded: lower-case names, credentials and X-SightDesk-* removed, repeated values joined. */
 export function recordedHeaders(pairs: [string, string][]): Record<string, string> {
   const out: Record<string, string> = {};
+  const listed = connectionListed(pairs);
   for (const [k, v] of pairs) {
     const lower = k.toLowerCase();
-    if (isCredentialHeader(lower) || lower.startsWith(SIGHTDESK_PREFIX) || HOP_BY_HOP.has(lower)) continue;
+    if (isCredentialHeader(lower) || lower.startsWith(SIGHTDESK_PREFIX) || HOP_BY_HOP.has(lower) || listed.has(lower)) continue;
     out[lower] = lower in out ? `${out[lower]}, ${v}` : v;
   }
   return out;

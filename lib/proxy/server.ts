@@ -31,7 +31,11 @@ function nodeSink(res: http.ServerResponse): ClientSink {
   return {
     head(status, headers) {
       res.writeHead(status, headers.flat());
-      res.flushHeaders();
+      // The headers go with the first body bytes when those came with them; otherwise alone, at
+      // once (an answer that takes a while to start still shows its status right away).
+      setImmediate(() => {
+        if (!res.headersSent && !res.destroyed) res.flushHeaders();
+      });
     },
     write: (chunk) => res.write(chunk),
     onDrain: (cb) => void res.once("drain", cb),
@@ -49,15 +53,24 @@ function notFound(res: http.ServerResponse, path: string, upstreams: Upstreams):
 }
 
 export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
-  const peers = new WeakMap<net.Socket, Promise<Peer | null>>();
+  type Lookup = { promise: Promise<Peer | null>; settled: boolean; value: Peer | null };
+  const peers = new WeakMap<net.Socket, Lookup>();
   const hostName = os.hostname();
-  const peerOf = (socket: net.Socket, serverPort: number): Promise<Peer | null> => {
-    let p = peers.get(socket);
-    if (!p) {
-      p = o.peers !== false && isLoopback(socket.remoteAddress) && socket.remotePort ? findPeer(socket.remotePort, serverPort) : Promise.resolve(null);
-      peers.set(socket, p);
+  const peerOf = (socket: net.Socket, serverPort: number): Lookup => {
+    let l = peers.get(socket);
+    if (!l) {
+      const wanted = o.peers !== false && isLoopback(socket.remoteAddress) && socket.remotePort;
+      const lookup: Lookup = { promise: Promise.resolve(null), settled: !wanted, value: null };
+      if (wanted) {
+        lookup.promise = findPeer(socket.remotePort!, serverPort).then((p) => {
+          lookup.settled = true;
+          lookup.value = p;
+          return p;
+        });
+      }
+      peers.set(socket, (l = lookup));
     }
-    return p;
+    return l;
   };
 
   const server = http.createServer({ noDelay: true, keepAliveTimeout: 65_000 }, (req, res) => {
@@ -81,10 +94,7 @@ export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
         timeoutMs: o.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
         origin: { agent_name: agent ?? null, session_id: session ?? null, host: hostName },
         recorded: (x) => {
-          let settled = false;
           const deliver = (p: Peer | null) => {
-            if (settled) return;
-            settled = true;
             if (p) {
               x.pid = p.pid;
               x.process_name = p.processName;
@@ -92,8 +102,14 @@ export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
             }
             o.onExchange(x);
           };
-          const t = setTimeout(() => deliver(null), PEER_WAIT_MS);
-          void peer.then((p) => {
+          if (peer.settled) return deliver(peer.value);
+          let waiting = true;
+          const t = setTimeout(() => {
+            waiting = false;
+            deliver(null);
+          }, PEER_WAIT_MS);
+          void peer.promise.then((p) => {
+            if (!waiting) return;
             clearTimeout(t);
             deliver(p);
           });
