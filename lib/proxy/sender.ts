@@ -53,7 +53,10 @@ export class ExchangeSender {
     const line = JSON.stringify(x);
     this.queue.push(line);
     this.queueBytes += line.length;
-    if (this.queue.length >= this.o.batchSize || this.queueBytes >= this.o.batchBytes) void this.flush();
+    // a slow server must not grow memory: while a send hangs, what piles up goes to the spool
+    // (named by time, so it still sorts after the batch in flight should that one fail)
+    if (this.busy && this.queueBytes >= 4 * this.o.batchBytes) this.spool(this.takeAll());
+    else if (this.queue.length >= this.o.batchSize || this.queueBytes >= this.o.batchBytes) void this.flush();
   }
 
   snapshot(): SenderStats {
@@ -95,22 +98,22 @@ export class ExchangeSender {
     }
   }
 
-  /** Writes `lines` to the spool as files of at most one batch each. */
-  private spool(lines: string[]): void {
+  /** Writes `lines` to the spool as files of at most one batch each, named by `at` (ms) so that files sort in send order. */
+  private spool(lines: string[], at = Date.now()): void {
     let start = 0;
     while (start < lines.length) {
       let end = start;
       let bytes = 0;
       while (end < lines.length && end - start < this.o.batchSize && (end === start || bytes + lines[end].length < this.o.batchBytes)) bytes += lines[end++].length;
-      this.spoolFile(lines.slice(start, end));
+      this.spoolFile(lines.slice(start, end), at);
       start = end;
     }
     this.bound();
   }
 
-  private spoolFile(lines: string[]): void {
+  private spoolFile(lines: string[], at: number): void {
     if (!lines.length) return;
-    const name = `${String(Date.now()).padStart(15, "0")}-${String(this.seq++ % 1e6).padStart(6, "0")}-${process.pid}${SUFFIX}`;
+    const name = `${String(at).padStart(15, "0")}-${String(this.seq++ % 1e6).padStart(6, "0")}-${process.pid}${SUFFIX}`;
     try {
       const tmp = path.join(this.o.spoolDir, `.${name}.tmp`);
       fs.writeFileSync(tmp, lines.join("\n") + "\n", { mode: 0o600 });
@@ -191,11 +194,13 @@ export class ExchangeSender {
       fs.rmSync(p, { force: true });
     }
     while (this.queue.length) {
+      const takenAt = Date.now();
       const lines = this.take();
       const outcome = await this.post(lines);
       if (outcome === "retry") {
         this.serverDown = true;
-        this.spool([...lines, ...this.takeAll()]);
+        this.spool(lines, takenAt);
+        this.spool(this.takeAll());
         return;
       }
       if (this.serverDown) this.o.log?.(`${this.o.url} answers again; delivering`);

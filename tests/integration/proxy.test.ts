@@ -143,6 +143,7 @@ describe("OpenAI through the proxy", () => {
     expect(err).toBeInstanceOf(Error);
     expect(chunks).toEqual(openaiChunks("cut", 8).slice(0, 3));
     const [call] = await arrived(s);
+    expect(call).toMatchObject({ status_code: 200, is_sse: true, sse_done: false, error: null });
     expect(types(call)).toEqual(["sse_truncated"]);
   });
 
@@ -253,6 +254,7 @@ describe("failures, secrets, who is calling", () => {
     })().catch(() => undefined);
     const [call] = await arrived(s);
     expect(types(call)).toEqual([]);
+    expect(call).toMatchObject({ status_code: 200, is_sse: true, cancelled: true });
     const x = recorded.find((r) => r.session_id === s)!;
     expect(x.cancelled).toBe(true);
     await new Promise((r) => setTimeout(r, 100));
@@ -375,6 +377,25 @@ describe("the proxy mounted in the server (/proxy/*)", () => {
     for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
     expect(before + text).toBe(fake.sent.get("gated"));
     await arrived(s);
+  });
+  it("a client hanging up aborts the upstream request; recorded cancelled, no interruption", async () => {
+    const s = sid("mounted-hangup");
+    const controller = new AbortController();
+    const res = await fetch(`${server.url}/proxy/openai/v1/chat/completions`, {
+      method: "POST", signal: controller.signal,
+      headers: { authorization: `Bearer ${OPENAI_KEY}`, "content-type": "application/json", "x-sightdesk-token": server.token, "x-sightdesk-session": s },
+      body: JSON.stringify({ model: "hang", stream: true, messages: [{ role: "user", content: "x" }] }),
+    });
+    const reader = res.body!.getReader();
+    await reader.read();
+    await reader.read();
+    controller.abort();
+    const [call] = await arrived(s);
+    expect(types(call)).toEqual([]);
+    expect(call).toMatchObject({ status_code: 200, is_sse: true, cancelled: true });
+    const deadline = Date.now() + 5000;
+    while (!fake.seen.filter((f) => f.body.includes('"hang"')).at(-1)!.closedEarly && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(fake.seen.filter((f) => f.body.includes('"hang"')).at(-1)!.closedEarly).toBe(true);
   });
 });
 
