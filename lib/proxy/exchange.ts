@@ -2,7 +2,7 @@
 // bytes are copied as they go by, up to a cap, and turned into the raw-exchange JSON the
 // server's adapters normalize. Headers and URL are recorded without credentials (headers.ts).
 //
-// The cap: at most RECORD_CAP bytes of request body and of response body are kept per
+// The cap: at most RECORD_CAP (3 MiB) bytes of request body and of response body are kept per
 // exchange. Past it, a streamed (SSE) response keeps its first bytes and its last TAIL_BYTES
 // (whole events from there on), so its terminal event and usage are still seen; any other body
 // keeps nothing (an unreadable half of a JSON body would be judged invalid, a failure the
@@ -13,7 +13,7 @@ import type { CallOrigin } from "../domain/calls";
 import { nowNs } from "../domain/time";
 import { headerValue, recordedHeaders, recordedUrl } from "./headers";
 
-export const RECORD_CAP = 4 * 1024 * 1024;
+export const RECORD_CAP = 3 * 1024 * 1024; // request and response each: an exchange stays under the server's 10 MiB body limit
 const TAIL_BYTES = 256 * 1024;
 
 /** The raw exchange as sent to `POST /api/ingest/http` (nanoseconds as digit strings). */

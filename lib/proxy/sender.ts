@@ -38,7 +38,7 @@ export class ExchangeSender {
   private readonly o: Required<Omit<SenderOptions, "log" | "fetch">> & Pick<SenderOptions, "log" | "fetch">;
 
   constructor(options: SenderOptions) {
-    this.o = { intervalMs: 1000, batchSize: 1000, batchBytes: 8 * 1024 * 1024, ...options };
+    this.o = { intervalMs: 1000, batchSize: 1000, batchBytes: 2 * 1024 * 1024, ...options };
     fs.mkdirSync(this.o.spoolDir, { recursive: true, mode: 0o700 });
   }
 
