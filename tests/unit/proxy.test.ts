@@ -101,3 +101,14 @@ describe("peer lookup", () => {
     expect(findInode(table, 1, 0x2254)).toBeNull();
   });
 });
+
+describe("proxy.upstreams (the server-mounted proxy)", () => {
+  it("reads NAME=URL lists from the environment and refuses malformed ones, naming the key", async () => {
+    const { loadConfig } = await import("@/lib/config/load");
+    const env = (v: string) => ({ SIGHTDESK_PROXY__UPSTREAMS: v }) as unknown as NodeJS.ProcessEnv;
+    expect(loadConfig({ env: {} as NodeJS.ProcessEnv, file: null }).proxy.upstreams).toEqual([]);
+    expect(loadConfig({ env: env("openai=http://127.0.0.1:9000, deepseek=https://api.deepseek.com"), file: null }).proxy.upstreams).toEqual(["openai=http://127.0.0.1:9000", "deepseek=https://api.deepseek.com"]);
+    expect(() => loadConfig({ env: env("openai=ftp://x"), file: null })).toThrow(/proxy\.upstreams: expected a list of NAME=URL/);
+    expect(() => loadConfig({ env: env("x=https://u:p@h"), file: null })).toThrow(/proxy\.upstreams/);
+  });
+});
