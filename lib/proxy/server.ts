@@ -41,6 +41,7 @@ function nodeSink(res: http.ServerResponse): ClientSink {
     // check phase, before any wait for more input): fewer syscalls under load, no event held for
     // the next one.
     write(chunk) {
+      if (!res.headersSent) return res.write(chunk); // the first bytes (and the headers) at once
       if (!res.writableCorked) {
         res.cork();
         setImmediate(() => res.uncork());
