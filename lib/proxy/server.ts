@@ -24,8 +24,8 @@ export type ProxyOptions = {
 
 export type RunningProxy = { url: string; server: http.Server; close: () => Promise<void> };
 
-/** How long a finished exchange waits for its peer lookup before it is queued without one. */
-const PEER_WAIT_MS = 250;
+/** How long a finished exchange waits for its peer lookup (a first scan of /proc can take ~100 ms on a busy host) before it is queued without one; the agent never waits for it. */
+const PEER_WAIT_MS = 1000;
 
 function nodeSink(res: http.ServerResponse): ClientSink {
   return {
