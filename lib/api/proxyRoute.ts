@@ -23,6 +23,7 @@ import { errorResponse } from "./route";
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
 const PREFIX = "/proxy";
+const FORWARDED = new Set(["x-forwarded-for", "x-forwarded-host", "x-forwarded-port", "x-forwarded-proto"]);
 
 function proxyError(status: number, type: string, message: string): Response {
   return new Response(JSON.stringify({ error: { type, message, source: "sightdesk-proxy" } }), {
@@ -143,7 +144,9 @@ export async function proxyRequest(req: Request): Promise<Response> {
     {
       method: req.method,
       target: route.url,
-      headers: [...req.headers.entries()],
+      // Next adds X-Forwarded-* to every request it serves; they would tell the provider where
+      // SightDesk runs and who called it, so they are not passed on (the agent's own headers are)
+      headers: [...req.headers.entries()].filter(([k]) => !FORWARDED.has(k)),
       body: req.body ? Readable.fromWeb(req.body as unknown as NodeReadableStream) : null,
       signal: abort.signal,
       lookup,

@@ -348,7 +348,7 @@ describe("the proxy mounted in the server (/proxy/*)", () => {
     expect(chunks).toEqual(openaiChunks("stream", 5));
     const upstream = fake.seen.at(-1)!;
     expect(upstream.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
-    expect(Object.keys(upstream.headers).filter((k) => k.startsWith("x-sightdesk-"))).toEqual([]);
+    expect(Object.keys(upstream.headers).filter((k) => k.startsWith("x-sightdesk-") || k.startsWith("x-forwarded-"))).toEqual([]);
     const [call] = await arrived(s);
     expect(types(call)).toEqual([]);
     const err = await openai(s, `${server.url}/proxy/openai/v1`).chat.completions.create({ model: "json", messages: [{ role: "user", content: "x" }] }).catch((e) => e);
