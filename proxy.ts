@@ -10,5 +10,5 @@ export function proxy(request: NextRequest): NextResponse {
   return NextResponse.next({ request: { headers } });
 }
 
-// Pages only: not the API, Next's own files or static files.
-export const config = { matcher: ["/((?!api/|_next/|favicon\\.ico$).*)"] };
+// Pages only: not the API, the recording proxy (/proxy/*), Next's own files or static files.
+export const config = { matcher: ["/((?!api/|proxy/|_next/|favicon\\.ico$).*)"] };

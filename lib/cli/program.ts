@@ -1,6 +1,7 @@
 // The command line, defined with commander: global options, `interruption …`, `token …` and `user …`.
 import { Command, Option } from "commander";
 import * as forwarder from "./commands/forward";
+import * as proxyCmd from "./commands/proxy";
 import * as importer from "./commands/import";
 import * as interruption from "./commands/interruption";
 import * as token from "./commands/token";
@@ -33,6 +34,7 @@ Examples:
   $ sightdesk import agentsight ~/.agentsight --follow --url https://sightdesk.example.com
   $ sightdesk token create --name fwd-web-3 --scope ingest,forwarder
   $ sightdesk forward ~/.agentsight --url https://sightdesk.example.com --listen 0.0.0.0:7480
+  $ sightdesk proxy --url https://sightdesk.example.com --agent-name CoshNG
 
 Server and token:
   --url, else $SIGHTDESK_URL, else ${DEFAULT_URL}.
@@ -190,6 +192,30 @@ when it runs on this machine).`,
     .action((dir: string, opts: forwarder.ForwardOptions, cmd: Command) =>
       forwarder.forward(dir, opts, { io, global: cmd.optsWithGlobals<GlobalOptions>() }),
     );
+
+  program
+    .command("proxy")
+    .description("a recording proxy for OpenAI- and Anthropic-compatible APIs: point an agent's base URL at it")
+    .addOption(
+      new Option("--listen <host:port>", "where the proxy listens").argParser(forwarder.parseListen).default(forwarder.parseListen(proxyCmd.DEFAULT_PROXY_LISTEN), proxyCmd.DEFAULT_PROXY_LISTEN),
+    )
+    .option("--agent-name <name>", "the agent name of the recorded calls (else the X-SightDesk-Agent header, else the process name)", parseNonEmpty)
+    .option("--upstream <NAME=URL>", "another upstream, served at /NAME/* (repeatable); also overrides openai or anthropic", proxyCmd.collectUpstream)
+    .option("--spool <dir>", "where unsent exchanges wait while the server is unreachable (default: $SIGHTDESK_DATA_DIR/spool)")
+    .option("--spool-max-mb <mb>", "the spool's size limit; the oldest exchanges are dropped beyond it", proxyCmd.parseMegabytes, proxyCmd.DEFAULT_SPOOL_MAX_MB)
+    .option("--timeout <secs>", "seconds to wait for an upstream's response headers (then 504)", proxyCmd.parseSeconds, proxyCmd.DEFAULT_TIMEOUT_SECS)
+    .addHelpText(
+      "after",
+      `
+Routes: /openai/* → https://api.openai.com/*, /anthropic/* → https://api.anthropic.com/*, and
+/NAME/* for each --upstream. Point the agent at it with one variable, e.g.
+  OPENAI_BASE_URL=http://127.0.0.1:8788/openai/v1   ANTHROPIC_BASE_URL=http://127.0.0.1:8788/anthropic
+Requests and answers pass through unchanged and streamed; the agent's provider key goes only
+upstream. Each exchange is recorded without credentials and sent to the server's
+/api/ingest/http (the token needs the ingest scope) about once a second. The headers
+X-SightDesk-Agent and X-SightDesk-Session name the agent and session and are not sent upstream.`,
+    )
+    .action((opts: proxyCmd.ProxyOptions, cmd: Command) => proxyCmd.proxy(opts, { io, global: cmd.optsWithGlobals<GlobalOptions>() }));
 
   return program;
 }

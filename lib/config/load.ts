@@ -26,6 +26,8 @@ export type SightDeskConfig = {
   deadloop: { enabled: boolean; killAfterCount: number };
   /** ranges outbound requests (webhooks, forwarders) may reach although not public: CIDR texts */
   outbound: { allowPrivate: string[] };
+  /** the server-mounted proxy's extra or replaced upstreams (`NAME=URL`; /proxy/NAME/*) */
+  proxy: { upstreams: string[] };
   /** where values came from, for Settings: the file read (if any) and the keys set by the environment */
   source: { file: string | null; env: string[] };
 };
@@ -68,6 +70,25 @@ const cidrList = (d: string[]): KeySpec => ({
   default: d,
 });
 
+/** `NAME=URL` with an http(s) URL without credentials, query or fragment (lib/proxy/routes.ts parses it). */
+const upstreamOk = (v: string) => {
+  const m = /^([a-z0-9][a-z0-9_-]{0,63})=(https?:\/\/.+)$/i.exec(v);
+  if (!m) return false;
+  try {
+    const u = new URL(m[2]);
+    return !u.username && !u.password && !u.search && !u.hash;
+  } catch {
+    return false;
+  }
+};
+/** `NAME=URL` upstreams: a JSON array in the file, a comma list in the environment. */
+const upstreamList = (d: string[]): KeySpec => ({
+  kind: "list",
+  schema: z.array(z.string().trim().refine(upstreamOk)).max(100),
+  expected: 'a list of NAME=URL upstreams (e.g. ["deepseek=https://api.deepseek.com"]; in the environment: openai=http://127.0.0.1:9000,deepseek=https://api.deepseek.com)',
+  default: d,
+});
+
 /** Every key SightDesk reads, with its type and default (SPEC §3 and §7). */
 export const CONFIG_KEYS: Record<string, KeySpec> = {
   "features.interruption_detection.enabled": bool(true),
@@ -78,6 +99,7 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
   "deadloop.kill_after_count": posInt(3),
   "sweeps.stale_turn_minutes": posInt(30),
   "outbound.allow_private": cidrList([]),
+  "proxy.upstreams": upstreamList([]),
   "detection.token_limit_ratio": ratio(0.95),
   "detection.context_overflow_input_factor": posNumber(4),
   "detection.sse_truncated_min_ms": nonNegInt(1000),
@@ -231,6 +253,7 @@ export function loadConfig(options: LoadOptions = {}): SightDeskConfig {
     staleTurnMinutes: n("sweeps.stale_turn_minutes"),
     deadloop: { enabled: values["deadloop.enabled"] as boolean, killAfterCount: n("deadloop.kill_after_count") },
     outbound: { allowPrivate: values["outbound.allow_private"] as string[] },
+    proxy: { upstreams: values["proxy.upstreams"] as string[] },
     source: { file: located.file, env: envKeys },
   };
 }

@@ -8,7 +8,8 @@
 //      lib/trajectory             rules and trajectory layout (pure)
 //   3  lib/db, lib/wire           Prisma client, migrations, queries, multi-row SQL; rows as the
 //                                 AgentSight-compatible JSON records, exact-integer JSON
-//   4  lib/ingest, lib/otlp, lib/auth, lib/triage, lib/sweeps, lib/alerts, lib/deadloop, lib/import
+//   4  lib/ingest, lib/otlp, lib/proxy, lib/auth, lib/triage, lib/sweeps, lib/alerts, lib/deadloop,
+//      lib/import
 //                                 services: storing calls, identity, triage, retention, alerts…
 //   5  lib/api                    HTTP: contracts (zod), the route factory, request auth glue,
 //                                 body limits, OpenAPI
@@ -40,7 +41,7 @@ const LAYERS: string[][] = [
   ["lib/net"],
   ["lib/config", "lib/detect", "lib/trajectory"],
   ["lib/db", "lib/wire"],
-  ["lib/ingest", "lib/otlp", "lib/auth", "lib/triage", "lib/sweeps", "lib/alerts", "lib/deadloop", "lib/import"],
+  ["lib/ingest", "lib/otlp", "lib/proxy", "lib/auth", "lib/triage", "lib/sweeps", "lib/alerts", "lib/deadloop", "lib/import"],
   ["lib/api"],
   ["lib/cli", "lib/server"],
   ["components"],

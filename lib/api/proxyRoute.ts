@@ -1,0 +1,159 @@
+// The recording proxy served by the server itself (SPEC §2.6): `/proxy/openai/*`,
+// `/proxy/anthropic/*` and `/proxy/NAME/*` for each `proxy.upstreams` entry. The agent adds
+// `X-SightDesk-Token: <ingest token>` (checked like a bearer token with the ingest scope, never
+// sent upstream). The upstream's address must pass the outbound policy (outbound.allow_private)
+// and the connection is pinned to the checked address. The exchange is stored through the
+// ingest path after the agent's answer has ended: storing never delays the agent.
+import { Readable } from "node:stream";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
+import type { LookupFunction } from "node:net";
+import { requireScope } from "../auth/actor";
+import { tokenActor } from "../auth/identity";
+import { outboundPolicy } from "../config/outbound";
+import { config } from "../config/load";
+import { db } from "../db/client";
+import { OutboundBlockedError, resolveOutbound } from "../net/pinned";
+import type { WireExchange } from "../proxy/exchange";
+import { forward, type ClientSink } from "../proxy/forward";
+import { upstreamMap } from "../proxy/routes";
+import { routeRequest } from "../proxy/routes";
+import { ApiError } from "./errors";
+import { prepareIngestBody, storePrepared } from "./ingest";
+import { errorResponse } from "./route";
+
+const NULL_BODY = new Set([101, 204, 205, 304]);
+const PREFIX = "/proxy";
+const FORWARDED = new Set(["x-forwarded-for", "x-forwarded-host", "x-forwarded-port", "x-forwarded-proto"]);
+
+function proxyError(status: number, type: string, message: string): Response {
+  return new Response(JSON.stringify({ error: { type, message, source: "sightdesk-proxy" } }), {
+    status,
+    headers: { "content-type": "application/json", "cache-control": "no-store" },
+  });
+}
+
+let upstreamCache: { specs: string[]; map: ReturnType<typeof upstreamMap> } | null = null;
+function upstreams() {
+  const specs = config().proxy.upstreams;
+  if (upstreamCache?.specs !== specs) upstreamCache = { specs, map: upstreamMap(specs) };
+  return upstreamCache.map;
+}
+
+async function store(x: WireExchange): Promise<void> {
+  try {
+    await storePrepared(db(), prepareIngestBody("http", [x]), "proxy");
+  } catch (e) {
+    console.error(`[proxy] could not store exchange ${x.call_id}:`, (e as Error)?.message ?? e);
+  }
+}
+
+/**
+ * The upstream's headers with `no-transform` added to Cache-Control: the server compresses
+ * responses it serves (Next's `compress`), which would change the bytes and hold SSE events back
+ * in the compressor; `no-transform` is the documented way to keep a response as it is.
+ */
+export function untransformed(headers: [string, string][]): [string, string][] {
+  const i = headers.findIndex(([k]) => k.toLowerCase() === "cache-control");
+  if (i < 0) return [...headers, ["cache-control", "no-transform"]];
+  if (/\bno-transform\b/i.test(headers[i][1])) return headers;
+  const out = [...headers];
+  out[i] = [headers[i][0], `${headers[i][1]}, no-transform`];
+  return out;
+}
+
+/** A ReadableStream the forwarder writes into, and the Response around it once the status is known. */
+function webSink(onCancel: () => void): { sink: ClientSink; response: Promise<Response> } {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let drains: (() => void)[] = [];
+  let resolve!: (r: Response) => void;
+  const response = new Promise<Response>((r) => (resolve = r));
+  let closed = false;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start: (c) => void (controller = c),
+      pull: () => {
+        const d = drains;
+        drains = [];
+        for (const cb of d) cb();
+      },
+      cancel: () => {
+        closed = true;
+        onCancel();
+      },
+    },
+    { highWaterMark: 256 * 1024, size: (chunk) => chunk.byteLength },
+  );
+  const sink: ClientSink = {
+    head(status, headers) {
+      if (NULL_BODY.has(status)) {
+        closed = true;
+        resolve(new Response(null, { status, headers: untransformed(headers) }));
+      } else resolve(new Response(stream, { status, headers: untransformed(headers) }));
+    },
+    write(chunk) {
+      if (closed) return true;
+      controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      return (controller.desiredSize ?? 1) > 0;
+    },
+    onDrain: (cb) => void drains.push(cb),
+    end() {
+      if (closed) return;
+      closed = true;
+      controller.close();
+    },
+    abort() {
+      if (closed) return;
+      closed = true;
+      controller.error(new Error("upstream closed the connection before the response ended"));
+    },
+  };
+  return { sink, response };
+}
+
+/** The route handler of app/proxy/[...path]/route.ts (every method). */
+export async function proxyRequest(req: Request): Promise<Response> {
+  try {
+    const token = req.headers.get("x-sightdesk-token")?.trim();
+    if (!token) throw new ApiError(401, "Missing token: send X-SightDesk-Token: <ingest token>");
+    await requireScope(await tokenActor(db(), token), "ingest");
+  } catch (e) {
+    return errorResponse(e);
+  }
+  const url = new URL(req.url);
+  const route = routeRequest(url.pathname.slice(PREFIX.length) + url.search, upstreams());
+  if (!route) return proxyError(404, "not_found", `sightdesk proxy: no upstream for ${url.pathname}; routes: ${[...upstreams().keys()].map((n) => `${PREFIX}/${n}/*`).join(", ")}`);
+  let lookup: LookupFunction;
+  try {
+    const target = await resolveOutbound(route.url, outboundPolicy());
+    lookup = (_host, options, cb) => {
+      const callback = cb as (err: NodeJS.ErrnoException | null, address: string | { address: string; family: number }[], family?: number) => void;
+      if ((options as { all?: boolean }).all) callback(null, [{ address: target.address, family: target.family }]);
+      else callback(null, target.address, target.family);
+    };
+  } catch (e) {
+    if (e instanceof OutboundBlockedError) return proxyError(502, "upstream_refused", `sightdesk proxy: refused: ${e.message}`);
+    return errorResponse(e);
+  }
+  const abort = new AbortController();
+  const cancel = () => abort.abort();
+  req.signal?.addEventListener("abort", cancel, { once: true });
+  const { sink, response } = webSink(cancel);
+  const agent = req.headers.get("x-sightdesk-agent")?.trim() || null;
+  const session = req.headers.get("x-sightdesk-session")?.trim() || null;
+  void forward(
+    {
+      method: req.method,
+      target: route.url,
+      // Next adds X-Forwarded-* to every request it serves; they would tell the provider where
+      // SightDesk runs and who called it, so they are not passed on (the agent's own headers are)
+      headers: [...req.headers.entries()].filter(([k]) => !FORWARDED.has(k)),
+      body: req.body ? Readable.fromWeb(req.body as unknown as NodeReadableStream) : null,
+      signal: abort.signal,
+      lookup,
+      origin: { agent_name: agent, session_id: session },
+      recorded: (x) => void store(x),
+    },
+    sink,
+  );
+  return response;
+}

@@ -1,0 +1,90 @@
+// `sightdesk proxy` (SPEC §2.6): the recording proxy. Agents point their provider base URL at
+// it; it passes every request through unchanged and sends the recorded exchanges to the
+// server in batches (lib/proxy/sender.ts), spooling to disk while the server is unreachable.
+import path from "node:path";
+import { InvalidArgumentError } from "commander";
+import { ExchangeSender } from "../../proxy/sender";
+import { startProxy } from "../../proxy/server";
+import { parseUpstream, upstreamMap } from "../../proxy/routes";
+import { resolveConnection } from "../config";
+import { CliError } from "../errors";
+import { safeLine } from "../format";
+import { line } from "../io";
+import { stamp, type ImportDeps } from "./import";
+import type { Listen } from "./forward";
+
+export type ProxyOptions = {
+  listen: Listen;
+  agentName?: string;
+  upstream?: string[];
+  spool?: string;
+  spoolMaxMb: number;
+  timeout: number;
+};
+
+export const DEFAULT_PROXY_LISTEN = "127.0.0.1:8788";
+export const DEFAULT_SPOOL_MAX_MB = 256;
+export const DEFAULT_TIMEOUT_SECS = 600;
+
+/** `--upstream NAME=URL`, repeatable. */
+export function collectUpstream(value: string, previous: string[] | undefined): string[] {
+  try {
+    parseUpstream(value);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+  return [...(previous ?? []), value];
+}
+
+export function parseMegabytes(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n < 1 || n > 1_000_000) throw new InvalidArgumentError("expected a whole number of megabytes (1 or more)");
+  return n;
+}
+
+export function parseSeconds(value: string): number {
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || n <= 0 || n > 86_400) throw new InvalidArgumentError("expected a number of seconds above 0");
+  return n;
+}
+
+export async function proxy(opts: ProxyOptions, deps: ImportDeps): Promise<void> {
+  const env = deps.env ?? process.env;
+  const conn = resolveConnection(deps.global, env);
+  const spoolDir = path.resolve(opts.spool ?? path.join(env.SIGHTDESK_DATA_DIR || "./data", "spool"));
+  const log = (l: string) => line(deps.io.err, `${stamp()} ${safeLine(l)}`);
+  const sender = new ExchangeSender({ url: conn.url, token: conn.token, spoolDir, spoolMaxBytes: opts.spoolMaxMb * 1024 * 1024, log });
+  const upstreams = upstreamMap(opts.upstream ?? []);
+  let running;
+  try {
+    running = await startProxy({
+      host: opts.listen.host,
+      port: opts.listen.port,
+      upstreams,
+      agentName: opts.agentName,
+      timeoutMs: opts.timeout * 1000,
+      onExchange: (x) => sender.add(x),
+    });
+  } catch (e) {
+    throw new CliError(`Cannot listen on ${opts.listen.host}:${opts.listen.port}: ${(e as Error).message}`);
+  }
+  sender.start();
+  line(deps.io.err, `Recording proxy on ${running.url} → ${conn.url} (spool ${spoolDir})`);
+  for (const [name, url] of upstreams) line(deps.io.err, `  ${running.url}/${name}/… → ${url.toString().replace(/\/$/, "")}/…`);
+  line(deps.io.err, `e.g. OPENAI_BASE_URL=${running.url}/openai/v1  ANTHROPIC_BASE_URL=${running.url}/anthropic`);
+
+  const controller = new AbortController();
+  const signal = deps.signal ?? controller.signal;
+  const onSignal = () => controller.abort();
+  if (!deps.signal) {
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+  }
+  await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+  process.off("SIGINT", onSignal);
+  process.off("SIGTERM", onSignal);
+  await running.close();
+  await sender.stop();
+  const s = sender.snapshot();
+  line(deps.io.err, `${stamp()} stopped: ${s.sent} exchanges sent, ${s.spoolFiles} spool files left${s.dropped ? `, ${s.dropped} dropped` : ""}`);
+}

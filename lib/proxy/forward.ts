@@ -1,0 +1,176 @@
+// The pass-through (SPEC §2.6): one agent request goes upstream and its answer comes back,
+// chunk by chunk as it arrives, both ways, while ExchangeRecorder copies the bytes. Used by the
+// CLI proxy (a Node http server) and the server-mounted route (a Next route handler); each
+// gives a ClientSink that writes to its own kind of response.
+//
+// Failures are answered, and recorded, as what they were: no connection to the upstream → 502,
+// no response headers within the timeout → 504 (both JSON, the exchange with its `error`); the
+// agent hanging up → the upstream request aborted, recorded `cancelled`; the upstream cutting
+// the stream → the agent's connection cut the same way, recorded as far as it came (no error
+// text is added: the server judges what arrived, e.g. a stream without its terminal event).
+import http from "node:http";
+import https from "node:https";
+import type { LookupFunction } from "node:net";
+import type { Readable } from "node:stream";
+import { ExchangeRecorder, type ExchangeStart, type WireExchange } from "./exchange";
+import { clientResponseHeaders, pairsFromRaw, upstreamRequestHeaders } from "./headers";
+
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 600_000;
+
+/** Where the agent's answer goes. `write` returns false when the agent reads slower than the upstream sends. */
+export interface ClientSink {
+  head(status: number, headers: [string, string][]): void;
+  write(chunk: Buffer): boolean;
+  onDrain(cb: () => void): void;
+  end(): void;
+  /** cut the agent's connection (the upstream cut its stream) */
+  abort(): void;
+}
+
+export type ForwardOptions = {
+  method: string;
+  target: URL;
+  /** the agent's request headers, in order */
+  headers: [string, string][];
+  body: Readable | null;
+  /** aborted when the agent hangs up */
+  signal: AbortSignal;
+  origin?: ExchangeStart["origin"];
+  /** ms to wait for the upstream's response headers (504 after) */
+  timeoutMs?: number;
+  /** pins the upstream's address (the server's outbound policy) */
+  lookup?: LookupFunction;
+  /** called once, after the agent's answer has ended, with the recorded exchange */
+  recorded: (x: WireExchange) => void;
+};
+
+const agents = {
+  "http:": new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 256 }),
+  "https:": new https.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 256 }),
+};
+
+const tuned = new WeakSet<object>();
+/** Small writes (SSE events) go out at once: no Nagle delay, set once per pooled socket. */
+function noDelay(socket: import("node:net").Socket): void {
+  if (tuned.has(socket)) return;
+  tuned.add(socket);
+  socket.setNoDelay(true);
+}
+
+const NO_BODY_METHODS = new Set(["GET", "HEAD", "OPTIONS", "DELETE"]);
+
+function errorCode(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  return err?.code ?? err?.name ?? "error";
+}
+
+function jsonError(sink: ClientSink, status: number, type: string, message: string): void {
+  const body = Buffer.from(JSON.stringify({ error: { type, message, source: "sightdesk-proxy" } }));
+  sink.head(status, [["content-type", "application/json"], ["content-length", String(body.length)]]);
+  sink.write(body);
+  sink.end();
+}
+
+/** Forwards one request; resolves when the exchange is over (the agent's answer ended or was cut). */
+export function forward(opts: ForwardOptions, sink: ClientSink): Promise<void> {
+  const rec = new ExchangeRecorder({ method: opts.method, url: opts.target, requestHeaders: opts.headers, origin: opts.origin });
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const secure = opts.target.protocol === "https:";
+  return new Promise<void>((resolve) => {
+    let done = false;
+    let answered = false; // the agent has been sent a status line
+    const finish = (end: { error?: string; cancelled?: boolean }) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      opts.signal.removeEventListener("abort", onAbort);
+      try {
+        opts.recorded(rec.finish(end));
+      } finally {
+        resolve();
+      }
+    };
+    const upstream = (secure ? https : http).request(opts.target, {
+      method: opts.method,
+      headers: upstreamRequestHeaders(opts.headers, opts.target.host) as unknown as http.OutgoingHttpHeaders,
+      agent: agents[secure ? "https:" : "http:"],
+      ...(opts.lookup ? { lookup: opts.lookup } : {}),
+    });
+    upstream.on("socket", noDelay);
+    const timer = setTimeout(() => {
+      if (answered) return;
+      upstream.destroy(Object.assign(new Error(`upstream timed out after ${timeoutMs} ms without a response`), { code: "ETIMEDOUT_PROXY" }));
+    }, timeoutMs);
+
+    const onAbort = () => {
+      upstream.destroy();
+      if (opts.body && !opts.body.destroyed) opts.body.resume();
+      finish({ cancelled: true });
+    };
+    if (opts.signal.aborted) return onAbort();
+    opts.signal.addEventListener("abort", onAbort, { once: true });
+
+    upstream.on("error", (e) => {
+      if (done) return;
+      if (answered) {
+        // the upstream cut its answer mid-way: cut the agent's the same way
+        // (no error text: what arrived shows it, e.g. a stream without its terminal event)
+        sink.abort();
+        return finish({});
+      }
+      answered = true;
+      if (errorCode(e) === "ETIMEDOUT_PROXY") {
+        jsonError(sink, 504, "upstream_timeout", `sightdesk proxy: ${opts.target.host} did not answer within ${timeoutMs} ms`);
+        return finish({ error: (e as Error).message });
+      }
+      jsonError(sink, 502, "upstream_unreachable", `sightdesk proxy: cannot reach ${opts.target.host} (${errorCode(e)})`);
+      finish({ error: `upstream unreachable: ${errorCode(e)} ${(e as Error).message}`.trim() });
+    });
+
+    upstream.on("response", (res) => {
+      answered = true;
+      clearTimeout(timer);
+      const pairs = pairsFromRaw(res.rawHeaders);
+      rec.responseHead(res.statusCode ?? 502, pairs);
+      sink.head(res.statusCode ?? 502, clientResponseHeaders(pairs));
+      let paused = false;
+      res.on("data", (chunk: Buffer) => {
+        rec.responseChunk(chunk);
+        if (!sink.write(chunk) && !paused) {
+          paused = true;
+          res.pause();
+          sink.onDrain(() => {
+            paused = false;
+            res.resume();
+          });
+        }
+      });
+      res.on("end", () => {
+        if (done) return;
+        sink.end();
+        finish({});
+      });
+      res.on("error", () => undefined); // reported by "close" below
+      res.on("close", () => {
+        if (done || res.complete) return;
+        sink.abort();
+        finish({}); // recorded as far as it came (sse_truncated for a stream)
+      });
+    });
+
+    if (!opts.body || NO_BODY_METHODS.has(opts.method.toUpperCase()) && !opts.headers.some(([k]) => /^(content-length|transfer-encoding)$/i.test(k))) {
+      opts.body?.resume();
+      upstream.end();
+      return;
+    }
+    opts.body.on("data", (chunk: Buffer) => {
+      rec.requestChunk(chunk);
+      if (!upstream.write(chunk)) {
+        opts.body!.pause();
+        upstream.once("drain", () => opts.body!.resume());
+      }
+    });
+    opts.body.on("end", () => upstream.end());
+    opts.body.on("error", () => upstream.destroy());
+  });
+}

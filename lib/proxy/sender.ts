@@ -1,0 +1,219 @@
+// Delivery of recorded exchanges to the server (SPEC §2.6): batched (one POST per second at
+// most, or sooner when a batch is full) to `POST /api/ingest/http`, never in the agent's way.
+// When the server cannot be reached, batches go to a spool directory, one file per batch, named
+// in order; they are sent oldest first once it answers, and new batches queue behind them so
+// the order holds. The spool survives a restart (it is read at start) and is bounded: past
+// `maxBytes` the oldest files are dropped, with a count logged. Re-sending is harmless: every
+// exchange keeps the call_id it was given at capture.
+import fs from "node:fs";
+import path from "node:path";
+import type { WireExchange } from "./exchange";
+
+export type SenderOptions = {
+  url: string;
+  token: string;
+  spoolDir: string;
+  spoolMaxBytes: number;
+  intervalMs?: number;
+  /** most exchanges per POST */
+  batchSize?: number;
+  /** most bytes of JSON per POST (the server's body limit is 10 MiB) */
+  batchBytes?: number;
+  log?: (line: string) => void;
+  fetch?: typeof fetch;
+};
+
+export type SenderStats = { sent: number; spooled: number; dropped: number; pending: number; spoolFiles: number };
+
+const SUFFIX = ".jsonl";
+
+export class ExchangeSender {
+  private queue: string[] = [];
+  private queueBytes = 0;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private busy: Promise<void> | null = null;
+  private seq = 0;
+  private readonly stats = { sent: 0, spooled: 0, dropped: 0 };
+  private serverDown = false;
+  private readonly o: Required<Omit<SenderOptions, "log" | "fetch">> & Pick<SenderOptions, "log" | "fetch">;
+
+  constructor(options: SenderOptions) {
+    this.o = { intervalMs: 1000, batchSize: 1000, batchBytes: 2 * 1024 * 1024, ...options };
+    fs.mkdirSync(this.o.spoolDir, { recursive: true, mode: 0o700 });
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.flush(), this.o.intervalMs);
+    this.timer.unref?.();
+    void this.flush();
+  }
+
+  /** Queues one exchange (cheap: the agent's request never waits on delivery). */
+  add(x: WireExchange): void {
+    const line = JSON.stringify(x);
+    this.queue.push(line);
+    this.queueBytes += line.length;
+    // a slow server must not grow memory: while a send hangs, what piles up goes to the spool
+    // (named by time, so it still sorts after the batch in flight should that one fail)
+    if (this.busy && this.queueBytes >= 4 * this.o.batchBytes) this.spool(this.takeAll());
+    else if (this.queue.length >= this.o.batchSize || this.queueBytes >= this.o.batchBytes) void this.flush();
+  }
+
+  snapshot(): SenderStats {
+    return { ...this.stats, pending: this.queue.length, spoolFiles: this.spoolFiles().length };
+  }
+
+  /** Sends (or spools) everything queued, spool first. Concurrent calls share one run. */
+  flush(): Promise<void> {
+    if (this.busy) return this.busy;
+    this.busy = this.run().finally(() => (this.busy = null));
+    return this.busy;
+  }
+
+  /** Stops the timer and tries once more; what cannot be sent stays in the spool. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.flush();
+    if (this.queue.length) this.spool(this.take());
+  }
+
+  private take(): string[] {
+    const out: string[] = [];
+    let bytes = 0;
+    while (this.queue.length && out.length < this.o.batchSize && (out.length === 0 || bytes + this.queue[0].length < this.o.batchBytes)) {
+      const line = this.queue.shift()!;
+      bytes += line.length;
+      this.queueBytes -= line.length;
+      out.push(line);
+    }
+    return out;
+  }
+
+  private spoolFiles(): string[] {
+    try {
+      return fs.readdirSync(this.o.spoolDir).filter((f) => f.endsWith(SUFFIX)).sort();
+    } catch {
+      return [];
+    }
+  }
+
+  /** Writes `lines` to the spool as files of at most one batch each, named by `at` (ms) so that files sort in send order. */
+  private spool(lines: string[], at = Date.now()): void {
+    let start = 0;
+    while (start < lines.length) {
+      let end = start;
+      let bytes = 0;
+      while (end < lines.length && end - start < this.o.batchSize && (end === start || bytes + lines[end].length < this.o.batchBytes)) bytes += lines[end++].length;
+      this.spoolFile(lines.slice(start, end), at);
+      start = end;
+    }
+    this.bound();
+  }
+
+  private spoolFile(lines: string[], at: number): void {
+    if (!lines.length) return;
+    const name = `${String(at).padStart(15, "0")}-${String(this.seq++ % 1e6).padStart(6, "0")}-${process.pid}${SUFFIX}`;
+    try {
+      const tmp = path.join(this.o.spoolDir, `.${name}.tmp`);
+      fs.writeFileSync(tmp, lines.join("\n") + "\n", { mode: 0o600 });
+      fs.renameSync(tmp, path.join(this.o.spoolDir, name));
+      this.stats.spooled += lines.length;
+    } catch (e) {
+      this.stats.dropped += lines.length;
+      this.o.log?.(`cannot write the spool (${(e as Error).message}): ${lines.length} exchanges dropped`);
+    }
+  }
+
+  /** Drops the oldest spool files while the spool is over its size limit. */
+  private bound(): void {
+    const files = this.spoolFiles().map((f) => {
+      const p = path.join(this.o.spoolDir, f);
+      return { p, size: fs.statSync(p, { throwIfNoEntry: false })?.size ?? 0 };
+    });
+    let total = files.reduce((n, f) => n + f.size, 0);
+    let dropped = 0;
+    while (files.length > 1 && total > this.o.spoolMaxBytes) {
+      const f = files.shift()!;
+      total -= f.size;
+      try {
+        dropped += fs.readFileSync(f.p, "utf8").split("\n").filter(Boolean).length;
+        fs.rmSync(f.p, { force: true });
+      } catch {
+        /* gone already */
+      }
+    }
+    if (dropped) {
+      this.stats.dropped += dropped;
+      this.o.log?.(`spool over ${Math.round(this.o.spoolMaxBytes / 1048576)} MB: dropped the ${dropped} oldest exchanges`);
+    }
+  }
+
+  /** "sent" | "retry" (server unreachable or busy) | "reject" (the server refuses this batch for good). */
+  private async post(lines: string[]): Promise<"sent" | "retry" | "reject"> {
+    const f = this.o.fetch ?? fetch;
+    try {
+      const res = await f(`${this.o.url}/api/ingest/http`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${this.o.token}`, "x-sightdesk-source": "proxy" },
+        body: `[${lines.join(",")}]`,
+        signal: AbortSignal.timeout(30_000),
+      });
+      const text = await res.text().catch(() => "");
+      if (res.ok) return "sent";
+      if (res.status === 400 || res.status === 413) {
+        this.o.log?.(`the server refused a batch of ${lines.length} exchanges (HTTP ${res.status}: ${text.slice(0, 300)}); dropped`);
+        return "reject";
+      }
+      this.o.log?.(`the server answered HTTP ${res.status} (${text.slice(0, 200)}); spooling`);
+      return "retry";
+    } catch (e) {
+      if (!this.serverDown) this.o.log?.(`cannot reach ${this.o.url} (${(e as Error).cause ? String((e as { cause: { code?: string } }).cause.code ?? (e as Error).message) : (e as Error).message}); spooling to ${this.o.spoolDir}`);
+      return "retry";
+    }
+  }
+
+  private async run(): Promise<void> {
+    // the spool first, oldest first: order is kept
+    for (const file of this.spoolFiles()) {
+      const p = path.join(this.o.spoolDir, file);
+      let lines: string[];
+      try {
+        lines = fs.readFileSync(p, "utf8").split("\n").filter(Boolean);
+      } catch {
+        continue;
+      }
+      const outcome = await this.post(lines);
+      if (outcome === "retry") {
+        this.serverDown = true;
+        this.spool(this.takeAll()); // behind the spool, in order
+        return;
+      }
+      if (outcome === "sent") this.stats.sent += lines.length;
+      else this.stats.dropped += lines.length;
+      fs.rmSync(p, { force: true });
+    }
+    while (this.queue.length) {
+      const takenAt = Date.now();
+      const lines = this.take();
+      const outcome = await this.post(lines);
+      if (outcome === "retry") {
+        this.serverDown = true;
+        this.spool(lines, takenAt);
+        this.spool(this.takeAll());
+        return;
+      }
+      if (this.serverDown) this.o.log?.(`${this.o.url} answers again; delivering`);
+      this.serverDown = false;
+      if (outcome === "sent") this.stats.sent += lines.length;
+      else this.stats.dropped += lines.length;
+    }
+  }
+
+  private takeAll(): string[] {
+    const all = this.queue;
+    this.queue = [];
+    this.queueBytes = 0;
+    return all;
+  }
+}

@@ -1,0 +1,148 @@
+// The proxy as a Node http server (`sightdesk proxy`, SPEC §2.6): routes `/NAME/*` to its
+// upstream, forwards (forward.ts), and hands each recorded exchange, with who sent it, to
+// `onExchange` (the sender). The calling process of a loopback connection is looked up once
+// per connection, beside the first upstream request (peer.ts).
+import http from "node:http";
+import type net from "node:net";
+import os from "node:os";
+import type { WireExchange } from "./exchange";
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, forward, type ClientSink } from "./forward";
+import { headerValue, pairsFromRaw } from "./headers";
+import { findPeer, isLoopback, type Peer } from "./peer";
+import { routeRequest, type Upstreams } from "./routes";
+
+export type ProxyOptions = {
+  host: string;
+  port: number;
+  upstreams: Upstreams;
+  agentName?: string;
+  timeoutMs?: number;
+  /** look up the calling process of loopback clients (Linux); default on */
+  peers?: boolean;
+  onExchange: (x: WireExchange) => void;
+};
+
+export type RunningProxy = { url: string; server: http.Server; close: () => Promise<void> };
+
+/** How long a finished exchange waits for its peer lookup (a first scan of /proc can take ~100 ms on a busy host) before it is queued without one; the agent never waits for it. */
+const PEER_WAIT_MS = 1000;
+
+function nodeSink(res: http.ServerResponse): ClientSink {
+  return {
+    head(status, headers) {
+      res.writeHead(status, headers.flat());
+      // The headers go with the first body bytes when those came with them; otherwise alone, at
+      // once (an answer that takes a while to start still shows its status right away).
+      setImmediate(() => {
+        if (!res.headersSent && !res.destroyed) res.flushHeaders();
+      });
+    },
+    // Chunks read in one turn of the event loop leave in one write at the end of that turn (the
+    // check phase, before any wait for more input): fewer syscalls under load, no event held for
+    // the next one.
+    write(chunk) {
+      if (!res.headersSent) return res.write(chunk); // the first bytes (and the headers) at once
+      if (!res.writableCorked) {
+        res.cork();
+        setImmediate(() => res.uncork());
+      }
+      return res.write(chunk);
+    },
+    onDrain: (cb) => void res.once("drain", cb),
+    end: () => void res.end(),
+    abort: () => void res.destroy(),
+  };
+}
+
+function notFound(res: http.ServerResponse, path: string, upstreams: Upstreams): void {
+  const body = JSON.stringify({
+    error: { type: "not_found", message: `sightdesk proxy: no upstream for ${path.split("?")[0]}; routes: ${[...upstreams.keys()].map((n) => `/${n}/*`).join(", ")}`, source: "sightdesk-proxy" },
+  });
+  res.writeHead(404, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
+  type Lookup = { promise: Promise<Peer | null>; settled: boolean; value: Peer | null };
+  const peers = new WeakMap<net.Socket, Lookup>();
+  const hostName = os.hostname();
+  const peerOf = (socket: net.Socket, serverPort: number): Lookup => {
+    let l = peers.get(socket);
+    if (!l) {
+      const wanted = o.peers !== false && isLoopback(socket.remoteAddress) && socket.remotePort;
+      const lookup: Lookup = { promise: Promise.resolve(null), settled: !wanted, value: null };
+      if (wanted) {
+        lookup.promise = findPeer(socket.remotePort!, serverPort).then((p) => {
+          lookup.settled = true;
+          lookup.value = p;
+          return p;
+        });
+      }
+      peers.set(socket, (l = lookup));
+    }
+    return l;
+  };
+
+  const server = http.createServer({ noDelay: true, keepAliveTimeout: 65_000 }, (req, res) => {
+    const route = routeRequest(req.url ?? "/", o.upstreams);
+    if (!route) return notFound(res, req.url ?? "/", o.upstreams);
+    const pairs = pairsFromRaw(req.rawHeaders);
+    const peer = peerOf(req.socket, (req.socket.localPort ?? 0));
+    const abort = new AbortController();
+    res.on("close", () => {
+      if (!res.writableFinished) abort.abort();
+    });
+    const agent = headerValue(pairs, "x-sightdesk-agent")?.trim() || o.agentName;
+    const session = headerValue(pairs, "x-sightdesk-session")?.trim() || undefined;
+    void forward(
+      {
+        method: req.method ?? "GET",
+        target: route.url,
+        headers: pairs,
+        body: req,
+        signal: abort.signal,
+        timeoutMs: o.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+        origin: { agent_name: agent ?? null, session_id: session ?? null, host: hostName },
+        recorded: (x) => {
+          const deliver = (p: Peer | null) => {
+            if (p) {
+              x.pid = p.pid;
+              x.process_name = p.processName;
+              if (!x.agent_name && p.processName) x.agent_name = p.processName;
+            }
+            o.onExchange(x);
+          };
+          if (peer.settled) return deliver(peer.value);
+          let waiting = true;
+          const t = setTimeout(() => {
+            waiting = false;
+            deliver(null);
+          }, PEER_WAIT_MS);
+          void peer.promise.then((p) => {
+            if (!waiting) return;
+            clearTimeout(t);
+            deliver(p);
+          });
+        },
+      },
+      nodeSink(res),
+    );
+  });
+  server.on("clientError", (_e, socket) => socket.destroy());
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(o.port, o.host, () => {
+      const a = server.address() as net.AddressInfo;
+      const host = a.family === "IPv6" ? `[${a.address}]` : a.address;
+      resolve({
+        url: `http://${host}:${a.port}`,
+        server,
+        close: () =>
+          new Promise<void>((r) => {
+            server.close(() => r());
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}

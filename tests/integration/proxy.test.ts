@@ -1,0 +1,431 @@
+// The recording proxy (SPEC §2.6) end to end: the real `openai` and `@anthropic-ai/sdk` clients,
+// unchanged, pointed at the proxy by base URL, against a fake provider speaking the real wire
+// formats; the exchanges go to a real SightDesk server, which must show the right interruption
+// (or none). Also: keys never reach SightDesk, spool-then-deliver across a proxy restart, a
+// client hanging up, the calling process found from the socket, and the server-mounted route.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { WireExchange } from "@/lib/proxy/exchange";
+import { upstreamMap } from "@/lib/proxy/routes";
+import { ExchangeSender } from "@/lib/proxy/sender";
+import { startProxy, type RunningProxy } from "@/lib/proxy/server";
+import { anthropicEvents, anthropicMessage, openaiChunks, openaiCompletion, startFakeProvider, type FakeProvider } from "./support/fakeProvider";
+import { databaseBytes, freePort, startServer, type TestServer } from "./support/server";
+
+const OPENAI_KEY = "sk-proj-PROXYTESTKEY0123456789abcdef";
+const ANTHROPIC_KEY = "sk-ant-api03-PROXYTESTKEY0123456789abcdef";
+
+let server: TestServer;
+let fake: FakeProvider;
+let proxy: RunningProxy;
+let sender: ExchangeSender;
+let spoolDir: string;
+const recorded: WireExchange[] = [];
+
+beforeAll(async () => {
+  fake = await startFakeProvider();
+  server = await startServer({
+    SIGHTDESK_DETECTION__SSE_TRUNCATED_MIN_MS: "0",
+    SIGHTDESK_OUTBOUND__ALLOW_PRIVATE: "127.0.0.0/8",
+    SIGHTDESK_PROXY__UPSTREAMS: `openai=${fake.url},anthropic=${fake.url}`,
+  });
+  spoolDir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-spool-"));
+  sender = new ExchangeSender({ url: server.url, token: server.token, spoolDir, spoolMaxBytes: 1 << 20, intervalMs: 100 });
+  sender.start();
+  proxy = await startProxy({
+    host: "127.0.0.1", port: 0, agentName: "proxy-test",
+    upstreams: upstreamMap([`openai=${fake.url}`, `anthropic=${fake.url}`, `gateway=${fake.url}/compat`]),
+    onExchange: (x) => {
+      recorded.push(x);
+      sender.add(x);
+    },
+  });
+});
+afterAll(async () => {
+  await proxy?.close();
+  await sender?.stop();
+  await fake?.close();
+  await server?.stop();
+  if (spoolDir) fs.rmSync(spoolDir, { recursive: true, force: true });
+});
+
+let n = 0;
+const sid = (name: string) => `proxy-${name}-${process.pid}-${++n}`;
+
+const openai = (session: string, base = `${proxy.url}/openai/v1`, headers: Record<string, string> = {}) =>
+  new OpenAI({ apiKey: OPENAI_KEY, baseURL: base, maxRetries: 0, timeout: 20_000, defaultHeaders: { "X-SightDesk-Session": session, ...headers } });
+const anthropic = (session: string) =>
+  new Anthropic({ apiKey: ANTHROPIC_KEY, baseURL: `${proxy.url}/anthropic`, maxRetries: 0, timeout: 20_000, defaultHeaders: { "X-SightDesk-Session": session } });
+
+type CallRecord = { call_id: string; status_code: number | null; error: string | null; interruptions: { interruption_type: string }[]; [k: string]: unknown };
+
+/** The session's calls once `count` of them have arrived in SightDesk. */
+async function arrived(session: string, count = 1): Promise<CallRecord[]> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const res = await server.api(`/api/sessions/${encodeURIComponent(session)}/calls`);
+    if (res.ok) {
+      const calls = (await res.json()) as CallRecord[];
+      if (calls.length >= count) return calls;
+    }
+    if (Date.now() > deadline) throw new Error(`calls of ${session} did not arrive (spool: ${JSON.stringify(sender.snapshot())})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+const types = (c: CallRecord) => c.interruptions.map((i) => i.interruption_type).sort();
+const plain = <T>(v: T): T => JSON.parse(JSON.stringify(v));
+
+describe("OpenAI through the proxy", () => {
+  it("JSON: the client gets exactly what the provider sent; the call arrives with no interruption", async () => {
+    const s = sid("oa-json");
+    const got = await openai(s).chat.completions.create({ model: "json", messages: [{ role: "user", content: "hi" }] });
+    expect(plain(got)).toEqual(openaiCompletion("json"));
+    const [call] = await arrived(s);
+    expect(call).toMatchObject({ status_code: 200, model: "json" });
+    expect(types(call)).toEqual([]);
+  });
+
+  it("tool calls (JSON and streamed) pass through and are recorded", async () => {
+    const s = sid("oa-tools");
+    const got = await openai(s).chat.completions.create({ model: "tools", messages: [{ role: "user", content: "ls" }], tools: [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }] });
+    expect(plain(got)).toEqual(openaiCompletion("tools", true));
+    const chunks: unknown[] = [];
+    for await (const c of await openai(s).chat.completions.create({ model: "stream-tools", stream: true, messages: [{ role: "user", content: "read" }] })) chunks.push(plain(c));
+    expect(chunks).toEqual(openaiChunks("stream-tools", 0, true));
+    const calls = await arrived(s, 2);
+    expect(calls.map((c) => c.finish_reasons)).toEqual([["tool_calls"], ["tool_calls"]]);
+    expect(calls.flatMap(types)).toEqual([]);
+  });
+
+  it("SSE: every chunk arrives unchanged, and none is held back", async () => {
+    const s = sid("oa-sse");
+    const chunks: unknown[] = [];
+    for await (const c of await openai(s).chat.completions.create({ model: "stream", stream: true, messages: [{ role: "user", content: "count" }] })) chunks.push(plain(c));
+    expect(chunks).toEqual(openaiChunks("stream", 5));
+    // byte for byte, and the first event reaches the client while the provider still holds the rest
+    const res = await fetch(`${proxy.url}/openai/v1/chat/completions`, {
+      method: "POST", headers: { authorization: `Bearer ${OPENAI_KEY}`, "content-type": "application/json", "x-sightdesk-session": s },
+      body: JSON.stringify({ model: "gated", stream: true, messages: [{ role: "user", content: "x" }] }),
+    });
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(first).toBe(fake.sent.get("gated"));
+    fake.openGate();
+    let rest = first;
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
+    expect(rest).toBe(fake.sent.get("gated"));
+    const calls = await arrived(s, 2);
+    expect(calls.flatMap(types)).toEqual([]);
+  });
+
+  it("a 429 with retry-after reaches the client as sent and is recorded as rate_limit", async () => {
+    const s = sid("oa-429");
+    const err = await openai(s).chat.completions.create({ model: "ratelimit", messages: [{ role: "user", content: "hi" }] }).catch((e) => e);
+    expect(err).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(err.headers.get("retry-after")).toBe("7");
+    expect(err.error).toEqual({ message: "Rate limit reached for requests", type: "requests", param: null, code: "rate_limit_exceeded" });
+    const [call] = await arrived(s);
+    expect(call.status_code).toBe(429);
+    expect(types(call)).toEqual(["rate_limit"]);
+  });
+
+  it("a stream cut by the provider is cut for the client too and recorded as sse_truncated", async () => {
+    const s = sid("oa-cut");
+    const chunks: unknown[] = [];
+    const err = await (async () => {
+      for await (const c of await openai(s).chat.completions.create({ model: "cut", stream: true, messages: [{ role: "user", content: "x" }] })) chunks.push(plain(c));
+    })().catch((e) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(chunks).toEqual(openaiChunks("cut", 8).slice(0, 3));
+    const [call] = await arrived(s);
+    expect(call).toMatchObject({ status_code: 200, is_sse: true, sse_done: false, error: null });
+    expect(types(call)).toEqual(["sse_truncated"]);
+  });
+
+  it("a slow answer waits as long as it takes and is not an interruption", async () => {
+    const s = sid("oa-slow");
+    const t0 = Date.now();
+    expect(plain(await openai(s).chat.completions.create({ model: "slow", messages: [{ role: "user", content: "x" }] }))).toEqual(openaiCompletion("slow"));
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1100);
+    expect(types((await arrived(s))[0])).toEqual([]);
+  });
+
+  it("an OpenAI-compatible gateway under --upstream NAME=URL keeps its path prefix", async () => {
+    const s = sid("oa-gw");
+    expect(plain(await openai(s, `${proxy.url}/gateway/v1`).chat.completions.create({ model: "json", messages: [{ role: "user", content: "x" }] }))).toEqual(openaiCompletion("json"));
+    expect(fake.seen.at(-1)!.url).toBe("/compat/v1/chat/completions");
+    await arrived(s);
+  });
+});
+
+describe("Anthropic through the proxy", () => {
+  it("JSON with a tool_use block", async () => {
+    const s = sid("an-json");
+    const got = await anthropic(s).messages.create({ model: "claude-tools", max_tokens: 100, messages: [{ role: "user", content: "ls" }] });
+    expect(plain(got)).toEqual(anthropicMessage("claude-tools", true));
+    const [call] = await arrived(s);
+    expect(call).toMatchObject({ status_code: 200, finish_reasons: ["tool_use"] });
+    expect(types(call)).toEqual([]);
+  });
+
+  it("the event stream: every event unchanged", async () => {
+    const s = sid("an-sse");
+    const events: unknown[] = [];
+    for await (const e of await anthropic(s).messages.create({ model: "claude-stream", max_tokens: 100, stream: true, messages: [{ role: "user", content: "hi" }] })) events.push(plain(e));
+    // (the SDK drops `ping` events itself; the bytes are compared in the SSE test above)
+    expect(events).toEqual(anthropicEvents("claude-stream").filter((e) => e.event !== "ping").map((e) => e.data));
+    const [call] = await arrived(s);
+    expect(call.finish_reasons).toEqual(["end_turn"]);
+    expect(types(call)).toEqual([]);
+  });
+
+  it("a 529 is recorded as service_unavailable", async () => {
+    const s = sid("an-529");
+    const err = await anthropic(s).messages.create({ model: "claude-overloaded", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }).catch((e) => e);
+    expect(err.status).toBe(529);
+    expect(err.error).toEqual({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } });
+    expect(types((await arrived(s))[0])).toEqual(["service_unavailable"]);
+  });
+});
+
+describe("failures, secrets, who is calling", () => {
+  it("keys go upstream only: never to SightDesk, and X-SightDesk-* headers never upstream", async () => {
+    const s = sid("keys");
+    await openai(s).chat.completions.create({ model: "json", messages: [{ role: "user", content: "hi" }] });
+    await anthropic(s).messages.create({ model: "claude-json", max_tokens: 10, messages: [{ role: "user", content: "hi" }] });
+    const upstream = fake.seen.slice(-2);
+    expect(upstream[0].headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
+    expect(upstream[1].headers.authorization ?? upstream[1].headers["x-api-key"]).toContain(ANTHROPIC_KEY);
+    // x-api-key, cookies and credential query parameters too
+    const raw = await fetch(`${proxy.url}/anthropic/v1/messages?api_key=${ANTHROPIC_KEY}&beta=true`, {
+      method: "POST",
+      headers: { "x-api-key": ANTHROPIC_KEY, cookie: `session=${OPENAI_KEY}`, "anthropic-version": "2023-06-01", "content-type": "application/json", "x-sightdesk-session": s },
+      body: JSON.stringify({ model: "claude-json", max_tokens: 5, messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(await raw.json()).toEqual(anthropicMessage("claude-json"));
+    const last = fake.seen.at(-1)!;
+    expect([last.url, last.headers["x-api-key"], last.headers.cookie]).toEqual([`/v1/messages?api_key=${ANTHROPIC_KEY}&beta=true`, ANTHROPIC_KEY, `session=${OPENAI_KEY}`]);
+    for (const u of upstream) expect(Object.keys(u.headers).filter((k) => k.startsWith("x-sightdesk-"))).toEqual([]);
+    await arrived(s, 3);
+    const mine = recorded.filter((x) => x.session_id === s);
+    expect(mine.at(-1)!.request.url).toBe(`${fake.url}/v1/messages?beta=true`);
+    expect(JSON.stringify(mine)).not.toMatch(/PROXYTESTKEY/);
+    expect(await databaseBytes(server)).not.toMatch(/PROXYTESTKEY/);
+  });
+
+  it("upstream down → 502 JSON, upstream silent → 504 JSON; both recorded with their error", async () => {
+    const dead = await freePort();
+    const p = await startProxy({
+      host: "127.0.0.1", port: 0, timeoutMs: 300, peers: false,
+      upstreams: upstreamMap([`openai=http://127.0.0.1:${dead}`, `slow=${fake.url}`]),
+      onExchange: (x) => sender.add(x),
+    });
+    try {
+      const s = sid("down");
+      const e502 = await openai(s, `${p.url}/openai/v1`).chat.completions.create({ model: "json", messages: [{ role: "user", content: "x" }] }).catch((e) => e);
+      expect(e502.status).toBe(502);
+      expect(e502.error).toMatchObject({ type: "upstream_unreachable" });
+      const e504 = await openai(s, `${p.url}/slow/v1`).chat.completions.create({ model: "slow", messages: [{ role: "user", content: "x" }] }).catch((e) => e);
+      expect(e504.status).toBe(504);
+      const calls = await arrived(s, 2);
+      expect(calls.map((c) => c.status_code)).toEqual([null, null]);
+      expect(calls[0].error).toMatch(/ECONNREFUSED/);
+      expect(calls[1].error).toMatch(/timed out/);
+      expect(types(calls[1])).toEqual(["network_timeout"]);
+      expect(types(calls[0])).toEqual(["llm_error"]);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it("a client hanging up mid-stream aborts the upstream request and is recorded cancelled", async () => {
+    const s = sid("hangup");
+    const controller = new AbortController();
+    let got = 0;
+    await (async () => {
+      for await (const _ of await openai(s).chat.completions.create({ model: "hang", stream: true, messages: [{ role: "user", content: "x" }] }, { signal: controller.signal })) {
+        if (++got === 3) controller.abort();
+      }
+    })().catch(() => undefined);
+    const [call] = await arrived(s);
+    expect(types(call)).toEqual([]);
+    expect(call).toMatchObject({ status_code: 200, is_sse: true, cancelled: true });
+    const x = recorded.find((r) => r.session_id === s)!;
+    expect(x.cancelled).toBe(true);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(fake.seen.filter((f) => f.body.includes('"hang"')).at(-1)!.closedEarly).toBe(true);
+  });
+
+  it("finds the calling process (pid, name) of a loopback client from its socket", async () => {
+    const agent = `pid-agent-${process.pid}-${Date.now()}`;
+    const client = new OpenAI({ apiKey: OPENAI_KEY, baseURL: `${proxy.url}/openai/v1`, maxRetries: 0, defaultHeaders: { "X-SightDesk-Agent": agent } });
+    await client.chat.completions.create({ model: "json", messages: [{ role: "user", content: "who am i" }] });
+    const x = await (async () => {
+      for (let i = 0; i < 50; i++) {
+        const found = recorded.find((r) => r.agent_name === agent);
+        if (found) return found;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error("not recorded");
+    })();
+    expect(x.pid).toBe(process.pid);
+    expect(x.process_name).toBe(fs.readFileSync(`/proc/${process.pid}/comm`, "utf8").trim());
+    const deadline = Date.now() + 10_000;
+    let sessions: { pid: number | null; process_name: string | null }[] = [];
+    while (!sessions.length && Date.now() < deadline) {
+      sessions = (await (await server.api(`/api/sessions?agent_name=${encodeURIComponent(agent)}`)).json()) as typeof sessions;
+      if (!sessions.length) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(sessions[0]).toMatchObject({ pid: process.pid, process_name: x.process_name });
+  });
+});
+
+describe("spool", () => {
+  it("keeps exchanges on disk while the server is down and delivers them, once, after a proxy restart", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-spool-"));
+    try {
+      const downUrl = `http://127.0.0.1:${await freePort()}`;
+      const s = sid("spool");
+      const first = new ExchangeSender({ url: downUrl, token: server.token, spoolDir: dir, spoolMaxBytes: 1 << 20, intervalMs: 100 });
+      first.start();
+      const p = await startProxy({ host: "127.0.0.1", port: 0, peers: false, upstreams: upstreamMap([`openai=${fake.url}`]), onExchange: (x) => first.add(x) });
+      const t0 = Date.now();
+      for (let i = 0; i < 3; i++) await openai(s, `${p.url}/openai/v1`).chat.completions.create({ model: "json", messages: [{ role: "user", content: `q${i}` }] });
+      expect(Date.now() - t0).toBeLessThan(2000); // SightDesk being down costs the agent nothing
+      await p.close();
+      await first.stop();
+      const files = fs.readdirSync(dir).filter((f) => f.endsWith(".jsonl"));
+      expect(files.length).toBeGreaterThan(0);
+      const copy = fs.readFileSync(path.join(dir, files[0]), "utf8");
+      // "restart": a new sender on the same spool, the server reachable
+      const second = new ExchangeSender({ url: server.url, token: server.token, spoolDir: dir, spoolMaxBytes: 1 << 20, intervalMs: 100 });
+      await second.flush();
+      expect(fs.readdirSync(dir).filter((f) => f.endsWith(".jsonl"))).toEqual([]);
+      expect((await arrived(s, 3)).length).toBe(3);
+      // re-sending the same file is a no-op
+      fs.writeFileSync(path.join(dir, files[0]), copy);
+      await second.flush();
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await arrived(s, 3)).length).toBe(3);
+      await second.stop();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("is bounded: past its size the oldest exchanges are dropped and counted", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-spool-"));
+    try {
+      const logs: string[] = [];
+      const down = new ExchangeSender({ url: `http://127.0.0.1:${await freePort()}`, token: "t", spoolDir: dir, spoolMaxBytes: 20_000, intervalMs: 60_000, batchSize: 10, log: (l) => logs.push(l) });
+      const x = recorded[0];
+      for (let i = 0; i < 200; i++) down.add({ ...x, call_id: `spool-bound-${i}` });
+      await down.flush();
+      const left = fs.readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort();
+      const total = left.reduce((sum, f) => sum + fs.statSync(path.join(dir, f)).size, 0);
+      expect(total).toBeLessThanOrEqual(20_000 + 10 * JSON.stringify(x).length);
+      expect(down.snapshot().dropped).toBeGreaterThan(0);
+      expect(logs.join("\n")).toMatch(/dropped the \d+ oldest exchanges/);
+      // the newest are the ones kept
+      expect(fs.readFileSync(path.join(dir, left.at(-1)!), "utf8")).toContain("spool-bound-199");
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the proxy mounted in the server (/proxy/*)", () => {
+  it("streams through with X-SightDesk-Token, stores the exchange, and refuses a missing token", async () => {
+    const s = sid("mounted");
+    const client = openai(s, `${server.url}/proxy/openai/v1`, { "X-SightDesk-Token": server.token });
+    const chunks: unknown[] = [];
+    for await (const c of await client.chat.completions.create({ model: "stream", stream: true, messages: [{ role: "user", content: "x" }] })) chunks.push(plain(c));
+    expect(chunks).toEqual(openaiChunks("stream", 5));
+    const upstream = fake.seen.at(-1)!;
+    expect(upstream.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
+    expect(Object.keys(upstream.headers).filter((k) => k.startsWith("x-sightdesk-") || k.startsWith("x-forwarded-"))).toEqual([]);
+    const [call] = await arrived(s);
+    expect(types(call)).toEqual([]);
+    const err = await openai(s, `${server.url}/proxy/openai/v1`).chat.completions.create({ model: "json", messages: [{ role: "user", content: "x" }] }).catch((e) => e);
+    expect(err.status).toBe(401);
+    const e429 = await client.chat.completions.create({ model: "ratelimit", messages: [{ role: "user", content: "x" }] }).catch((e) => e);
+    expect(e429.status).toBe(429);
+    expect(types((await arrived(s, 2)).find((c) => c.status_code === 429)!)).toEqual(["rate_limit"]);
+    expect(await databaseBytes(server)).not.toMatch(/PROXYTESTKEY/);
+  });
+
+  it("does not hold back an SSE event (no buffering or compression in the server)", async () => {
+    const s = sid("mounted-gated");
+    const before = fake.sent.get("gated") ?? "";
+    const res = await fetch(`${server.url}/proxy/openai/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${OPENAI_KEY}`, "content-type": "application/json", "accept-encoding": "gzip, deflate, br", "x-sightdesk-token": server.token, "x-sightdesk-session": s },
+      body: JSON.stringify({ model: "gated", stream: true, messages: [{ role: "user", content: "x" }] }),
+    });
+    expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(res.headers.get("content-encoding")).toBeNull();
+    expect(res.headers.get("cache-control")).toBe("no-cache, no-transform"); // the one header the mounted proxy changes
+    const reader = res.body!.getReader();
+    let text = new TextDecoder().decode((await reader.read()).value);
+    expect(before + text).toBe(fake.sent.get("gated")); // the first event, while the provider waits
+    fake.openGate();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
+    expect(before + text).toBe(fake.sent.get("gated"));
+    await arrived(s);
+  });
+  it("a client hanging up aborts the upstream request; recorded cancelled, no interruption", async () => {
+    const s = sid("mounted-hangup");
+    const controller = new AbortController();
+    const res = await fetch(`${server.url}/proxy/openai/v1/chat/completions`, {
+      method: "POST", signal: controller.signal,
+      headers: { authorization: `Bearer ${OPENAI_KEY}`, "content-type": "application/json", "x-sightdesk-token": server.token, "x-sightdesk-session": s },
+      body: JSON.stringify({ model: "hang", stream: true, messages: [{ role: "user", content: "x" }] }),
+    });
+    const reader = res.body!.getReader();
+    await reader.read();
+    await reader.read();
+    controller.abort();
+    const [call] = await arrived(s);
+    expect(types(call)).toEqual([]);
+    expect(call).toMatchObject({ status_code: 200, is_sse: true, cancelled: true });
+    const deadline = Date.now() + 5000;
+    while (!fake.seen.filter((f) => f.body.includes('"hang"')).at(-1)!.closedEarly && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(fake.seen.filter((f) => f.body.includes('"hang"')).at(-1)!.closedEarly).toBe(true);
+  });
+});
+
+describe("the sightdesk proxy command", () => {
+  it("starts, records to the server, and stops on SIGTERM leaving nothing unsent", async () => {
+    const port = await freePort();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-spool-"));
+    const child = spawn(process.execPath, [path.resolve(__dirname, "../../bin/sightdesk.mjs"), "proxy", "--url", server.url, "--token", server.token, "--listen", `127.0.0.1:${port}`, "--spool", dir, "--agent-name", "cli-proxy", "--upstream", `openai=${fake.url}`], {
+      env: { ...process.env, SIGHTDESK_TOKEN: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!err.includes("Recording proxy on")) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`proxy did not start:\n${err}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const s = sid("cli");
+      expect(plain(await openai(s, `http://127.0.0.1:${port}/openai/v1`).chat.completions.create({ model: "json", messages: [{ role: "user", content: "x" }] }))).toEqual(openaiCompletion("json"));
+      const [call] = await arrived(s);
+      expect(call).toMatchObject({ status_code: 200 });
+      child.kill("SIGTERM");
+      const code = await new Promise((r) => child.once("exit", r));
+      expect(code).toBe(0);
+      expect(err).toMatch(/stopped: 1 exchanges sent, 0 spool files left/);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

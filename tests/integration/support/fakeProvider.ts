@@ -1,0 +1,163 @@
+// A fake LLM provider on 127.0.0.1 that speaks the real wire formats: OpenAI Chat Completions
+// (JSON and SSE ending in `data: [DONE]`) and Anthropic Messages (JSON and its event stream),
+// with tool calls, errors (429 with retry-after, 529), a stream cut mid-way, a slow answer, an
+// endless stream and a stream held at a gate. The model name picks the scenario. It keeps what
+// it was sent and exactly what it answered, so a test can compare both ends.
+import http from "node:http";
+import type net from "node:net";
+
+export type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; body: string; closedEarly: boolean };
+export type FakeProvider = {
+  url: string;
+  seen: Seen[];
+  /** the exact bytes of each answer's body, by the request's model */
+  sent: Map<string, string>;
+  /** releases the "gated" stream after its first event */
+  openGate: () => void;
+  close: () => Promise<void>;
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sse = (data: unknown, event?: string) => `${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
+
+export function openaiCompletion(model: string, tools = false) {
+  return {
+    id: `chatcmpl-${model}`, object: "chat.completion", created: 1767268800, model,
+    choices: [{
+      index: 0, logprobs: null, finish_reason: tools ? "tool_calls" : "stop",
+      message: tools
+        ? { role: "assistant", content: null, refusal: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "bash", arguments: '{"cmd":"ls"}' } }] }
+        : { role: "assistant", content: "Hello from the fake provider.", refusal: null },
+    }],
+    usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19 },
+  };
+}
+
+export function openaiChunks(model: string, n: number, tools = false): unknown[] {
+  const base = { id: `chatcmpl-${model}`, object: "chat.completion.chunk", created: 1767268800, model };
+  const out: unknown[] = [{ ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] }];
+  if (tools) {
+    out.push({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "call_9", type: "function", function: { name: "read_file", arguments: "" } }] }, finish_reason: null }] });
+    out.push({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"path":"a.txt"}' } }] }, finish_reason: null }] });
+  } else for (let i = 0; i < n; i++) out.push({ ...base, choices: [{ index: 0, delta: { content: `word${i} ` }, finish_reason: null }] });
+  out.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: tools ? "tool_calls" : "stop" }] });
+  out.push({ ...base, choices: [], usage: { prompt_tokens: 12, completion_tokens: n, total_tokens: 12 + n } });
+  return out;
+}
+
+export function anthropicMessage(model: string, tools = false) {
+  return {
+    id: `msg_${model}`, type: "message", role: "assistant", model,
+    content: tools ? [{ type: "tool_use", id: "toolu_1", name: "bash", input: { cmd: "ls" } }] : [{ type: "text", text: "Hello from the fake provider." }],
+    stop_reason: tools ? "tool_use" : "end_turn", stop_sequence: null,
+    usage: { input_tokens: 12, output_tokens: 7 },
+  };
+}
+
+export function anthropicEvents(model: string): { event: string; data: unknown }[] {
+  return [
+    { event: "message_start", data: { type: "message_start", message: { id: `msg_${model}`, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 12, output_tokens: 1 } } } },
+    { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } },
+    { event: "ping", data: { type: "ping" } },
+    { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Hello" } } },
+    { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: " there." } } },
+    { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
+    { event: "message_delta", data: { type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 3 } } },
+    { event: "message_stop", data: { type: "message_stop" } },
+  ];
+}
+
+export async function startFakeProvider(): Promise<FakeProvider> {
+  const seen: Seen[] = [];
+  const sent = new Map<string, string>();
+  let release: () => void = () => undefined;
+  let gate = new Promise<void>((r) => (release = r));
+  const sockets = new Set<net.Socket>();
+
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = Buffer.concat(chunks).toString("utf8");
+    const entry: Seen = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body, closedEarly: false };
+    seen.push(entry);
+    res.on("close", () => (entry.closedEarly = !res.writableFinished));
+    let model = "json";
+    try {
+      model = String(JSON.parse(body).model ?? "json");
+    } catch {
+      /* no body */
+    }
+    const anthropic = (req.url ?? "").includes("/v1/messages");
+    const record = (text: string) => sent.set(model, (sent.get(model) ?? "") + text);
+    const json = (status: number, value: unknown, headers: Record<string, string> = {}) => {
+      const text = JSON.stringify(value);
+      record(text);
+      res.writeHead(status, { "content-type": "application/json", "x-request-id": `req_${model}`, ...headers });
+      res.end(text);
+    };
+    const stream = async (events: string[], opts: { cutAfter?: number; delayMs?: number } = {}) => {
+      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-request-id": `req_${model}` });
+      for (let i = 0; i < events.length; i++) {
+        if (opts.cutAfter !== undefined && i === opts.cutAfter) {
+          await sleep(20);
+          res.socket?.destroy();
+          return;
+        }
+        record(events[i]);
+        res.write(events[i]);
+        if (model === "gated" && i === 0) await gate;
+        else await sleep(opts.delayMs ?? 2);
+      }
+      res.end();
+    };
+
+    if (anthropic) {
+      const name = model.replace(/^claude-/, "");
+      if (name === "overloaded") return json(529, { type: "error", error: { type: "overloaded_error", message: "Overloaded" } });
+      if (name === "stream") return stream(anthropicEvents(model).map((e) => sse(e.data, e.event)));
+      return json(200, anthropicMessage(model, name === "tools"));
+    }
+    switch (model) {
+      case "tools":
+        return json(200, openaiCompletion(model, true));
+      case "ratelimit":
+        return json(429, { error: { message: "Rate limit reached for requests", type: "requests", param: null, code: "rate_limit_exceeded" } }, { "retry-after": "7" });
+      case "stream":
+      case "gated":
+        return stream([...openaiChunks(model, 5).map((c) => sse(c)), sse("[DONE]")]);
+      case "stream-tools":
+        return stream([...openaiChunks(model, 0, true).map((c) => sse(c)), sse("[DONE]")]);
+      case "cut":
+        return stream([...openaiChunks(model, 8).map((c) => sse(c)), sse("[DONE]")], { cutAfter: 3 });
+      case "slow":
+        await sleep(1200);
+        return json(200, openaiCompletion(model));
+      case "hang":
+        return stream(Array.from({ length: 400 }, (_, i) => sse(openaiChunks(model, 400)[Math.min(i, 399)])), { delayMs: 50 });
+      case "big":
+        return stream([...openaiChunks(model, 500).map((c) => sse(c)), sse("[DONE]")], { delayMs: 0 });
+      default:
+        return json(200, openaiCompletion(model));
+    }
+  });
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    sent,
+    openGate: () => {
+      release();
+      gate = new Promise<void>((r) => (release = r));
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}

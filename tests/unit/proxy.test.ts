@@ -1,0 +1,114 @@
+// The recording proxy's pure parts (SPEC §2.6): routing, what goes upstream, what is recorded
+// (no credentials), the recording cap, and the /proc/net/tcp lookup.
+import { describe, expect, it } from "vitest";
+import { ExchangeRecorder } from "@/lib/proxy/exchange";
+import { clientResponseHeaders, recordedHeaders, recordedUrl, upstreamRequestHeaders } from "@/lib/proxy/headers";
+import { findInode } from "@/lib/proxy/peer";
+import { parseUpstream, routeRequest, upstreamMap } from "@/lib/proxy/routes";
+
+describe("routing", () => {
+  const map = upstreamMap(["dashscope=https://dashscope.aliyuncs.com/compatible-mode/", "openai=http://127.0.0.1:9999"]);
+  it("maps /NAME/* to the upstream, keeping its path prefix and the query", () => {
+    expect(routeRequest("/anthropic/v1/messages?beta=true", map)?.url.toString()).toBe("https://api.anthropic.com/v1/messages?beta=true");
+    expect(routeRequest("/openai/v1/chat/completions", map)?.url.toString()).toBe("http://127.0.0.1:9999/v1/chat/completions");
+    expect(routeRequest("/dashscope/v1/chat/completions", map)?.url.toString()).toBe("https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions");
+    expect(routeRequest("/nope/v1", map)).toBeNull();
+    expect(routeRequest("/", map)).toBeNull();
+  });
+  it("refuses malformed upstreams", () => {
+    expect(() => parseUpstream("x")).toThrow(/NAME=URL/);
+    expect(() => parseUpstream("a=ftp://x")).toThrow(/http/);
+    expect(() => parseUpstream("a=https://u:p@x")).toThrow(/only scheme/);
+    expect(parseUpstream("DeepSeek=https://api.deepseek.com")[0]).toBe("deepseek");
+  });
+});
+
+describe("headers", () => {
+  const agent: [string, string][] = [
+    ["Host", "127.0.0.1:8788"], ["Authorization", "Bearer sk-proj-abcdefghijklmnop"], ["x-api-key", "sk-ant-xyz"], ["Cookie", "a=b"],
+    ["X-SightDesk-Session", "s1"], ["X-SightDesk-Token", "tok"], ["Connection", "keep-alive, x-hop"], ["x-hop", "1"],
+    ["Content-Type", "application/json"], ["OpenAI-Organization", "org-1"], ["X-Goog-Api-Key", "AIza"],
+  ];
+  it("upstream: the agent's headers (key included) minus hop-by-hop and X-SightDesk-*, Host the upstream's", () => {
+    expect(upstreamRequestHeaders(agent, "api.openai.com")).toEqual([
+      ["Host", "api.openai.com"], ["Authorization", "Bearer sk-proj-abcdefghijklmnop"], ["x-api-key", "sk-ant-xyz"], ["Cookie", "a=b"],
+      ["Content-Type", "application/json"], ["OpenAI-Organization", "org-1"], ["X-Goog-Api-Key", "AIza"],
+    ]);
+  });
+  it("recorded: no credentials, no X-SightDesk-*", () => {
+    expect(recordedHeaders(agent)).toEqual({ "content-type": "application/json", "openai-organization": "org-1" });
+    expect(recordedHeaders([["Set-Cookie", "x=1"], ["content-type", "text/event-stream"]])).toEqual({ "content-type": "text/event-stream" });
+  });
+  it("back to the agent: everything but hop-by-hop headers", () => {
+    expect(clientResponseHeaders([["Content-Type", "a"], ["Transfer-Encoding", "chunked"], ["Connection", "close"], ["retry-after", "7"]])).toEqual([["Content-Type", "a"], ["retry-after", "7"]]);
+  });
+  it("recorded URLs lose userinfo and credential parameters", () => {
+    expect(recordedUrl(new URL("https://u:p@gw.example/v1/models/x:generate?key=AIzaSECRET&api_key=1&alt=sse&access_token=t#f"))).toBe("https://gw.example/v1/models/x:generate?alt=sse");
+  });
+});
+
+describe("the recorder", () => {
+  const start = { method: "POST", url: new URL("https://api.openai.com/v1/chat/completions?api-key=x"), requestHeaders: [["authorization", "Bearer sk-1234567890abcdef"]] as [string, string][] };
+  it("builds a §2.2 exchange without credentials", () => {
+    const r = new ExchangeRecorder({ ...start, origin: { agent_name: "a" } });
+    r.requestChunk(Buffer.from('{"model":"m"}'));
+    r.responseHead(200, [["Content-Type", "application/json"], ["x-request-id", "req"]]);
+    r.responseChunk(Buffer.from('{"id":"chatcmpl-1"}'));
+    const x = r.finish();
+    expect(x).toMatchObject({ agent_name: "a", request: { method: "POST", url: "https://api.openai.com/v1/chat/completions", headers: {}, body: '{"model":"m"}' }, response: { status: 200, body: '{"id":"chatcmpl-1"}' } });
+    expect(JSON.stringify(x)).not.toMatch(/sk-1234/);
+    expect(x.call_id).toMatch(/^px-/);
+  });
+  it("over the cap, a stream keeps its head and its last whole events; any other body is left out", () => {
+    const r = new ExchangeRecorder({ ...start, cap: 100 });
+    r.responseHead(200, [["content-type", "text/event-stream"]]);
+    for (let i = 0; i < 30_000; i++) r.responseChunk(Buffer.from(`data: {"i":${i}}\n\n`));
+    r.responseChunk(Buffer.from("data: [DONE]\n\n"));
+    const x = r.finish();
+    expect(x.response?.sse?.startsWith('data: {"i":0}\n\n')).toBe(true);
+    expect(x.response?.sse?.endsWith('data: {"i":29999}\n\ndata: [DONE]\n\n')).toBe(true);
+    expect(x.response?.sse).toMatch(/^(data: [^\n]*\n\n)+$/);
+    expect(x.recording_truncated).toBeGreaterThan(0);
+    const j = new ExchangeRecorder({ ...start, cap: 10 });
+    j.responseHead(200, [["content-type", "application/json"]]);
+    j.responseChunk(Buffer.from('{"id":"chatcmpl-long-answer"}'));
+    expect(j.finish().response).toMatchObject({ status: 200, body: null });
+    // past the head but within the tail: the whole stream, unchanged
+    const w = new ExchangeRecorder({ ...start, cap: 10 });
+    w.responseHead(200, [["content-type", "text/event-stream"]]);
+    const events = Array.from({ length: 100 }, (_, i) => `data: {"i":${i}}\n\n`);
+    for (const e of events) w.responseChunk(Buffer.from(e));
+    expect(w.finish()).toMatchObject({ response: { sse: events.join("") } });
+    expect(w.finish().recording_truncated).toBeUndefined();
+  });
+  it("decodes a gzip answer for the record", async () => {
+    const zlib = await import("node:zlib");
+    const r = new ExchangeRecorder(start);
+    r.responseHead(200, [["content-type", "application/json"], ["content-encoding", "gzip"]]);
+    r.responseChunk(zlib.gzipSync('{"ok":true}'));
+    expect(r.finish().response?.body).toBe('{"ok":true}');
+  });
+});
+
+describe("peer lookup", () => {
+  it("finds the client end's inode by its ports", () => {
+    const table = [
+      "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode",
+      "   0: 0100007F:2254 0100007F:A3F0 01 00000000:00000000 00:00000000 00000000     0        0 1111 1 0 20 4 30 10 -1",
+      "   1: 0100007F:A3F0 0100007F:2254 01 00000000:00000000 00:00000000 00000000     0        0 2222 1 0 20 4 30 10 -1",
+    ].join("\n");
+    expect(findInode(table, 0xa3f0, 0x2254)).toBe("2222");
+    expect(findInode(table, 1, 0x2254)).toBeNull();
+  });
+});
+
+describe("proxy.upstreams (the server-mounted proxy)", () => {
+  it("reads NAME=URL lists from the environment and refuses malformed ones, naming the key", async () => {
+    const { loadConfig } = await import("@/lib/config/load");
+    const env = (v: string) => ({ SIGHTDESK_PROXY__UPSTREAMS: v }) as unknown as NodeJS.ProcessEnv;
+    expect(loadConfig({ env: {} as NodeJS.ProcessEnv, file: null }).proxy.upstreams).toEqual([]);
+    expect(loadConfig({ env: env("openai=http://127.0.0.1:9000, deepseek=https://api.deepseek.com"), file: null }).proxy.upstreams).toEqual(["openai=http://127.0.0.1:9000", "deepseek=https://api.deepseek.com"]);
+    expect(() => loadConfig({ env: env("openai=ftp://x"), file: null })).toThrow(/proxy\.upstreams: expected a list of NAME=URL/);
+    expect(() => loadConfig({ env: env("x=https://u:p@h"), file: null })).toThrow(/proxy\.upstreams/);
+  });
+});
