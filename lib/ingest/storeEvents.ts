@@ -137,7 +137,10 @@ async function toolResult(sql: Sql, tx: DbTx, e: PreparedToolResult, cfg: Detect
   };
   // plain SQL: a tool output can be megabytes, which the ORM would copy through its engine
   const row = { id, sessionId: e.session_id, conversationId, callId: e.call_id ?? null, toolCallId: e.tool_call_id, ...fields };
-  await insertRows(sql, "ToolCall", [row], { key: ["id"], update: Object.keys(fields) });
+  // What the event does not say (e.g. arguments a tool span left out) keeps what the call said:
+  // a replayed event must not erase the arguments its call recorded meanwhile.
+  const said = Object.entries(fields).filter(([, v]) => v !== null).map(([k]) => k);
+  await insertRows(sql, "ToolCall", [row], { key: ["id"], update: said });
   const finding = e.finding;
   if (!finding || !cfg.enabled) return 0;
   const iid = toolInterruptionId(e.session_id, e.tool_call_id);
