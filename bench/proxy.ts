@@ -5,7 +5,10 @@
 // the number is the proxy's, not the database's). The proxy is the real `sightdesk proxy`
 // command in its own process, as an agent host runs it; the clients, the fake provider and the
 // ingest stub share this process. Everything is on 127.0.0.1.
-// Usage: npm run bench:proxy [-- --requests 2000 --sse-requests 300 --clients 16 --seconds 5]
+// Latency is measured twice with 16 clients: back to back (each client sends its next request
+// the moment the last one ends, which saturates the proxy, so the added time is mostly queueing)
+// and paced (the clients together send --rate requests/s, like agents that wait for their model).
+// Usage: npm run bench:proxy [-- --requests 2000 --sse-requests 300 --clients 16 --seconds 5 --rate 400]
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -22,6 +25,8 @@ const SSE_REQUESTS = flag("sse-requests", 300);
 const CLIENTS = flag("clients", 16);
 const SECONDS = flag("seconds", 5);
 const SSE_EVENTS = 500;
+/** Total request rate of the paced runs: agents wait for their model, they do not fire back to back. */
+const RATE = flag("rate", 400);
 
 const completion = JSON.stringify({
   id: "chatcmpl-bench", object: "chat.completion", created: 1767268800, model: "bench",
@@ -112,17 +117,23 @@ async function main() {
       req.end(body);
     });
 
-  async function run(url: string, body: string, n: number, clients = CLIENTS) {
+  /** `n` requests from `clients` clients, back to back, or each client starting one every `clients / rate` s. */
+  async function run(url: string, body: string, n: number, clients = CLIENTS, rate?: number) {
     const ttfb: number[] = [];
     const total: number[] = [];
+    const interval = rate ? (clients * 1000) / rate : 0;
     let next = 0;
     await Promise.all(
-      Array.from({ length: clients }, async () => {
+      Array.from({ length: clients }, async (_, i) => {
+        if (interval) await new Promise((r) => setTimeout(r, (interval * i) / clients)); // staggered
         while (next < n) {
           next++;
+          const started = performance.now();
           const r = await one(url, body);
           ttfb.push(r.ttfb);
           total.push(r.total);
+          const rest = interval - (performance.now() - started);
+          if (rest > 0) await new Promise((r) => setTimeout(r, rest));
         }
       }),
     );
@@ -139,13 +150,14 @@ async function main() {
 
   const rows: string[] = [];
   const f = (x: number) => x.toFixed(3);
-  for (const clients of [1, CLIENTS]) {
+  for (const [clients, rate] of [[1, undefined], [CLIENTS, undefined], [CLIENTS, RATE]] as const) {
+    const who = rate ? `${clients}, ${rate}/s` : clients === 1 ? "1" : `${clients}, back to back`;
     for (const [label, body, n] of [["JSON", requestBody, REQUESTS], [`SSE, ${SSE_EVENTS} events`, sseRequestBody, SSE_REQUESTS]] as const) {
-      const d = await run(direct, body, n, clients);
-      const p = await run(proxied, body, n, clients);
-      rows.push(`| ${label} | ${clients} | direct | ${n} | ${f(d.ttfb50)} | ${f(d.ttfb99)} | ${f(d.total50)} | ${f(d.total99)} |`);
-      rows.push(`| ${label} | ${clients} | proxy | ${n} | ${f(p.ttfb50)} | ${f(p.ttfb99)} | ${f(p.total50)} | ${f(p.total99)} |`);
-      rows.push(`| ${label} | ${clients} | **added** | | **${f(p.ttfb50 - d.ttfb50)}** | **${f(p.ttfb99 - d.ttfb99)}** | ${f(p.total50 - d.total50)} | ${f(p.total99 - d.total99)} |`);
+      const d = await run(direct, body, n, clients, rate);
+      const p = await run(proxied, body, n, clients, rate);
+      rows.push(`| ${label} | ${who} | direct | ${n} | ${f(d.ttfb50)} | ${f(d.ttfb99)} | ${f(d.total50)} | ${f(d.total99)} |`);
+      rows.push(`| ${label} | ${who} | proxy | ${n} | ${f(p.ttfb50)} | ${f(p.ttfb99)} | ${f(p.total50)} | ${f(p.total99)} |`);
+      rows.push(`| ${label} | ${who} | **added** | | **${f(p.ttfb50 - d.ttfb50)}** | **${f(p.ttfb99 - d.ttfb99)}** | ${f(p.total50 - d.total50)} | ${f(p.total99 - d.total99)} |`);
     }
   }
 
