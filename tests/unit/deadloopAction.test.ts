@@ -5,8 +5,7 @@ import type { Actor } from "@/lib/auth/actor";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signBody } from "@/lib/alerts/rules";
 import { spawn } from "node:child_process";
-import { createDb, type Db } from "@/lib/db/client";
-import { createTestDatabase, type TestDatabase } from "../support/database";
+import { useTestDb } from "../support/testDb";
 import { DeadLoopAction, DEADLOOP_ACTOR } from "@/lib/deadloop/action";
 import fs from "node:fs";
 import { ForwardedProcesses, parseStartTime, procStartTime, startControl, type ControlServer, type StartTimeReader } from "@/lib/deadloop/control";
@@ -243,16 +242,7 @@ describe("the control listener with a real process and /proc", () => {
 });
 
 describe("DeadLoopAction (server side)", () => {
-  let database: TestDatabase;
-  let db: Db;
-  beforeAll(async () => {
-    database = await createTestDatabase("deadloop");
-    db = createDb(database.url);
-  });
-  afterAll(async () => {
-    await db?.$disconnect();
-    await database?.drop();
-  });
+  const db = useTestDb("deadloop");
 
   const BASE = BigInt(Date.now() - 3_600_000) * 1_000_000n;
   /** `n` calls of one conversation that each read the same file: from the 5th on, each is a detection. */
@@ -283,17 +273,17 @@ describe("DeadLoopAction (server side)", () => {
 
   it("sends SIGTERM at kill_after_count detections and SIGKILL at the next one, signed, once each", async () => {
     const { sent, fetchImpl } = fakeForwarder();
-    const action = new DeadLoopAction({ db, killAfterCount: 3, fetch: fetchImpl, log: () => undefined });
+    const action = new DeadLoopAction({ db: db(), killAfterCount: 3, fetch: fetchImpl, log: () => undefined });
     const stop = onDeadLoopDetections((ids) => action.notify(ids));
     try {
-      await registerForwarder(db, { host: "web-3", url: "http://web-3:7480/", secret: SECRET }, FORWARDER_TOKEN);
+      await registerForwarder(db(), { host: "web-3", url: "http://web-3:7480/", secret: SECRET }, FORWARDER_TOKEN);
       const session = deriveSessionId("CoshNG", 4242, "web-3");
 
-      await ingestCalls(db, loopCalls("web-3", 4242, 0, 6)); // calls 5 and 6: two detections
+      await ingestCalls(db(), loopCalls("web-3", 4242, 0, 6)); // calls 5 and 6: two detections
       await action.settle();
       expect(sent).toEqual([]);
 
-      await ingestCalls(db, loopCalls("web-3", 4242, 6, 1)); // the third detection
+      await ingestCalls(db(), loopCalls("web-3", 4242, 6, 1)); // the third detection
       await action.settle();
       expect(sent).toHaveLength(1);
       expect(sent[0].url).toBe("http://web-3:7480/terminate");
@@ -301,20 +291,20 @@ describe("DeadLoopAction (server side)", () => {
       expect(verifyTerminate(SECRET, sent[0].raw, sent[0].headers["X-SightDesk-Signature"], sent[0].headers["X-SightDesk-Timestamp"], Date.now()).ok).toBe(true);
 
       // a re-check without a new detection (a retry, a duplicate batch) sends nothing
-      await ingestCalls(db, loopCalls("web-3", 4242, 6, 1));
+      await ingestCalls(db(), loopCalls("web-3", 4242, 6, 1));
       expect(await action.consider(session)).toBeNull();
 
-      await ingestCalls(db, loopCalls("web-3", 4242, 7, 1)); // the fourth
+      await ingestCalls(db(), loopCalls("web-3", 4242, 7, 1)); // the fourth
       await action.settle();
       expect(sent.map((s) => s.body.signal)).toEqual(["SIGTERM", "SIGKILL"]);
-      await ingestCalls(db, loopCalls("web-3", 4242, 8, 3));
+      await ingestCalls(db(), loopCalls("web-3", 4242, 8, 3));
       await action.settle();
       expect(sent).toHaveLength(2);
 
-      const requests = await db.terminateRequest.findMany({ where: { sessionId: session }, orderBy: { createdAtNs: "asc" } });
+      const requests = await db().terminateRequest.findMany({ where: { sessionId: session }, orderBy: { createdAtNs: "asc" } });
       expect(requests.map((r) => [r.signal, r.detections, r.status, r.result])).toEqual([["SIGTERM", 3, "sent", "signaled"], ["SIGKILL", 4, "sent", "signaled"]]);
-      const loop = await db.interruption.findFirstOrThrow({ where: { sessionId: session, type: "dead_loop" } });
-      const activity = await db.interruptionActivity.findMany({ where: { interruptionId: loop.id }, orderBy: { id: "asc" } });
+      const loop = await db().interruption.findFirstOrThrow({ where: { sessionId: session, type: "dead_loop" } });
+      const activity = await db().interruptionActivity.findMany({ where: { interruptionId: loop.id }, orderBy: { id: "asc" } });
       expect(activity.map((a) => [a.actor, a.action, JSON.parse(a.after!).signal])).toEqual([[DEADLOOP_ACTOR, "terminate", "SIGTERM"], [DEADLOOP_ACTOR, "terminate", "SIGKILL"]]);
       expect(activity[0].note).toMatch(/^SIGTERM for pid 4242 on web-3 after 3 dead-loop detections: signaled$/);
     } finally {
@@ -324,10 +314,10 @@ describe("DeadLoopAction (server side)", () => {
 
   it("sends one request when several checks race (the record's insert is the guard)", async () => {
     const { sent, fetchImpl } = fakeForwarder();
-    const a = new DeadLoopAction({ db, killAfterCount: 3, fetch: fetchImpl, log: () => undefined });
-    const b = new DeadLoopAction({ db, killAfterCount: 3, fetch: fetchImpl, log: () => undefined });
-    await registerForwarder(db, { host: "web-4", url: "http://web-4:7480", secret: SECRET }, FORWARDER_TOKEN);
-    await ingestCalls(db, loopCalls("web-4", 777, 0, 7));
+    const a = new DeadLoopAction({ db: db(), killAfterCount: 3, fetch: fetchImpl, log: () => undefined });
+    const b = new DeadLoopAction({ db: db(), killAfterCount: 3, fetch: fetchImpl, log: () => undefined });
+    await registerForwarder(db(), { host: "web-4", url: "http://web-4:7480", secret: SECRET }, FORWARDER_TOKEN);
+    await ingestCalls(db(), loopCalls("web-4", 777, 0, 7));
     const session = deriveSessionId("CoshNG", 777, "web-4");
     const outcomes = await Promise.all([a.consider(session), b.consider(session), a.consider(session)]);
     expect(outcomes.filter(Boolean)).toHaveLength(1);
@@ -337,14 +327,14 @@ describe("DeadLoopAction (server side)", () => {
   it("records a request it cannot deliver, and what the forwarder refused", async () => {
     const log: string[] = [];
     const { sent, fetchImpl } = fakeForwarder(() => Response.json({ error: "pid 888 is not a process this forwarder has forwarded calls for" }, { status: 403 }));
-    const action = new DeadLoopAction({ db, killAfterCount: 3, fetch: fetchImpl, log: (m) => log.push(m) });
-    await ingestCalls(db, loopCalls("no-forwarder", 888, 0, 7));
+    const action = new DeadLoopAction({ db: db(), killAfterCount: 3, fetch: fetchImpl, log: (m) => log.push(m) });
+    await ingestCalls(db(), loopCalls("no-forwarder", 888, 0, 7));
     const lonely = await action.consider(deriveSessionId("CoshNG", 888, "no-forwarder"));
     expect(lonely).toMatchObject({ signal: "SIGTERM", status: "failed", result: "no forwarder is registered for host no-forwarder" });
     expect(sent).toEqual([]);
 
-    await registerForwarder(db, { host: "web-5", url: "http://web-5:7480", secret: SECRET }, FORWARDER_TOKEN);
-    await ingestCalls(db, loopCalls("web-5", 888, 0, 7));
+    await registerForwarder(db(), { host: "web-5", url: "http://web-5:7480", secret: SECRET }, FORWARDER_TOKEN);
+    await ingestCalls(db(), loopCalls("web-5", 888, 0, 7));
     const refused = await action.consider(deriveSessionId("CoshNG", 888, "web-5"));
     // the forwarder's own words are not stored: the status, and what it means in ours
     expect(refused).toMatchObject({ status: "failed", result: "HTTP 403 (not a process this forwarder has forwarded calls for)" });
@@ -352,27 +342,27 @@ describe("DeadLoopAction (server side)", () => {
 
     // a forwarder URL that answers with anything but the protocol's JSON: only "accepted" is kept
     const chatty = fakeForwarder(() => new Response("<html>internal admin page: token=abc</html>", { status: 200 }));
-    const quiet = new DeadLoopAction({ db, killAfterCount: 3, fetch: chatty.fetchImpl, log: () => undefined });
-    await registerForwarder(db, { host: "web-7", url: "http://web-7:7480", secret: SECRET }, FORWARDER_TOKEN);
-    await ingestCalls(db, loopCalls("web-7", 889, 0, 7));
+    const quiet = new DeadLoopAction({ db: db(), killAfterCount: 3, fetch: chatty.fetchImpl, log: () => undefined });
+    await registerForwarder(db(), { host: "web-7", url: "http://web-7:7480", secret: SECRET }, FORWARDER_TOKEN);
+    await ingestCalls(db(), loopCalls("web-7", 889, 0, 7));
     expect(await quiet.consider(deriveSessionId("CoshNG", 889, "web-7"))).toMatchObject({ status: "sent", result: "accepted" });
     const failing = fakeForwarder(() => new Response("stack trace with secrets", { status: 500 }));
-    const sad = new DeadLoopAction({ db, killAfterCount: 3, fetch: failing.fetchImpl, log: () => undefined });
-    await ingestCalls(db, loopCalls("web-7", 890, 0, 7));
+    const sad = new DeadLoopAction({ db: db(), killAfterCount: 3, fetch: failing.fetchImpl, log: () => undefined });
+    await ingestCalls(db(), loopCalls("web-7", 890, 0, 7));
     expect(await sad.consider(deriveSessionId("CoshNG", 890, "web-7"))).toMatchObject({ status: "failed", result: "HTTP 500" });
-    const rows = await db.terminateRequest.findMany({ where: { host: "web-7" } });
-    const notes = await db.interruptionActivity.findMany({ where: { actor: DEADLOOP_ACTOR } });
+    const rows = await db().terminateRequest.findMany({ where: { host: "web-7" } });
+    const notes = await db().interruptionActivity.findMany({ where: { actor: DEADLOOP_ACTOR } });
     expect(JSON.stringify(rows.map((r) => [r.status, r.result])) + JSON.stringify(notes.map((n) => [n.note, n.after]))).not.toMatch(/internal admin|stack trace/);
   });
   it("lets only the registering token, or an admin, point a host's forwarder elsewhere", async () => {
     const host = { host: "web-6", url: "http://web-6:7480", secret: SECRET };
-    await registerForwarder(db, host, FORWARDER_TOKEN);
+    await registerForwarder(db(), host, FORWARDER_TOKEN);
     // the same token re-registers after a restart: new URL and key
-    expect(await registerForwarder(db, { ...host, url: "http://web-6:7481" }, FORWARDER_TOKEN)).toMatchObject({ url: "http://web-6:7481", registered_by: "token:fwd" });
+    expect(await registerForwarder(db(), { ...host, url: "http://web-6:7481" }, FORWARDER_TOKEN)).toMatchObject({ url: "http://web-6:7481", registered_by: "token:fwd" });
     const other: Actor = { kind: "token", id: "tok-other", name: "fwd", scopes: ["ingest", "forwarder"] };
-    await expect(registerForwarder(db, { ...host, url: "http://evil:1" }, other)).rejects.toMatchObject({ status: 409, message: expect.stringMatching(/^host: the forwarder of web-6 was registered by token:fwd/) });
-    expect((await db.forwarder.findUnique({ where: { host: "web-6" } }))?.url).toBe("http://web-6:7481");
+    await expect(registerForwarder(db(), { ...host, url: "http://evil:1" }, other)).rejects.toMatchObject({ status: 409, message: expect.stringMatching(/^host: the forwarder of web-6 was registered by token:fwd/) });
+    expect((await db().forwarder.findUnique({ where: { host: "web-6" } }))?.url).toBe("http://web-6:7481");
     const admin: Actor = { kind: "user", id: "u-1", name: "ops@example.com", scopes: ["read", "triage", "ingest", "forwarder", "admin"], role: "admin" };
-    expect(await registerForwarder(db, { ...host, url: "http://web-6:9000" }, admin)).toMatchObject({ url: "http://web-6:9000", registered_by: "user:ops@example.com" });
+    expect(await registerForwarder(db(), { ...host, url: "http://web-6:9000" }, admin)).toMatchObject({ url: "http://web-6:9000", registered_by: "user:ops@example.com" });
   });
 });

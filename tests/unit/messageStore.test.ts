@@ -1,14 +1,13 @@
 // Which message nodes a call batch writes (lib/ingest/messageStore.ts): each call's new history
 // suffix and its unseen output, each node once — against what earlier calls of the batch carried
 // and, on a real database (SQLite, or PostgreSQL with TEST_DATABASE_URL), what is stored.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb, type Db } from "@/lib/db/client";
+import { describe, expect, it } from "vitest";
 import { transaction } from "@/lib/db/sql";
 import { knownNodes, markNewSuffixes, MessageStore } from "@/lib/ingest/messageStore";
 import { prepareCall, type Prepared } from "@/lib/ingest/prepare";
 import { ingestCalls } from "@/lib/ingest/storeCalls";
 import type { ChatMessage, NormalizedCall } from "@/lib/domain/calls";
-import { createTestDatabase, type TestDatabase } from "../support/database";
+import { useTestDb } from "../support/testDb";
 
 const user = (text: string): ChatMessage => ({ role: "user", parts: [{ type: "text", content: text }] });
 const answer = (text: string): ChatMessage => ({ role: "assistant", parts: [{ type: "text", content: text }] });
@@ -68,22 +67,13 @@ describe("markNewSuffixes and MessageStore (one batch, nothing stored)", () => {
 });
 
 describe("knownNodes (stored messages)", () => {
-  let database: TestDatabase;
-  let db: Db;
-  beforeAll(async () => {
-    database = await createTestDatabase("msgstore");
-    db = createDb(database.url);
-  });
-  afterAll(async () => {
-    await db.$disconnect();
-    await database.drop();
-  });
+  const db = useTestDb("msgstore");
 
-  const known = (prepared: Prepared[]) => transaction(db, (sql) => knownNodes(sql, prepared));
+  const known = (prepared: Prepared[]) => transaction(db(), (sql) => knownNodes(sql, prepared));
 
   it("finds a stored history from its tail and leaves the new messages out", async () => {
     const [first, second, third] = chat("c-db-tail");
-    await ingestCalls(db, [first, second]);
+    await ingestCalls(db(), [first, second]);
     const prepared = [prepareCall(third)];
     const found = await known(prepared);
     const [p] = prepared;
@@ -97,7 +87,7 @@ describe("knownNodes (stored messages)", () => {
 
   it("probes a whole history when its last messages are all new", async () => {
     const [first] = chat("c-db-full");
-    await ingestCalls(db, [first]);
+    await ingestCalls(db(), [first]);
     const later = call("c-db-full", [user("u1"), answer("a1"), user("x"), answer("y"), user("z")], [answer("w")]);
     const prepared = [prepareCall(later)];
     const found = await known(prepared);
