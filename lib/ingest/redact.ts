@@ -41,6 +41,9 @@ const SECRET_ASSIGNMENT = new RegExp(
   "gi",
 );
 
+/** A cheap first look: a credential name's ending followed by `=` or `:` (perhaps after a quote). */
+const MAYBE_ASSIGNMENT = new RegExp(`${SECRET_NAME_END}(?:[-_]?\\d{1,3})?\\\\?["']?(?:[ \\t]|\\\\t){0,64}[=:]`, "i");
+
 const MASK = "[redacted]";
 
 const QUOTED_END = new Set(['"', "'", "\\", "\r", "\n"]);
@@ -56,6 +59,7 @@ function valueEnd(text: string, from: number, quoted: boolean): number {
 
 /** Credential values after credential names masked; the scan resumes after each value, so it is linear. */
 function maskAssignments(text: string): string {
+  if (!MAYBE_ASSIGNMENT.test(text)) return text; // most text has no credential name before = or :
   const pieces: string[] = [];
   let copied = 0;
   SECRET_ASSIGNMENT.lastIndex = 0;
