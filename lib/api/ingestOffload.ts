@@ -82,22 +82,23 @@ function ingestWorker(): IngestWorker {
   return (holder.sightdeskIngestWorker ??= new IngestWorker(path.join(process.cwd(), "lib", "api", "ingestWorker.cjs")));
 }
 
-/** The prepared batch of an ingest body's text: on the worker when large, else here. */
-export async function prepareIngest(kind: IngestKind, text: string): Promise<PreparedBatch> {
-  const offloaded = text.length >= OFFLOAD_BYTES ? ingestWorker().prepare(kind, text) : null;
-  if (!offloaded) return prepareIngestText(kind, text);
-  const batch = await offloaded;
-  // Receiving the batch (copying it from the worker) and storing it are each tens of
-  // milliseconds for a large body: other requests are served between the two.
+/**
+ * `inline()`'s result, computed by `onWorker` instead when the input is large and the worker runs.
+ * Receiving the result (copying it from the worker) and storing it are each tens of milliseconds
+ * for a large body: other requests are served between the two.
+ */
+async function offloadWhenLarge<T>(size: number, onWorker: (w: IngestWorker) => Promise<T> | null, inline: () => T): Promise<T> {
+  const pending = size >= OFFLOAD_BYTES ? onWorker(ingestWorker()) : null;
+  if (!pending) return inline();
+  const result = await pending;
   await new Promise((resolve) => setImmediate(resolve));
-  return batch;
+  return result;
 }
 
+/** The prepared batch of an ingest body's text: on the worker when large, else here. */
+export const prepareIngest = (kind: IngestKind, text: string): Promise<PreparedBatch> =>
+  offloadWhenLarge(text.length, (w) => w.prepare(kind, text), () => prepareIngestText(kind, text));
+
 /** The prepared items of an OTLP export's (inflated) bytes: on the worker when large, else here. */
-export async function prepareOtlpOffloaded(encoding: OtlpEncoding, bytes: Uint8Array): Promise<OtlpBatch> {
-  const offloaded = bytes.length >= OFFLOAD_BYTES ? ingestWorker().prepareOtlp(encoding, bytes) : null;
-  if (!offloaded) return prepareOtlpBody(encoding, bytes);
-  const batch = await offloaded;
-  await new Promise((resolve) => setImmediate(resolve));
-  return batch;
-}
+export const prepareOtlpOffloaded = (encoding: OtlpEncoding, bytes: Uint8Array): Promise<OtlpBatch> =>
+  offloadWhenLarge(bytes.length, (w) => w.prepareOtlp(encoding, bytes), () => prepareOtlpBody(encoding, bytes));
