@@ -10,10 +10,7 @@ import { ApiError } from "./errors";
 const URL_SECRET_PARAMS = ["token", "access_token", "api_key", "apikey", "key"];
 
 function bearer(req: Request): string {
-  const url = new URL(req.url);
-  if (URL_SECRET_PARAMS.some((p) => url.searchParams.has(p))) {
-    throw new ApiError(401, "Tokens are not accepted in URLs: send Authorization: Bearer <token>");
-  }
+  if (hasUrlSecret(req)) throw new ApiError(401, "Tokens are not accepted in URLs: send Authorization: Bearer <token>");
   const header = req.headers.get("authorization") ?? "";
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   if (!match) throw new ApiError(401, "Missing bearer token: send Authorization: Bearer <token>");
