@@ -2,7 +2,7 @@
 // and its own content, so a prefix shared by many calls of a conversation is one set of rows,
 // and each call stores only the messages its history adds (no quadratic growth).
 import crypto from "node:crypto";
-import { maskSecretFields, redactText } from "./redact";
+import { maskSecretKeys, redactText } from "./redact";
 import type { ChatMessage, Part } from "../domain/calls";
 
 export type MessageNode = { id: string; parentId: string | null; seq: number; role: string; parts: string };
@@ -13,7 +13,7 @@ function content(m: ChatMessage): { role: string; parts: string } {
 }
 
 /** Credential fields of tool arguments are masked by key, before the text is masked by shape. */
-const maskArguments = (p: Part): Part => (p.type === "tool_call" ? { ...p, arguments: maskSecretFields(p.arguments) } : p);
+const maskArguments = (p: Part): Part => (p.type === "tool_call" ? { ...p, arguments: maskSecretKeys(p.arguments) } : p);
 
 function nodeId(parent: string | null, conversationId: string, role: string, parts: string): string {
   return crypto

@@ -97,23 +97,35 @@ export function redactValue(value: unknown): unknown {
   return value;
 }
 
-/**
- * A deep copy of tool arguments (or message parts) with the values of credential keys replaced
- * by a mark, so the evidence still shows that a key was passed. Arguments given as a JSON
- * string (OpenAI) are read, masked and written back; other strings are masked as text.
- */
-export function maskSecretFields(value: unknown): unknown {
-  if (typeof value === "string") return maskJsonText(value);
-  if (Array.isArray(value)) return value.map(maskSecretFields);
+type TextMask = (text: string) => string;
+const keepText: TextMask = (text) => text;
+
+/** `value` with the values of credential keys replaced by the mark, and its strings through `maskText`. */
+function maskFields(value: unknown, maskText: TextMask): unknown {
+  if (typeof value === "string") return maskJsonText(value, maskText);
+  if (Array.isArray(value)) return value.map((v) => maskFields(v, maskText));
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      out[k] = isSecretName(k) && v !== null && typeof v !== "object" && typeof v !== "boolean" ? MASK : maskSecretFields(v);
+      out[k] = isSecretName(k) && v !== null && typeof v !== "object" && typeof v !== "boolean" ? MASK : maskFields(v, maskText);
     }
     return out;
   }
   return value;
 }
+
+/**
+ * A deep copy of tool arguments with the values of credential keys replaced by a mark, so the
+ * evidence still shows that a key was passed. Arguments given as a JSON string (OpenAI) are
+ * read, masked and written back; other strings are masked as text.
+ */
+export const maskSecretFields = (value: unknown): unknown => maskFields(value, redactText);
+
+/**
+ * The same by key name only, for values whose serialized text is masked as a whole afterwards
+ * (message parts): the text is not masked twice.
+ */
+export const maskSecretKeys = (value: unknown): unknown => maskFields(value, keepText);
 
 /** Whether a JSON value has a credential-named field at any depth. */
 function hasSecretField(value: unknown): boolean {
@@ -124,18 +136,18 @@ function hasSecretField(value: unknown): boolean {
 
 /**
  * A string holding a JSON object or array with its credential fields masked (rewritten only
- * when it has such a field); any other text masked as text.
+ * when it has such a field); any other text through `maskText`.
  */
-function maskJsonText(text: string): string {
+function maskJsonText(text: string, maskText: TextMask): string {
   const trimmed = text.trim();
   const first = trimmed.charAt(0);
   const last = trimmed.charAt(trimmed.length - 1);
   if ((first === "{" && last === "}") || (first === "[" && last === "]")) {
     // Text that is not JSON (e.g. a stream cut mid-argument) is masked as text below.
     const parsed = tryParseJson(trimmed);
-    if (parsed !== undefined && hasSecretField(parsed)) return JSON.stringify(maskSecretFields(parsed));
+    if (parsed !== undefined && hasSecretField(parsed)) return JSON.stringify(maskFields(parsed, maskText));
   }
-  return redactText(text);
+  return maskText(text);
 }
 
 /** Tool arguments as stored: JSON text with credential fields and credential-shaped text masked. */
