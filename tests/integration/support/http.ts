@@ -1,14 +1,13 @@
 // Helpers for the REST API suites: exact-integer JSON parsing, typed requests, clean-error checks,
 // the record shapes of SPEC §5.1, and payloads that trigger a chosen interruption type.
 import { expect } from "vitest";
+import { parseJsonExact } from "@/lib/wire/json";
 import type * as Wire from "@/lib/api/contracts/wire";
 import { call, uid } from "./payloads";
 import type { TestServer } from "./server";
 
-/** JSON.parse, except that integers of 16+ digits (nanoseconds) stay exact, as strings. */
-export function parseExact(text: string): unknown {
-  return JSON.parse(text.replace(/("(?:[^"\\]|\\.)*"\s*:\s*)(-?\d{16,})(?=\s*[,}\]])/g, '$1"$2"'));
-}
+/** Replies read as the CLI and the browser read them: long `*_ns` integers stay exact, as strings. */
+export const parseExact = parseJsonExact;
 
 export type Reply<T> = { status: number; headers: Headers; text: string; body: T };
 
