@@ -14,7 +14,7 @@ import { config } from "../config/load";
 import { db } from "../db/client";
 import { OutboundBlockedError, resolveOutbound } from "../net/pinned";
 import type { WireExchange } from "../proxy/exchange";
-import { forward, type ClientSink } from "../proxy/forward";
+import { forward, proxyErrorBody, type ClientSink } from "../proxy/forward";
 import { upstreamMap } from "../proxy/routes";
 import { routeRequest } from "../proxy/routes";
 import { ApiError } from "./errors";
@@ -26,7 +26,7 @@ const PREFIX = "/proxy";
 const FORWARDED = new Set(["x-forwarded-for", "x-forwarded-host", "x-forwarded-port", "x-forwarded-proto"]);
 
 function proxyError(status: number, type: string, message: string): Response {
-  return new Response(JSON.stringify({ error: { type, message, source: "sightdesk-proxy" } }), {
+  return new Response(proxyErrorBody(type, message), {
     status,
     headers: { "content-type": "application/json", "cache-control": "no-store" },
   });

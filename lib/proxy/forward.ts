@@ -64,8 +64,11 @@ function errorCode(e: unknown): string {
   return err?.code ?? err?.name ?? "error";
 }
 
+/** The JSON body of an answer the proxy gives itself (not the upstream's), in the providers' error shape. */
+export const proxyErrorBody = (type: string, message: string): string => JSON.stringify({ error: { type, message, source: "sightdesk-proxy" } });
+
 function jsonError(sink: ClientSink, status: number, type: string, message: string): void {
-  const body = Buffer.from(JSON.stringify({ error: { type, message, source: "sightdesk-proxy" } }));
+  const body = Buffer.from(proxyErrorBody(type, message));
   sink.head(status, [["content-type", "application/json"], ["content-length", String(body.length)]]);
   sink.write(body);
   sink.end();

@@ -6,7 +6,7 @@ import http from "node:http";
 import type net from "node:net";
 import os from "node:os";
 import type { WireExchange } from "./exchange";
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, forward, type ClientSink } from "./forward";
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, forward, proxyErrorBody, type ClientSink } from "./forward";
 import { headerValue, pairsFromRaw } from "./headers";
 import { findPeer, isLoopback, type Peer } from "./peer";
 import { routeRequest, type Upstreams } from "./routes";
@@ -55,9 +55,8 @@ function nodeSink(res: http.ServerResponse): ClientSink {
 }
 
 function notFound(res: http.ServerResponse, path: string, upstreams: Upstreams): void {
-  const body = JSON.stringify({
-    error: { type: "not_found", message: `sightdesk proxy: no upstream for ${path.split("?")[0]}; routes: ${[...upstreams.keys()].map((n) => `/${n}/*`).join(", ")}`, source: "sightdesk-proxy" },
-  });
+  const routes = [...upstreams.keys()].map((n) => `/${n}/*`).join(", ");
+  const body = proxyErrorBody("not_found", `sightdesk proxy: no upstream for ${path.split("?")[0]}; routes: ${routes}`);
   res.writeHead(404, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
   res.end(body);
 }
