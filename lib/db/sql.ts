@@ -10,6 +10,8 @@ export interface Sql {
   readonly dialect: "sqlite" | "postgres";
   all(sql: string, params?: unknown[]): Promise<Row[]>;
   run(sql: string, params?: unknown[]): Promise<void>;
+  /** Runs one statement once per parameter list, in order; how many rows each run changed. */
+  runEach(sql: string, paramLists: unknown[][]): Promise<number[]>;
 }
 
 // Kept on the client object itself: Next.js may load this module more than once per process
@@ -60,6 +62,11 @@ class SqliteSql implements Sql {
   async run(sql: string, params: unknown[] = []): Promise<void> {
     this.statement(sql).run(...params.map(bindSqlite));
   }
+
+  async runEach(sql: string, paramLists: unknown[][]): Promise<number[]> {
+    const stmt = this.statement(sql);
+    return paramLists.map((params) => stmt.run(...params.map(bindSqlite)).changes);
+  }
 }
 
 function bindSqlite(v: unknown): unknown {
@@ -84,6 +91,12 @@ class PrismaSql implements Sql {
 
   async run(sql: string, params: unknown[] = []): Promise<void> {
     await this.tx.$executeRawUnsafe(this.text(sql), ...params.map(bindPrisma));
+  }
+
+  async runEach(sql: string, paramLists: unknown[][]): Promise<number[]> {
+    const changed: number[] = [];
+    for (const params of paramLists) changed.push(await this.tx.$executeRawUnsafe(this.text(sql), ...params.map(bindPrisma)));
+    return changed;
   }
 }
 
