@@ -3,6 +3,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { createDb } from "./client";
+import { ensureOpenCounts } from "./openCounts";
 import { createDatabase, databaseName, withClient } from "./postgresAdmin";
 import { databaseUrl, providerOf, redactedUrl } from "./url";
 
@@ -18,14 +19,13 @@ export async function migrate(url = databaseUrl()): Promise<void> {
   if (run.status !== 0) {
     throw new Error(`Database migration failed:\n${run.stdout}\n${run.stderr}`);
   }
-  if (provider === "sqlite") {
-    const db = createDb(url);
-    try {
-      // WAL lets readers work while ingest writes; it is a property of the file.
-      await db.$queryRawUnsafe("PRAGMA journal_mode = WAL");
-    } finally {
-      await db.$disconnect();
-    }
+  const db = createDb(url);
+  try {
+    // WAL lets readers work while ingest writes; it is a property of the file.
+    if (provider === "sqlite") await db.$queryRawUnsafe("PRAGMA journal_mode = WAL");
+    await ensureOpenCounts(db);
+  } finally {
+    await db.$disconnect();
   }
 }
 
