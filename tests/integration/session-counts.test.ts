@@ -160,6 +160,18 @@ describe("session-counts: the whole answer (AgentSight's shape and order)", () =
     for (const id of ODD_IDS) expect(ids).toContain(id);
     expect(ids.filter((id) => id === UNASSIGNED)).toHaveLength(1);
   });
+
+  it("stays the former answer after triage moved interruptions in and out (bounds the counts keep widen, never narrow)", async () => {
+    const resolve = rows.filter((r) => r.status !== "resolved").slice(0, 400);
+    const reopen = rows.filter((r) => r.status === "resolved").slice(0, 150);
+    for (const [ids, action] of [[resolve.map((r) => r.id), "resolve"], [reopen.map((r) => r.id), "reopen"]] as const) {
+      const reply = await request(server, "POST", "/api/interruptions/bulk", { ids, action });
+      expect(reply.status, reply.text).toBe(200);
+    }
+    for (const r of resolve) r.status = "resolved";
+    for (const r of reopen) r.status = "open";
+    for (const [, f] of FILTERS.slice(0, 4)) expect((await get(query(f))).text).toBe(JSON.stringify(reference(rows, f)));
+  });
 });
 
 describe("session-counts: limit and sort", () => {

@@ -23,23 +23,38 @@ async function stored(): Promise<Counts> {
 
 /** Compares the table with a recount of Interruption (written here, independently of the triggers). */
 async function expectExact(): Promise<Counts> {
+  const sql = readSql(db());
   const now = await stored();
+  const open = `"status" IN ('open', 'acknowledged')`;
+  const key = `COALESCE("sessionId", '__unassigned__')`;
   const recount = asCounts(
-    await readSql(db()).all(
-      `SELECT COALESCE("sessionId", '__unassigned__') AS "sessionId", COUNT(*) AS "total",
+    await sql.all(
+      `SELECT ${key} AS "sessionId", COUNT(*) AS "total",
          SUM(CASE WHEN "severity" = 'critical' THEN 1 ELSE 0 END) AS "critical", SUM(CASE WHEN "severity" = 'high' THEN 1 ELSE 0 END) AS "high",
          SUM(CASE WHEN "severity" = 'medium' THEN 1 ELSE 0 END) AS "medium", SUM(CASE WHEN "severity" = 'low' THEN 1 ELSE 0 END) AS "low"
-       FROM "Interruption" WHERE "status" IN ('open', 'acknowledged') GROUP BY COALESCE("sessionId", '__unassigned__')`,
+       FROM "Interruption" WHERE ${open} GROUP BY ${key}`,
     ),
   );
   expect(now).toEqual(recount);
+  // the cells, the `types` written from them, and bounds that hold every unresolved interruption
+  const cells = await sql.all(`SELECT ${key} AS "k", "type", "severity", COUNT(*) AS "n", MIN("occurredAtNs") AS "first", MAX("occurredAtNs") AS "last" FROM "Interruption" WHERE ${open} GROUP BY ${key}, "type", "severity"`);
+  const storedCells = await sql.all(`SELECT "sessionId" AS "k", "type", "severity", "count" AS "n" FROM "SessionOpenCell"`);
+  const cellKey = (c: Record<string, unknown>) => `${c.k}|${c.type}|${c.severity}|${Number(c.n)}`;
+  expect(storedCells.map(cellKey).sort()).toEqual(cells.map(cellKey).sort());
+  const rows = new Map((await sql.all(`SELECT * FROM "SessionOpenCount"`)).map((r) => [String(r.sessionId), r]));
+  for (const [k, r] of rows) {
+    const mine = cells.filter((c) => c.k === k).sort((a, b) => Buffer.compare(Buffer.from(`${a.type}\u0000${a.severity}`), Buffer.from(`${b.type}\u0000${b.severity}`)));
+    expect(String(r.types)).toBe(mine.map((c) => JSON.stringify({ interruption_type: c.type, severity: c.severity, count: Number(c.n) })).join(","));
+    expect(BigInt(r.firstNs as bigint)).toBeLessThanOrEqual(mine.reduce((m, c) => (BigInt(c.first as bigint) < m ? BigInt(c.first as bigint) : m), BigInt(r.lastNs as bigint)));
+    expect(BigInt(r.lastNs as bigint)).toBeGreaterThanOrEqual(mine.reduce((m, c) => (BigInt(c.last as bigint) > m ? BigInt(c.last as bigint) : m), 0n));
+  }
   return now;
 }
 
 const T0 = 1_800_000_000_000_000_000n;
 
-function row(id: string, sessionId: string | null, severity: string, status = "open", at = T0) {
-  return { id, sessionId, type: "llm_error", severity, status, occurredAtNs: at, lastSeenNs: at, occurrences: 1, detail: "{}", fingerprint: "fp", createdAtNs: at };
+function row(id: string, sessionId: string | null, severity: string, status = "open", at = T0, type = "llm_error") {
+  return { id, sessionId, type, severity, status, occurredAtNs: at, lastSeenNs: at, occurrences: 1, detail: "{}", fingerprint: "fp", createdAtNs: at };
 }
 
 describe("SessionOpenCount", () => {
@@ -48,7 +63,14 @@ describe("SessionOpenCount", () => {
       insertRows(
         sql,
         "Interruption",
-        [row("a1", "s-a", "critical"), row("a2", "s-a", "high", "acknowledged"), row("a3", "s-a", "medium", "resolved"), row("b1", "s-b", "warning"), row("n1", null, "low"), row("n2", null, "low")],
+        [
+          row("a1", "s-a", "critical", "open", T0 + 5n),
+          row("a2", "s-a", "high", "acknowledged", T0, "rate_limit"),
+          row("a3", "s-a", "medium", "resolved"),
+          row("b1", "s-b", "warning", "open", T0, 'quote"type'),
+          row("n1", null, "low"),
+          row("n2", null, "low", "open", T0 + 9n),
+        ],
         { key: ["id"], update: "nothing" },
       ),
     );
@@ -71,7 +93,7 @@ describe("SessionOpenCount", () => {
 
   it("follows changes of severity, session and status made by hand", async () => {
     const sql = readSql(db());
-    await sql.run(`UPDATE "Interruption" SET "severity" = 'low' WHERE "id" = 'a1'`);
+    await sql.run(`UPDATE "Interruption" SET "severity" = 'low', "type" = 'agent_crash', "occurredAtNs" = ${T0 - 7n} WHERE "id" = 'a1'`);
     await sql.run(`UPDATE "Interruption" SET "sessionId" = 's-moved' WHERE "id" = 'a2'`);
     await sql.run(`UPDATE "Interruption" SET "sessionId" = NULL, "status" = 'acknowledged' WHERE "id" = 'b1'`);
     await sql.run(`UPDATE "Interruption" SET "occurrences" = 5, "detail" = '{"x":1}'`);

@@ -1,12 +1,14 @@
-// Unresolved interruptions per session (SPEC §5.1 session-counts). The whole answer (AgentSight's
-// default) is written as JSON by the database in one statement (sessionCountsSql.ts); the first
-// `limit` sessions are found by walking the per-session bounds (topSessions.ts) instead of
-// grouping the whole window, which is what the dashboard asks for.
+// Unresolved interruptions per session (SPEC §5.1 session-counts). The whole answer for a time
+// window alone (AgentSight's default query) comes from SessionOpenCount (windowCounts.ts); with
+// any other filter it is written as JSON by the database in one statement (sessionCountsSql.ts).
+// The first `limit` sessions — what the dashboard asks for — are found by walking the
+// per-session bounds (topSessions.ts) instead of grouping the whole window.
 import type { CountSort, InterruptionFilter } from "../../domain/interruptions";
 import type { Db } from "../client";
 import { dialectOf, readSql } from "../sql";
 import { sessionCountsSql } from "./sessionCountsSql";
 import { entryJson, topSessions } from "./topSessions";
+import { isWindowOnly, windowCountsJson } from "./windowCounts";
 
 export type SessionCountsOptions = {
   /** only the first `limit` sessions of the order */
@@ -28,7 +30,7 @@ async function groupedJson(db: Db, f: InterruptionFilter, o: SessionCountsOption
 
 /** The session-counts answer as JSON text (an array, possibly empty). */
 export async function sessionCountsJson(db: Db, f: InterruptionFilter, o: SessionCountsOptions = {}): Promise<string> {
-  if (o.limit === undefined) return groupedJson(db, f, o);
+  if (o.limit === undefined) return isWindowOnly(f) ? windowCountsJson(db, f) : groupedJson(db, f, o);
   const top = await topSessions(db, f, { limit: o.limit, sort: o.sort });
   return top ? `[${top.map(entryJson).join(",")}]` : groupedJson(db, f, o);
 }

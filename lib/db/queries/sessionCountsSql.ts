@@ -2,25 +2,10 @@
 // writing every session's entry in one SQL statement leaves the server no per-row work (no row
 // objects, no folding, no JSON.stringify). Its bytes are what JSON.stringify wrote before.
 import { SEVERITIES, UNASSIGNED, type CountSort, type InterruptionFilter } from "../../domain/interruptions";
+import { JSON_SQL, sessionCountJson, typeCountsJson } from "../jsonSql";
 import type { Dialect } from "../sql";
 import { filterSql, unresolvedOnly } from "./filterSql";
 import type { SessionCountsOptions } from "./sessionCounts";
-
-/** SQL fragments that differ between the databases. */
-const DIALECT = {
-  sqlite: {
-    /** a JSON string literal, escaped exactly as JSON.stringify does */
-    quote: (expr: string) => `json_quote(${expr})`,
-    concat: (expr: string, order: string) => `group_concat(${expr}, ',' ORDER BY ${order})`,
-    /** text in byte order (the order SQLite's GROUP BY gave the answer before) */
-    bytes: (expr: string) => expr,
-  },
-  postgres: {
-    quote: (expr: string) => `to_json(${expr}::text)::text`,
-    concat: (expr: string, order: string) => `string_agg(${expr}, ',' ORDER BY ${order})`,
-    bytes: (expr: string) => `${expr} COLLATE "C"`,
-  },
-} satisfies Record<Dialect, unknown>;
 
 /** The order of the answer; topSessions.ts ranks by the same rules. */
 function orderOf(sort: CountSort | undefined, bytes: (expr: string) => string): string {
@@ -39,16 +24,15 @@ function orderOf(sort: CountSort | undefined, bytes: (expr: string) => string): 
 
 /** The statement that returns the whole answer as one JSON text in the column "body". */
 export function sessionCountsSql(dialect: Dialect, f: InterruptionFilter, o: SessionCountsOptions): { sql: string; params: unknown[] } {
-  const d = DIALECT[dialect];
+  const d = JSON_SQL[dialect];
   const where = filterSql(unresolvedOnly(f));
   const order = orderOf(o.sort, d.bytes);
   const perSeverity = SEVERITIES.map((s) => `SUM(CASE WHEN "s" = '${s}' THEN "n" ELSE 0 END) AS "${s}"`).join(", ");
-  const typeJson = `format('{"interruption_type":%s,"severity":%s,"count":%s}', ${d.quote('"t"')}, ${d.quote('"s"')}, "n")`;
-  const entryJson = `format('{"session_id":%s,"total":%s,"by_severity":{${SEVERITIES.map((s) => `"${s}":%s`).join(",")}},"types":[%s]}', ${d.quote('"k"')}, "total", ${SEVERITIES.map((s) => `"${s}"`).join(", ")}, "types")`;
+  const entryJson = sessionCountJson(dialect, '"k"', '"total"', (s) => `"${s}"`, '"types"');
   const cells = `SELECT COALESCE("sessionId", '${UNASSIGNED}') AS "k", "type" AS "t", "severity" AS "s", COUNT(*) AS "n"
       FROM "Interruption" WHERE ${where.sql} GROUP BY COALESCE("sessionId", '${UNASSIGNED}'), "type", "severity"`;
   const totals = `"k", SUM("n") AS "total", ${perSeverity}`;
-  const types = `${d.concat(typeJson, `${d.bytes('"t"')}, ${d.bytes('"s"')}`)} AS "types"`;
+  const types = `${typeCountsJson(dialect, '"t"', '"s"', '"n"')} AS "types"`;
   // The whole answer: one pass over the cells. The first `limit`: the keys to keep first, then
   // the per-type counts of those keys only.
   const entries =
@@ -57,6 +41,6 @@ export function sessionCountsSql(dialect: Dialect, f: InterruptionFilter, o: Ses
       : `SELECT "keys".*, ${types} FROM (SELECT ${totals} FROM "cells" GROUP BY "k" ORDER BY ${order} LIMIT ?) AS "keys"
          JOIN "cells" ON "cells"."k" = "keys"."k" GROUP BY "keys"."k", "total", ${SEVERITIES.map((s) => `"${s}"`).join(", ")}`;
   const sql = `WITH "cells" AS MATERIALIZED (${cells}), "entries" AS (${entries})
-    SELECT '[' || COALESCE(${d.concat(entryJson, order)}, '') || ']' AS "body" FROM "entries"`;
+    SELECT '[' || COALESCE(${d.join(entryJson, order)}, '') || ']' AS "body" FROM "entries"`;
   return { sql, params: o.limit === undefined ? where.params : [...where.params, o.limit] };
 }

@@ -30,7 +30,18 @@ const compareRanks = (a: number[], b: number[]) => {
 };
 
 /** Text in UTF-8 byte order, as SQLite (and PostgreSQL's "C" collation) compare it. */
-export const compareBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+export function compareBytes(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // below the surrogates UTF-16 order is code point order is UTF-8 byte order
+    if (x < 0xd800 && y < 0xd800) return x - y;
+    return Buffer.compare(Buffer.from(a.slice(i)), Buffer.from(b.slice(i)));
+  }
+  return a.length - b.length;
+}
 
 /** The answer's order (sessionCountsSql.ts orders by the same rules): rank, the unassigned group, then the session id. */
 export function compareEntries(sort: CountSort | undefined) {
@@ -43,12 +54,13 @@ export function compareEntries(sort: CountSort | undefined) {
 /** The bound rows in rank order (the indexes on SessionOpenCount give this order). */
 function boundsSql(sort: CountSort | undefined): string {
   const severities = SEVERITIES.map((s) => `"${s}" DESC`).join(", ");
-  const order = sort === "severity" ? `${severities}, "total" DESC` : `"total" DESC, ${severities}`;
+  // the session id last: pages of a walk must neither overlap nor skip rows that tie
+  const order = sort === "severity" ? `${severities}, "total" DESC, "sessionId"` : `"total" DESC, ${severities}, "sessionId"`;
   return `SELECT "sessionId", "total", ${SEVERITIES.map((s) => `"${s}"`).join(", ")} FROM "SessionOpenCount" ORDER BY ${order} LIMIT ? OFFSET ?`;
 }
 
 /** Exact counts, with the filter, of the sessions `keys` (the unassigned key stands for no session). */
-async function countExactly(sql: Sql, where: SqlWhere, keys: string[]): Promise<Row[]> {
+export async function countExactly(sql: Sql, where: SqlWhere, keys: string[]): Promise<Row[]> {
   // The (sessionId, occurredAtNs) index finds a few sessions' rows; SQLite's planner, without
   // statistics, would rather scan the window.
   const index = sql.dialect === "sqlite" ? ' INDEXED BY "Interruption_sessionId_occurredAtNs_idx"' : "";
@@ -69,7 +81,7 @@ async function countExactly(sql: Sql, where: SqlWhere, keys: string[]): Promise<
   return rows;
 }
 
-function addCounts(entries: Map<string, SessionEntry>, rows: Row[]): void {
+export function addCounts(entries: Map<string, SessionEntry>, rows: Row[]): void {
   for (const r of rows) {
     const k = String(r.k);
     let e = entries.get(k);
