@@ -8,7 +8,7 @@
 // means giving it a new name, so that existing databases pick up the new one.
 import { SEVERITIES, UNASSIGNED, UNRESOLVED_STATUSES } from "../domain/interruptions";
 import type { Db } from "./client";
-import { typeCountJson, typeCountsJson } from "./jsonSql";
+import { sessionCountJson, typeCountJson, typeCountsJson } from "./jsonSql";
 import { dialectOf, readSql, transaction, type Dialect, type Sql } from "./sql";
 
 const TABLE = '"SessionOpenCount"';
@@ -28,14 +28,17 @@ const severityFlag = (dialect: Dialect, row: string, s: string) =>
   dialect === "postgres" ? `(${row}."severity" = '${s}')::int` : `(${row}."severity" = '${s}')`;
 
 /**
- * The session's `types`, written from its cells. On SQLite the cells are joined in the order a
- * subquery reads them (its primary key's: type, then severity, byte order): an ORDER BY inside
- * group_concat would make the schema unreadable to SQLite before 3.44 (Debian 12's sqlite3).
+ * The session's entry of session-counts as JSON, written from its row and its cells. On SQLite
+ * the cells are joined in the order a subquery reads them (its primary key's: type, then
+ * severity, byte order): an ORDER BY inside group_concat would make the schema unreadable to
+ * SQLite before 3.44 (Debian 12's sqlite3).
  */
-function typesOf(dialect: Dialect, key: string): string {
-  if (dialect === "postgres") return `COALESCE((SELECT ${typeCountsJson(dialect, '"type"', '"severity"', '"count"')} FROM ${CELLS} WHERE ${CELLS}."sessionId" = ${key}), '')`;
-  const cells = `SELECT ${typeCountJson(dialect, '"type"', '"severity"', '"count"')} AS "json" FROM ${CELLS} WHERE ${CELLS}."sessionId" = ${key} ORDER BY "type", "severity"`;
-  return `COALESCE((SELECT group_concat("json", ',') FROM (${cells})), '')`;
+function entryOf(dialect: Dialect, key: string): string {
+  const types =
+    dialect === "postgres"
+      ? `(SELECT ${typeCountsJson(dialect, '"type"', '"severity"', '"count"')} FROM ${CELLS} WHERE ${CELLS}."sessionId" = ${key})`
+      : `(SELECT group_concat("json", ',') FROM (SELECT ${typeCountJson(dialect, '"type"', '"severity"', '"count"')} AS "json" FROM ${CELLS} WHERE ${CELLS}."sessionId" = ${key} ORDER BY "type", "severity"))`;
+  return sessionCountJson(dialect, `${TABLE}."sessionId"`, `${TABLE}."total"`, (s) => `${TABLE}."${s}"`, `COALESCE(${types}, '')`);
 }
 
 /** Counts `row` in, when `when` holds. */
@@ -46,11 +49,11 @@ function addSql(dialect: Dialect, row: string, when: string): string[] {
   return [
     `INSERT INTO ${CELLS} ("sessionId", "type", "severity", "count") SELECT ${keyOf(row)}, ${row}."type", ${row}."severity", 1 WHERE ${when}
       ON CONFLICT ("sessionId", "type", "severity") DO UPDATE SET "count" = ${CELLS}."count" + 1`,
-    `INSERT INTO ${TABLE} ("sessionId", ${COUNTS.map((c) => `"${c}"`).join(", ")}, "firstNs", "lastNs", "types")
+    `INSERT INTO ${TABLE} ("sessionId", ${COUNTS.map((c) => `"${c}"`).join(", ")}, "firstNs", "lastNs", "entry")
       SELECT ${keyOf(row)}, 1, ${flags.join(", ")}, ${row}."occurredAtNs", ${row}."occurredAtNs", '' WHERE ${when}
       ON CONFLICT ("sessionId") DO UPDATE SET ${set.join(", ")},
         "firstNs" = ${least}(${TABLE}."firstNs", excluded."firstNs"), "lastNs" = ${greatest}(${TABLE}."lastNs", excluded."lastNs")`,
-    `UPDATE ${TABLE} SET "types" = ${typesOf(dialect, keyOf(row))} WHERE "sessionId" = ${keyOf(row)} AND ${when}`,
+    `UPDATE ${TABLE} SET "entry" = ${entryOf(dialect, keyOf(row))} WHERE "sessionId" = ${keyOf(row)} AND ${when}`,
   ];
 }
 
@@ -63,7 +66,7 @@ function removeSql(dialect: Dialect, row: string, when: string): string[] {
     `DELETE FROM ${CELLS} WHERE ${cell} AND "count" <= 0`,
     `UPDATE ${TABLE} SET ${set.join(", ")} WHERE "sessionId" = ${keyOf(row)} AND ${when}`,
     `DELETE FROM ${TABLE} WHERE "sessionId" = ${keyOf(row)} AND "total" <= 0`,
-    `UPDATE ${TABLE} SET "types" = ${typesOf(dialect, keyOf(row))} WHERE "sessionId" = ${keyOf(row)} AND ${when}`,
+    `UPDATE ${TABLE} SET "entry" = ${entryOf(dialect, keyOf(row))} WHERE "sessionId" = ${keyOf(row)} AND ${when}`,
   ];
 }
 
@@ -102,9 +105,9 @@ function recountSql(dialect: Dialect): string[] {
     `DELETE FROM ${TABLE}`,
     `INSERT INTO ${CELLS} ("sessionId", "type", "severity", "count")
       SELECT ${keyOf(i)}, "type", "severity", COUNT(*) FROM ${i} WHERE ${isOpen(i)} GROUP BY ${keyOf(i)}, "type", "severity"`,
-    `INSERT INTO ${TABLE} ("sessionId", ${COUNTS.map((c) => `"${c}"`).join(", ")}, "firstNs", "lastNs", "types")
+    `INSERT INTO ${TABLE} ("sessionId", ${COUNTS.map((c) => `"${c}"`).join(", ")}, "firstNs", "lastNs", "entry")
       SELECT ${keyOf(i)}, COUNT(*), ${sums}, MIN("occurredAtNs"), MAX("occurredAtNs"), '' FROM ${i} WHERE ${isOpen(i)} GROUP BY ${keyOf(i)}`,
-    `UPDATE ${TABLE} SET "types" = ${typesOf(dialect, `${TABLE}."sessionId"`)}`,
+    `UPDATE ${TABLE} SET "entry" = ${entryOf(dialect, `${TABLE}."sessionId"`)}`,
   ];
 }
 

@@ -36,7 +36,7 @@ async function expectExact(): Promise<Counts> {
     ),
   );
   expect(now).toEqual(recount);
-  // the cells, the `types` written from them, and bounds that hold every unresolved interruption
+  // the cells, the entry written from them, and bounds that hold every unresolved interruption
   const cells = await sql.all(`SELECT ${key} AS "k", "type", "severity", COUNT(*) AS "n", MIN("occurredAtNs") AS "first", MAX("occurredAtNs") AS "last" FROM "Interruption" WHERE ${open} GROUP BY ${key}, "type", "severity"`);
   const storedCells = await sql.all(`SELECT "sessionId" AS "k", "type", "severity", "count" AS "n" FROM "SessionOpenCell"`);
   const cellKey = (c: Record<string, unknown>) => `${c.k}|${c.type}|${c.severity}|${Number(c.n)}`;
@@ -44,7 +44,9 @@ async function expectExact(): Promise<Counts> {
   const rows = new Map((await sql.all(`SELECT * FROM "SessionOpenCount"`)).map((r) => [String(r.sessionId), r]));
   for (const [k, r] of rows) {
     const mine = cells.filter((c) => c.k === k).sort((a, b) => Buffer.compare(Buffer.from(`${a.type}\u0000${a.severity}`), Buffer.from(`${b.type}\u0000${b.severity}`)));
-    expect(String(r.types)).toBe(mine.map((c) => JSON.stringify({ interruption_type: c.type, severity: c.severity, count: Number(c.n) })).join(","));
+    const types = mine.map((c) => ({ interruption_type: c.type, severity: c.severity, count: Number(c.n) }));
+    const bySeverity = { critical: Number(r.critical), high: Number(r.high), medium: Number(r.medium), low: Number(r.low) };
+    expect(String(r.entry)).toBe(JSON.stringify({ session_id: k, total: Number(r.total), by_severity: bySeverity, types }));
     expect(BigInt(r.firstNs as bigint)).toBeLessThanOrEqual(mine.reduce((m, c) => (BigInt(c.first as bigint) < m ? BigInt(c.first as bigint) : m), BigInt(r.lastNs as bigint)));
     expect(BigInt(r.lastNs as bigint)).toBeGreaterThanOrEqual(mine.reduce((m, c) => (BigInt(c.last as bigint) > m ? BigInt(c.last as bigint) : m), 0n));
   }

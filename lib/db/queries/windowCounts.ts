@@ -6,7 +6,7 @@
 // Interruption first and merged in.
 import { UNASSIGNED, UNRESOLVED_STATUSES, type InterruptionFilter } from "../../domain/interruptions";
 import type { Db } from "../client";
-import { JSON_SQL, sessionCountJson } from "../jsonSql";
+import { JSON_SQL } from "../jsonSql";
 import { readSql, transaction, type Sql } from "../sql";
 import { filterSql, unresolvedOnly } from "./filterSql";
 import { addCounts, countExactly, entryJson, type SessionEntry } from "./topSessions";
@@ -36,8 +36,7 @@ async function exactEntries(sql: Sql, f: InterruptionFilter): Promise<SessionEnt
 async function read(sql: Sql, f: InterruptionFilter): Promise<string> {
   // merged by (total, key); the unassigned group's key is "" so that it comes first among equals
   const exact = (await exactEntries(sql, f)).map((e) => ({ total: e.total, k: e.session_id === UNASSIGNED ? "" : e.session_id, e: entryJson(e) }));
-  const entry = sessionCountJson(sql.dialect, '"sessionId"', '"total"', (s) => `"${s}"`, '"types"');
-  const inside = `SELECT "total", "sessionId" AS "k", ${entry} AS "e" FROM "SessionOpenCount"`;
+  const inside = `SELECT "total", "sessionId" AS "k", "entry" AS "e" FROM "SessionOpenCount"`;
   const params = [f.startNs, f.endNs, f.startNs, f.endNs, JSON.stringify(exact)];
   const sqlite = sql.dialect === "sqlite";
   const body = sqlite

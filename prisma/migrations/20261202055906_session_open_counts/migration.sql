@@ -8,7 +8,7 @@ CREATE TABLE "SessionOpenCount" (
     "low" INTEGER NOT NULL,
     "firstNs" BIGINT NOT NULL,
     "lastNs" BIGINT NOT NULL,
-    "types" TEXT NOT NULL
+    "entry" TEXT NOT NULL
 );
 
 -- CreateTable
