@@ -1,9 +1,14 @@
-// The alert worker (SPEC §7): runs inside the server process, apart from ingest. Each tick it
-//  1. scans interruptions created since its high-water mark (kept in the Setting table) and
+// The alert worker (SPEC §7): runs inside every server process, apart from ingest. Each tick it
+//  1. scans interruptions created since the high-water mark (kept in the Setting table) and
 //     queues one AlertDelivery per matching enabled webhook — deduplicated per webhook and
-//     interruption (a unique key) and per fingerprint within the webhook's repeat interval;
+//     interruption (a unique key) and per fingerprint within the webhook's repeat interval.
+//     One process at a time scans: the holder of the `alerts.scan` lease, renewed every tick;
+//     when it dies the lease expires and another process carries on from the stored mark;
 //  2. starts due deliveries without waiting for them (a small global and per-webhook limit, a
 //     timeout per attempt), so a hanging receiver delays neither ingest nor other webhooks.
+//     Every process sends; each delivery is claimed first (lib/coordination/claims.ts), so one
+//     process sends it, and a delivery whose process died mid-send is sent again once the
+//     claim expires — with the same X-SightDesk-Delivery id, for receivers that deduplicate.
 // Failed attempts are retried with exponential backoff. Clock, fetch and tick are injectable; the default
 // fetch goes only where the outbound policy allows (lib/config/outbound.ts).
 import crypto from "node:crypto";
@@ -14,6 +19,9 @@ import type { AlertDelivery, Interruption, Webhook } from "../db/generated/clien
 import { nowNs, NS_PER_MS } from "../domain/time";
 import { backoffMs, genericPayload, matchesRule, parseList, publicBaseUrl, severitiesAtOrAbove, type AlertEvent, type AlertRule } from "./rules";
 import { outboundFetch } from "../config/outbound";
+import { claimPending, heldBy, releaseClaim, unclaimed } from "../coordination/claims";
+import { processHolder } from "../coordination/holder";
+import { acquireLease } from "../coordination/lease";
 import { DEFAULT_TIMEOUT_MS, sendOnce, type FetchLike } from "./send";
 
 export const MARK_KEY = "alerts.high_water_ns";
@@ -24,6 +32,11 @@ const PAGE = 500;
 const MAX_PAGES = 20;
 const RETENTION_NS = 30n * 86_400n * NS_PER_SEC;
 const PRUNE_EVERY_NS = 3600n * NS_PER_SEC;
+export const SCAN_LEASE = "alerts.scan";
+/** How long the scanning process keeps the scan without renewing it (it renews every tick and page). */
+const SCAN_LEASE_MS = 5_000;
+/** A claim outlives the attempt's timeout by this much (time to record the outcome). */
+const CLAIM_MARGIN_MS = 5_000;
 
 export type AlertWorkerOptions = {
   db: Db;
@@ -36,6 +49,8 @@ export type AlertWorkerOptions = {
   perWebhook?: number;
   baseUrl?: string;
   log?: (message: string) => void;
+  /** this process's name on leases and claims (tests give two workers two names) */
+  holder?: string;
 };
 
 type Ruled = Webhook & { rule: AlertRule };
@@ -49,6 +64,7 @@ export class AlertWorker {
   private readonly perWebhook: number;
   private readonly baseUrl: string;
   private readonly log: (message: string) => void;
+  private readonly holder: string;
   private ticking = false;
   private timer: ReturnType<typeof setInterval> | null = null;
   private mark: bigint | null = null;
@@ -67,6 +83,7 @@ export class AlertWorker {
     this.perWebhook = o.perWebhook ?? 2;
     this.baseUrl = o.baseUrl ?? publicBaseUrl();
     this.log = o.log ?? ((m) => console.error(`[alerts] ${m}`));
+    this.holder = o.holder ?? processHolder();
   }
 
   start(intervalMs = 1000): void {
@@ -80,14 +97,16 @@ export class AlertWorker {
     this.timer = null;
   }
 
-  /** One scan and dispatch; a tick that finds the previous one still running does nothing. */
+  /** One scan (by the lease holder only) and dispatch; a tick that finds the previous one still running does nothing. */
   async tick(): Promise<void> {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      await this.scan();
+      if (await this.holdScanLease()) {
+        await this.scan();
+        await this.prune();
+      }
       await this.dispatch();
-      await this.prune();
     } catch (e) {
       this.log(`tick failed: ${(e as Error)?.message ?? e}`);
     } finally {
@@ -105,6 +124,19 @@ export class AlertWorker {
   }
 
   // ── 1. queue ────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Takes or renews the scan lease; true while this process holds it. Taking it over means
+   * another process scanned meanwhile: the mark is read again and the memory of decisions dropped.
+   */
+  private async holdScanLease(): Promise<boolean> {
+    const grant = await acquireLease(this.db, SCAN_LEASE, this.holder, this.now(), SCAN_LEASE_MS);
+    if (grant === "taken") {
+      this.mark = null;
+      this.decided.clear();
+    }
+    return grant !== null;
+  }
 
   private async readMark(): Promise<bigint> {
     if (this.mark === null) {
@@ -150,6 +182,7 @@ export class AlertWorker {
       cursor = { at: last.createdAtNs, id: last.id };
       if (last.createdAtNs > high) high = last.createdAtNs;
       if (rows.length < PAGE) break;
+      if (!(await this.holdScanLease())) break; // a long backlog: keep the lease, or stop if another process took over
     }
     if (high !== mark) await this.writeMark(high);
     return queued;
@@ -233,8 +266,10 @@ export class AlertWorker {
   async dispatch(): Promise<number> {
     const free = this.concurrency - this.inflight.size;
     if (free <= 0) return 0;
+    const now = this.now();
+    const unclaimedAt = { OR: [{ claimExpiresAtNs: null }, { claimExpiresAtNs: { lte: now } }] };
     const due = await this.db.alertDelivery.findMany({
-      where: { status: "pending", nextAttemptAtNs: { lte: this.now() }, id: { notIn: [...this.inflight.keys()] } },
+      where: { status: "pending", nextAttemptAtNs: { lte: now }, ...unclaimedAt },
       orderBy: [{ nextAttemptAtNs: "asc" }, { id: "asc" }],
       take: Math.max(50, free * 4),
     });
@@ -246,14 +281,16 @@ export class AlertWorker {
       const w = hooks.get(d.webhookId);
       if (!w || !w.enabled) {
         await this.db.alertDelivery.updateMany({
-          where: { id: d.id, status: "pending" },
+          where: { id: d.id, status: "pending", ...unclaimedAt },
           data: { status: "failed", lastError: w ? "webhook disabled before delivery" : "webhook deleted" },
         });
         continue;
       }
       if ((this.inflightByHook.get(w.id) ?? 0) >= this.perWebhook) continue;
+      const claimed = await this.claim(d.id, now);
+      if (!claimed) continue;
       this.inflightByHook.set(w.id, (this.inflightByHook.get(w.id) ?? 0) + 1);
-      const p = this.attempt(d, w).finally(() => {
+      const p = this.attempt(claimed, w).finally(() => {
         this.inflight.delete(d.id);
         const n = (this.inflightByHook.get(w.id) ?? 1) - 1;
         if (n <= 0) this.inflightByHook.delete(w.id);
@@ -265,29 +302,37 @@ export class AlertWorker {
     return started;
   }
 
+  /**
+   * Claims a delivery for this process, for the attempt's timeout and a margin; the row as it is
+   * now (another process may have attempted it since it was listed), or null when it is not ours
+   * to send.
+   */
+  private async claim(id: string, now: bigint): Promise<AlertDelivery | null> {
+    if (!(await claimPending(this.db, "AlertDelivery", id, this.holder, now, this.timeoutMs + CLAIM_MARGIN_MS))) return null;
+    const row = await this.db.alertDelivery.findUnique({ where: { id } });
+    if (row && row.claimedBy === this.holder && row.status === "pending" && row.nextAttemptAtNs <= now) return row;
+    await releaseClaim(this.db, "AlertDelivery", id, this.holder);
+    return null;
+  }
+
   private async attempt(d: AlertDelivery, w: Webhook): Promise<void> {
     try {
       const result = await sendOnce(this.fetchImpl, w, { id: d.id, event: d.event, payload: d.payload }, this.timeoutMs);
       const attempts = d.attempts + 1;
       const now = this.now();
-      if (result.ok) {
-        await this.db.alertDelivery.updateMany({
-          where: { id: d.id },
-          data: { status: "delivered", attempts, lastStatusCode: result.statusCode, lastError: null, deliveredAtNs: now },
-        });
-        return;
-      }
-      const delay = backoffMs(attempts);
-      await this.db.alertDelivery.updateMany({
-        where: { id: d.id },
-        data: {
-          status: delay === null ? "failed" : "pending",
-          attempts,
-          lastStatusCode: result.statusCode,
-          lastError: result.error,
-          nextAttemptAtNs: delay === null ? d.nextAttemptAtNs : now + BigInt(delay) * NS_PER_MS,
-        },
-      });
+      const delay = result.ok ? null : backoffMs(attempts);
+      const outcome = result.ok
+        ? { status: "delivered", attempts, lastStatusCode: result.statusCode, lastError: null, deliveredAtNs: now }
+        : {
+            status: delay === null ? "failed" : "pending",
+            attempts,
+            lastStatusCode: result.statusCode,
+            lastError: result.error,
+            nextAttemptAtNs: delay === null ? d.nextAttemptAtNs : now + BigInt(delay) * NS_PER_MS,
+          };
+      // only while the claim is still ours: past it, another process has taken the delivery over
+      const { count } = await this.db.alertDelivery.updateMany({ where: { id: d.id, ...heldBy(this.holder) }, data: { ...outcome, ...unclaimed } });
+      if (!count) this.log(`delivery ${d.id}: another process took it over before this attempt's outcome was recorded`);
     } catch (e) {
       this.log(`delivery ${d.id} could not be recorded: ${(e as Error)?.message ?? e}`);
     }
@@ -305,7 +350,7 @@ export class AlertWorker {
 
 const globalForAlerts = globalThis as unknown as { sightdeskAlertWorker?: AlertWorker };
 
-/** Starts the process-wide worker once (server startup). */
+/** Starts the process-wide worker once (server startup); every process sharing the database runs one. */
 export function startAlertWorker(db: Db): AlertWorker {
   if (!globalForAlerts.sightdeskAlertWorker) {
     globalForAlerts.sightdeskAlertWorker = new AlertWorker({ db });
