@@ -22,6 +22,8 @@ export type TestServer = {
   log: () => string;
   /** What the server printed on stderr so far. */
   stderr: () => string;
+  /** Sends `signal` to the server's process group (`next start` and the server it forks) and waits until it has exited. */
+  kill: (signal: NodeJS.Signals) => Promise<void>;
   stop: () => Promise<void>;
 };
 
@@ -65,6 +67,11 @@ export type StartOptions = {
    * first, like `npm start` does), instead of a test database elsewhere.
    */
   databaseInDataDir?: boolean;
+  /**
+   * An existing, migrated database to serve (several servers on one database); it is left in
+   * place when the server stops.
+   */
+  databaseUrl?: string;
 };
 
 /** What `npm start` runs before the server: the migrations of the database in `env`. */
@@ -86,7 +93,9 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-test-"));
   const database = options.databaseInDataDir
     ? { url: `file:${path.join(dataDir, "sightdesk.db")}`, file: path.join(dataDir, "sightdesk.db"), drop: async () => undefined }
-    : await createTestDatabase("server");
+    : options.databaseUrl
+      ? { url: options.databaseUrl, file: options.databaseUrl.startsWith("file:") ? options.databaseUrl.slice(5) : null, drop: async () => undefined }
+      : await createTestDatabase("server");
   const serverEnv = { SIGHTDESK_DATA_DIR: dataDir, DATABASE_URL: database.url };
   if (options.databaseInDataDir) migrateLikeNpmStart({ SIGHTDESK_DATA_DIR: dataDir, ...env });
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...serverEnv, NODE_ENV: "production", ...env };
@@ -118,15 +127,18 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
     return fetch(`${url}${route}`, { ...rest, headers });
   };
 
+  const kill = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    process.kill(-child.pid, signal);
+    await exited;
+  };
   const stop = async () => {
-    if (child.exitCode === null && child.pid) {
-      process.kill(-child.pid, "SIGTERM");
-      await new Promise((r) => child.once("exit", r));
-    }
+    await kill("SIGTERM");
     fs.rmSync(dataDir, { recursive: true, force: true });
     await database.drop();
   };
-  return { url, token, dataDir, databaseUrl: database.url, env: serverEnv, dbFile: database.file, api, log: () => output, stderr: () => errors, stop };
+  return { url, token, dataDir, databaseUrl: database.url, env: serverEnv, dbFile: database.file, api, log: () => output, stderr: () => errors, kill, stop };
 }
 
 /**
