@@ -10,8 +10,8 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import type pg from "pg";
-import { createDatabase, databaseName, withClient } from "./postgresAdmin";
+import pg from "pg";
+import { createDatabase, databaseName } from "./postgresAdmin";
 import { PRISMA_FILES } from "./schemaFiles";
 import { databaseUrl, providerOf, redactedUrl, sqliteFilePath } from "./url";
 
@@ -65,7 +65,8 @@ function runEngine(url: string): void {
 // ── PostgreSQL ────────────────────────────────────────────────────────────────────────────
 
 async function migratePostgres(url: string, committed: Migration[]): Promise<MigrateResult> {
-  return withDatabaseCreated(url, async (client) => {
+  const client = await connectCreating(url);
+  try {
     if (!pendingMigrations(committed, await appliedOnPostgres(client), () => undefined).length) return { applied: [] };
     await client.query(LOCK);
     try {
@@ -76,7 +77,9 @@ async function migratePostgres(url: string, committed: Migration[]): Promise<Mig
     } finally {
       await client.query(UNLOCK);
     }
-  });
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 async function appliedOnPostgres(client: pg.Client): Promise<AppliedMigration[]> {
@@ -88,18 +91,30 @@ async function appliedOnPostgres(client: pg.Client): Promise<AppliedMigration[]>
   }
 }
 
-/** Runs `fn` on a connection to the URL's database, creating the database first when the server has none of that name (first start). */
-async function withDatabaseCreated<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+/** A connection to the URL's database, created first when the server has none of that name (first start). */
+async function connectCreating(url: string): Promise<pg.Client> {
   const failed = (e: unknown) => new Error(`DATABASE_URL: cannot prepare database "${databaseName(url)}" at ${redactedUrl(url)}: ${(e as Error).message}`);
+  const connect = async () => {
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      return client;
+    } catch (e) {
+      await client.end().catch(() => undefined);
+      throw e;
+    }
+  };
   try {
-    return await withClient(url, fn);
+    return await connect();
   } catch (e) {
-    if ((e as { code?: string }).code !== "3D000") throw (e as Error).message?.startsWith("Database migration failed") ? e : failed(e); // 3D000: no such database
+    if ((e as { code?: string }).code !== "3D000") throw failed(e); // 3D000: no such database
   }
   await createDatabase(url).catch((e: { code?: string }) => {
     if (e.code !== "42P04") throw failed(e); // 42P04: another process created it meanwhile
   });
-  return withClient(url, fn);
+  return connect().catch((e) => {
+    throw failed(e);
+  });
 }
 
 // ── SQLite ────────────────────────────────────────────────────────────────────────────────
