@@ -156,7 +156,7 @@ describe.skipIf(!postgres)("three server processes on one PostgreSQL (needs TEST
         if (round === killAfter) await killMidSend(); // while the other two clients keep going
       }
     }
-    await Promise.all([client(a, 30), client(b, 30), client(victim, 30, 8)]);
+    await Promise.all([client(a, 20), client(b, 20), client(victim, 20, 6)]);
     expect(killed).toBe(true);
     expect(failures).toEqual([]);
 
