@@ -1,7 +1,9 @@
-// The alert worker (SPEC §7): runs inside every server process, apart from ingest. Each tick it
+// The alert worker (SPEC §7, issue 15): runs inside every server process, apart from ingest. Each tick it
 //  1. scans interruptions created since the high-water mark (kept in the Setting table) and
-//     queues one AlertDelivery per matching enabled webhook — deduplicated per webhook and
-//     interruption (a unique key) and per fingerprint within the webhook's repeat interval.
+//     queues one AlertDelivery per matching enabled webhook with an "each interruption" rule —
+//     deduplicated per webhook and interruption (a unique key) and per fingerprint within the
+//     webhook's repeat interval; evaluates the rate rules; and resolves what PagerDuty webhooks
+//     paged about once it is resolved (lib/alerts/ruleState.ts).
 //     One process at a time scans: the holder of the `alerts.scan` lease, renewed every tick;
 //     when it dies the lease expires and another process carries on from the stored mark;
 //  2. starts due deliveries without waiting for them (a small global and per-webhook limit, a
@@ -9,20 +11,24 @@
 //     Every process sends; each delivery is claimed first (lib/coordination/claims.ts), so one
 //     process sends it, and a delivery whose process died mid-send is sent again once the
 //     claim expires — with the same X-SightDesk-Delivery id, for receivers that deduplicate.
-// Failed attempts are retried with exponential backoff. Clock, fetch and tick are injectable; the default
-// fetch goes only where the outbound policy allows (lib/config/outbound.ts).
-import crypto from "node:crypto";
+// Failed attempts are retried with exponential backoff (not those refused for good: a PagerDuty
+// 400, an SMTP 5xx). Clock, fetch, mail and tick are injectable; the default fetch goes only
+// where the outbound policy allows (lib/config/outbound.ts), mail through the configured SMTP server.
 import { interruptionRecord } from "../wire/records";
-import { stringifyExact } from "../wire/json";
 import type { Db } from "../db/client";
 import type { AlertDelivery, Interruption, Webhook } from "../db/generated/client";
 import { nowNs, NS_PER_MS } from "../domain/time";
-import { backoffMs, genericPayload, matchesRule, parseList, publicBaseUrl, severitiesAtOrAbove, type AlertEvent, type AlertRule } from "./rules";
+import { backoffMs, genericPayload, matchesRule, publicBaseUrl, severitiesAtOrAbove, type AlertEvent } from "./rules";
 import { outboundFetch } from "../config/outbound";
 import { claimPending, heldBy, releaseClaim, unclaimed } from "../coordination/claims";
 import { processHolder } from "../coordination/holder";
 import { acquireLease } from "../coordination/lease";
-import { DEFAULT_TIMEOUT_MS, sendOnce, type FetchLike } from "./send";
+import { alertable } from "./candidates";
+import { smtpMailer, type MailLike } from "./mailer";
+import { deliveryRow, isDuplicate, type QueuedAlert } from "./queue";
+import { ruled, type RuledHook } from "./ruled";
+import { evaluateRateRules, queuePagedTrigger, resolvePagedFingerprints } from "./ruleState";
+import { DEFAULT_TIMEOUT_MS, sendAlert, type Channels, type FetchLike } from "./send";
 
 export const MARK_KEY = "alerts.high_water_ns";
 const NS_PER_SEC = 1_000_000_000n;
@@ -43,6 +49,8 @@ export type AlertWorkerOptions = {
   /** the clock, integer ns */
   now?: () => bigint;
   fetch?: FetchLike;
+  /** how email alerts are sent; default: the configured SMTP server (null: email is off) */
+  mail?: MailLike | null;
   timeoutMs?: number;
   /** deliveries in flight at once, and per webhook */
   concurrency?: number;
@@ -53,16 +61,13 @@ export type AlertWorkerOptions = {
   holder?: string;
 };
 
-type Ruled = Webhook & { rule: AlertRule };
-
 export class AlertWorker {
   private readonly db: Db;
   private readonly now: () => bigint;
-  private readonly fetchImpl: FetchLike;
+  private readonly channels: Channels;
   private readonly timeoutMs: number;
   private readonly concurrency: number;
   private readonly perWebhook: number;
-  private readonly baseUrl: string;
   private readonly log: (message: string) => void;
   private readonly holder: string;
   private ticking = false;
@@ -77,11 +82,10 @@ export class AlertWorker {
   constructor(o: AlertWorkerOptions) {
     this.db = o.db;
     this.now = o.now ?? nowNs;
-    this.fetchImpl = o.fetch ?? outboundFetch();
+    this.channels = { fetch: o.fetch ?? outboundFetch(), mail: o.mail === undefined ? smtpMailer() : o.mail, baseUrl: o.baseUrl ?? publicBaseUrl() };
     this.timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.concurrency = o.concurrency ?? 8;
     this.perWebhook = o.perWebhook ?? 2;
-    this.baseUrl = o.baseUrl ?? publicBaseUrl();
     this.log = o.log ?? ((m) => console.error(`[alerts] ${m}`));
     this.holder = o.holder ?? processHolder();
   }
@@ -151,28 +155,37 @@ export class AlertWorker {
     await this.db.setting.upsert({ where: { key: MARK_KEY }, create: { key: MARK_KEY, value: String(mark) }, update: { value: String(mark) } });
   }
 
+  /** Queues what the enabled webhooks' rules call for now; the number of alerts queued. */
   async scan(): Promise<number> {
-    const hooks: Ruled[] = (await this.db.webhook.findMany({ where: { enabled: true } })).map((w) => ({
-      ...w,
-      rule: { minSeverity: w.minSeverity as AlertRule["minSeverity"], types: parseList(w.types), agents: parseList(w.agents) },
-    }));
+    const hooks = (await this.db.webhook.findMany({ where: { enabled: true } })).map(ruled);
+    if (!hooks.length) return 0;
+    const each = hooks.filter((w) => w.ruleKind === "each");
+    const now = this.now();
+    let queued = await this.scanNew(each);
+    queued += await evaluateRateRules(this.db, hooks, now, this.channels.baseUrl);
+    queued += await resolvePagedFingerprints(this.db, each.filter((w) => w.kind === "pagerduty"), now, this.channels.baseUrl);
+    return queued;
+  }
+
+  /** Each new interruption, for the webhooks that want each one. */
+  private async scanNew(hooks: RuledHook[]): Promise<number> {
     if (!hooks.length) return 0;
     const mark = await this.readMark();
     const oldestHook = hooks.reduce((m, w) => (w.createdAtNs < m ? w.createdAtNs : m), hooks[0].createdAtNs);
     let lo = mark - LOOKBACK_NS;
     if (lo < oldestHook) lo = oldestHook - 1n;
     for (const [k, at] of this.decided) if (at <= lo) this.decided.delete(k);
-    const severities = [...new Set(hooks.flatMap((w) => severitiesAtOrAbove(w.rule.minSeverity)))];
+    const severities = [...new Set(hooks.flatMap((w) => severitiesAtOrAbove(w.filter.minSeverity)))];
 
     let queued = 0;
     let high = mark;
     let cursor: { at: bigint; id: string } | null = null;
     for (let page = 0; page < MAX_PAGES; page++) {
       const rows: Interruption[] = await this.db.interruption.findMany({
-        where: {
+        where: alertable({
           severity: { in: severities },
           ...(cursor ? { OR: [{ createdAtNs: { gt: cursor.at } }, { createdAtNs: cursor.at, id: { gt: cursor.id } }] } : { createdAtNs: { gt: lo } }),
-        },
+        }),
         orderBy: [{ createdAtNs: "asc" }, { id: "asc" }],
         take: PAGE,
       });
@@ -188,12 +201,12 @@ export class AlertWorker {
     return queued;
   }
 
-  private async queue(hooks: Ruled[], rows: Interruption[]): Promise<number> {
-    const pairs: { w: Ruled; i: Interruption; key: string }[] = [];
+  private async queue(hooks: RuledHook[], rows: Interruption[]): Promise<number> {
+    const pairs: { w: RuledHook; i: Interruption; key: string }[] = [];
     for (const i of rows) {
       for (const w of hooks) {
         const key = `${w.id}|${i.id}`;
-        if (this.decided.has(key) || i.createdAtNs < w.createdAtNs || !matchesRule(w.rule, i)) continue;
+        if (this.decided.has(key) || i.createdAtNs < w.createdAtNs || !matchesRule(w.filter, i)) continue;
         pairs.push({ w, i, key });
       }
     }
@@ -225,27 +238,23 @@ export class AlertWorker {
         }
       }
       const event: AlertEvent = isRegression ? "interruption.regressed" : "interruption.created";
-      const now = this.now();
+      const alert: QueuedAlert & { fingerprint: string } = {
+        webhookId: w.id,
+        event,
+        dedupeKey: i.id,
+        payload: genericPayload(event, interruptionRecord(i), this.channels.baseUrl),
+        now: this.now(),
+        interruptionId: i.id,
+        fingerprint: i.fingerprint,
+        sourceAtNs: i.createdAtNs,
+      };
       try {
-        await this.db.alertDelivery.create({
-          data: {
-            id: crypto.randomUUID(),
-            webhookId: w.id,
-            interruptionId: i.id,
-            fingerprint: i.fingerprint,
-            sourceAtNs: i.createdAtNs,
-            event,
-            dedupeKey: i.id,
-            status: "pending",
-            attempts: 0,
-            nextAttemptAtNs: now,
-            createdAtNs: now,
-            payload: stringifyExact(genericPayload(event, interruptionRecord(i), this.baseUrl)),
-          },
-        });
+        // PagerDuty keeps the fingerprint's alert open until it is resolved here
+        if (w.kind === "pagerduty") await queuePagedTrigger(this.db, alert);
+        else await this.db.alertDelivery.create({ data: deliveryRow(alert) });
         queued++;
       } catch (e) {
-        if ((e as { code?: string })?.code !== "P2002") throw e; // already queued: fine
+        if (!isDuplicate(e)) throw e; // already queued: fine
       }
       this.decided.set(key, i.createdAtNs);
     }
@@ -317,10 +326,10 @@ export class AlertWorker {
 
   private async attempt(d: AlertDelivery, w: Webhook): Promise<void> {
     try {
-      const result = await sendOnce(this.fetchImpl, w, { id: d.id, event: d.event, payload: d.payload }, this.timeoutMs);
+      const result = await sendAlert(this.channels, w, { id: d.id, event: d.event, payload: d.payload }, this.timeoutMs);
       const attempts = d.attempts + 1;
       const now = this.now();
-      const delay = result.ok ? null : backoffMs(attempts);
+      const delay = result.ok || result.retryable === false ? null : backoffMs(attempts);
       const outcome = result.ok
         ? { status: "delivered", attempts, lastStatusCode: result.statusCode, lastError: null, deliveredAtNs: now }
         : {

@@ -28,8 +28,23 @@ export type SightDeskConfig = {
   outbound: { allowPrivate: string[] };
   /** the server-mounted proxy's extra or replaced upstreams (`NAME=URL`; /proxy/NAME/*) */
   proxy: { upstreams: string[] };
+  /** where email alerts are sent from; null host: email alerts are off */
+  smtp: SmtpConfig;
   /** where values came from, for Settings: the file read (if any) and the keys set by the environment */
   source: { file: string | null; env: string[] };
+};
+
+/** The SMTP server email alerts go through (lib/alerts/mailer.ts). */
+export type SmtpConfig = {
+  host: string | null;
+  port: number;
+  /** TLS from the start (usually port 465); otherwise STARTTLS when the server offers it */
+  secure: boolean;
+  user: string | null;
+  /** from SIGHTDESK_SMTP__PASSWORD only */
+  password: string | null;
+  /** the From address, e.g. "SightDesk <alerts@example.com>" */
+  from: string | null;
 };
 
 export class ConfigError extends Error {
@@ -39,8 +54,9 @@ export class ConfigError extends Error {
   }
 }
 
-type Kind = "bool" | "number" | "enum" | "list";
-type KeySpec = { kind: Kind; schema: z.ZodType; expected: string; default: unknown };
+type Kind = "bool" | "number" | "enum" | "list" | "string";
+/** `envOnly`: a secret, read from its environment variable only (refused in the file). */
+type KeySpec = { kind: Kind; schema: z.ZodType; expected: string; default: unknown; envOnly?: boolean };
 
 const bool = (d: boolean): KeySpec => ({ kind: "bool", schema: z.boolean(), expected: "true or false", default: d });
 const posInt = (d: number): KeySpec => ({ kind: "number", schema: z.number().int().positive(), expected: "a positive integer", default: d });
@@ -53,6 +69,17 @@ const severity = (d: Severity): KeySpec => ({
   expected: `one of ${SEVERITIES.join(", ")}`,
   default: d,
 });
+
+/** Text (e.g. a host name); "" is the same as unset. */
+const text = (expected: string, options: { envOnly?: boolean; max?: number } = {}): KeySpec => ({
+  kind: "string",
+  // a secret is taken as given (spaces may be part of a password)
+  schema: options.envOnly ? z.string().max(options.max ?? 500) : z.string().trim().max(options.max ?? 500),
+  expected,
+  default: "",
+  envOnly: options.envOnly,
+});
+const port = (d: number): KeySpec => ({ kind: "number", schema: z.number().int().min(1).max(65_535), expected: "a port number (1 to 65535)", default: d });
 
 const isCidr = (v: string) => {
   try {
@@ -100,6 +127,12 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
   "sweeps.stale_turn_minutes": posInt(30),
   "outbound.allow_private": cidrList([]),
   "proxy.upstreams": upstreamList([]),
+  "smtp.host": text("a host name or address"),
+  "smtp.port": port(587),
+  "smtp.secure": bool(false),
+  "smtp.user": text("a user name"),
+  "smtp.password": text("a password", { envOnly: true, max: 1000 }),
+  "smtp.from": text('an address, e.g. "SightDesk <alerts@example.com>"'),
   "detection.token_limit_ratio": ratio(0.95),
   "detection.context_overflow_input_factor": posNumber(4),
   "detection.sse_truncated_min_ms": nonNegInt(1000),
@@ -137,6 +170,7 @@ function flatten(obj: Record<string, unknown>, prefix: string, out: Map<string, 
 }
 
 function fromEnvText(spec: KeySpec, text: string): unknown {
+  if (spec.kind === "string") return text;
   const t = text.trim();
   if (spec.kind === "list") return t.split(",").map((x) => x.trim()).filter(Boolean);
   if (spec.kind === "enum") return t.toLowerCase();
@@ -190,6 +224,7 @@ export function loadConfig(options: LoadOptions = {}): SightDeskConfig {
     for (const [given, v] of readFile(located.file)) {
       const key = KEY_ALIASES[given] ?? given;
       if (!(key in CONFIG_KEYS)) errors.push(`${given}: unknown configuration key (in ${located.file})`);
+      else if (CONFIG_KEYS[key].envOnly) errors.push(`${given}: a secret, read only from ${envName(key)} (remove it from ${located.file})`);
       else raw.set(key, v);
     }
   }
@@ -216,7 +251,7 @@ export function loadConfig(options: LoadOptions = {}): SightDeskConfig {
     }
     const parsed = spec.schema.safeParse(given.value);
     if (parsed.success) values[key] = parsed.data;
-    else errors.push(`${key}: expected ${spec.expected}, got ${JSON.stringify(given.value)} (from ${given.from})`);
+    else errors.push(`${key}: expected ${spec.expected}, got ${spec.envOnly ? "something else" : JSON.stringify(given.value)} (from ${given.from})`);
   }
   const window = values["detection.loop.window"] as number;
   for (const k of ["tool_repeat", "similarity_count", "token_burn_calls", "busy_wait_calls"]) {
@@ -224,6 +259,10 @@ export function loadConfig(options: LoadOptions = {}): SightDeskConfig {
     if (!errors.some((e) => e.startsWith(key)) && (values[key] as number) > window) {
       errors.push(`${key}: must not exceed detection.loop.window (${window}), or the rule can never fire`);
     }
+  }
+  const smtpText = (key: string) => (values[key] as string) || null;
+  if (smtpText("smtp.host") && !smtpText("smtp.from") && !errors.some((e) => e.startsWith("smtp."))) {
+    errors.push("smtp.from: required when smtp.host is set (the From address of email alerts)");
   }
   if (errors.length) throw new ConfigError(`invalid configuration:\n  ${errors.join("\n  ")}`);
 
@@ -254,6 +293,14 @@ export function loadConfig(options: LoadOptions = {}): SightDeskConfig {
     deadloop: { enabled: values["deadloop.enabled"] as boolean, killAfterCount: n("deadloop.kill_after_count") },
     outbound: { allowPrivate: values["outbound.allow_private"] as string[] },
     proxy: { upstreams: values["proxy.upstreams"] as string[] },
+    smtp: {
+      host: smtpText("smtp.host"),
+      port: n("smtp.port"),
+      secure: values["smtp.secure"] as boolean,
+      user: smtpText("smtp.user"),
+      password: smtpText("smtp.password"),
+      from: smtpText("smtp.from"),
+    },
     source: { file: located.file, env: envKeys },
   };
 }
