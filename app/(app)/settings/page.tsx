@@ -30,6 +30,12 @@ function effectiveConfig(): ConfigView {
   return { detection: detectionConfig(), storage, signIn, operations };
 }
 
+/** The SMTP server email alerts go through (host, port, From; never the credentials), or null. */
+function emailSetup() {
+  const { host, port, from } = config().smtp;
+  return host && from ? { host, port, from } : null;
+}
+
 const SECTIONS = [
   { id: "users", label: "Users and roles" },
   { id: "tokens", label: "API tokens" },
@@ -72,7 +78,7 @@ export default async function SettingsPage() {
       </div>
       <UsersSection />
       <TokensSection dashboardTokenId={DASHBOARD_TOKEN_ID} />
-      <WebhooksSection />
+      <WebhooksSection email={emailSetup()} />
       <ImportSection maxBytes={uploadLimit()} />
       <ConfigSection config={effectiveConfig()} />
     </div>
