@@ -155,7 +155,10 @@ describe("rate rules", () => {
     await sleep(1500);
     expect(at(`/rate/${agent}`)).toHaveLength(2);
     expect((await request<Hook>(server, "GET", `/api/webhooks/${generic.id}`)).body.rate_state).toMatchObject({ firing: false, number: 1, resolved_count: 1 });
-    const ds = await deliveries(generic.id);
+    const ds = await waitFor("both recorded", async () => {
+      const all = await deliveries(generic.id);
+      return all.every((d) => d.status === "delivered") && all;
+    });
     expect(ds.map((d) => [d.event, d.status])).toEqual([
       ["rate.resolved", "delivered"],
       ["rate.triggered", "delivered"],
@@ -213,7 +216,8 @@ describe("email", () => {
       subject: `[SightDesk] [CRITICAL] agent_crash (new) on ${agent}`,
       "x-sightdesk-event": "interruption.created",
     });
-    const [d] = await deliveries(hook.id);
+    // the server records the outcome after the SMTP server has the message
+    const d = await waitFor("the delivery recorded", async () => (await deliveries(hook.id)).find((x) => x.status === "delivered"));
     expect(mail.headers["message-id"]).toBe(`<${d.id}@sightdesk>`);
     expect(d).toMatchObject({ status: "delivered", attempts: 1, last_status_code: 250 });
     const lines = mail.text.split("\n");
