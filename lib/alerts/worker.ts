@@ -354,6 +354,8 @@ export class AlertWorker {
     if (now - this.lastPruneNs < PRUNE_EVERY_NS) return;
     this.lastPruneNs = now;
     await this.db.alertDelivery.deleteMany({ where: { createdAtNs: { lt: now - RETENTION_NS }, status: { not: "pending" } } });
+    // fingerprints paged about and resolved long ago (one row each would pile up)
+    await this.db.alertRuleState.deleteMany({ where: { state: "ok", key: { startsWith: "fp:" }, resolvedAtNs: { lt: now - RETENTION_NS } } });
   }
 }
 

@@ -11,6 +11,7 @@ import { verifySignature } from "@/lib/alerts/rules";
 import { expectError, ingestEvents, nsAgo, request, sleep } from "./support/http";
 import { uid } from "./support/payloads";
 import { startServer, type TestServer } from "./support/server";
+import { testPostgresUrl } from "../support/database";
 import { startSmtpReceiver, type SmtpReceiver } from "../support/smtpReceiver";
 
 type Received = { path: string; headers: http.IncomingHttpHeaders; body: string };
@@ -28,6 +29,15 @@ type Hook = {
 type Delivery = { id: string; event: string; status: string; attempts: number; last_status_code: number | null; last_error: string | null; url: string | null };
 
 const PUBLIC_URL = "https://desk.example";
+const env = (smtpPort: number) => ({
+  SIGHTDESK_OUTBOUND__ALLOW_PRIVATE: "127.0.0.0/8",
+  SIGHTDESK_PUBLIC_URL: PUBLIC_URL,
+  SIGHTDESK_SMTP__HOST: "127.0.0.1",
+  SIGHTDESK_SMTP__PORT: String(smtpPort),
+  SIGHTDESK_SMTP__USER: "sightdesk",
+  SIGHTDESK_SMTP__PASSWORD: "smtp secret",
+  SIGHTDESK_SMTP__FROM: "SightDesk <alerts@desk.example>",
+});
 let server: TestServer;
 /** No SMTP configured and no private range allowed. */
 let strict: TestServer;
@@ -49,15 +59,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   smtp = await startSmtpReceiver();
-  server = await startServer({
-    SIGHTDESK_OUTBOUND__ALLOW_PRIVATE: "127.0.0.0/8",
-    SIGHTDESK_PUBLIC_URL: PUBLIC_URL,
-    SIGHTDESK_SMTP__HOST: "127.0.0.1",
-    SIGHTDESK_SMTP__PORT: String(smtp.port),
-    SIGHTDESK_SMTP__USER: "sightdesk",
-    SIGHTDESK_SMTP__PASSWORD: "smtp secret",
-    SIGHTDESK_SMTP__FROM: "SightDesk <alerts@desk.example>",
-  });
+  server = await startServer(env(smtp.port));
   strict = await startServer();
 }, 120_000);
 
@@ -157,7 +159,7 @@ describe("rate rules", () => {
     expect((await request<Hook>(server, "GET", `/api/webhooks/${generic.id}`)).body.rate_state).toMatchObject({ firing: false, number: 1, resolved_count: 1 });
     const ds = await waitFor("both recorded", async () => {
       const all = await deliveries(generic.id);
-      return all.every((d) => d.status === "delivered") && all;
+      return all.every((d) => d.status === "delivered") ? all : null;
     });
     expect(ds.map((d) => [d.event, d.status])).toEqual([
       ["rate.resolved", "delivered"],
@@ -166,6 +168,29 @@ describe("rate rules", () => {
     expect(ds[1].url).toMatch(inboxLink(agent));
     for (const h of [generic, pd]) await request(server, "POST", `/api/webhooks/${h.id}`, { enabled: false });
   }, 90_000);
+});
+
+// Several server processes on one PostgreSQL (SPEC §7): one firing and one resolve, whichever
+// process evaluates. (Several processes on one SQLite file are not supported.)
+describe.skipIf(!testPostgresUrl())("rate rules with two server processes on one database", () => {
+  it("fire once and resolve once", async () => {
+    const other = await startServer(env(smtp.port), { databaseUrl: server.databaseUrl });
+    try {
+      const agent = uid("TwinAgent");
+      const path = `/twin/${agent}`;
+      await createHook({ name: "twin", url: `${base}${path}`, rule: "rate", rate_threshold: 2, rate_window_secs: 60, agents: [agent] }, other);
+      const early = nsAgo(52_000);
+      await ingestEvents(server, [crash(agent, early)]);
+      await ingestEvents(other, [crash(agent, early)]);
+      await waitFor("the firing", () => at(path)[0]);
+      await waitFor("the resolve", () => at(path)[1], 40_000);
+      await sleep(3000);
+      expect(at(path).map((r) => r.headers["x-sightdesk-event"])).toEqual(["rate.triggered", "rate.resolved"]);
+      expect(new Set(at(path).map((r) => r.headers["x-sightdesk-delivery"])).size).toBe(2);
+    } finally {
+      await other.stop(); // its data directory; the shared database stays
+    }
+  }, 120_000);
 });
 
 describe("PagerDuty per interruption", () => {
