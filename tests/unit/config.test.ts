@@ -141,3 +141,30 @@ describe("configuration", () => {
     );
   });
 });
+
+describe("SMTP (email alerts)", () => {
+  it("is off by default", () => {
+    expect(loadConfig({ env: env(), file: null }).smtp).toEqual({ host: null, port: 587, secure: false, user: null, password: null, from: null });
+  });
+
+  it("reads host, port, TLS, user and From from the file or the environment, the password from the environment only", () => {
+    const f = file({ smtp: { host: "mail.example.com", port: 465, secure: true, from: "SightDesk <alerts@example.com>" } });
+    const c = loadConfig({ env: env({ SIGHTDESK_SMTP__USER: "12345", SIGHTDESK_SMTP__PASSWORD: " pass word " }), file: f });
+    expect(c.smtp).toEqual({ host: "mail.example.com", port: 465, secure: true, user: "12345", password: " pass word ", from: "SightDesk <alerts@example.com>" });
+    expect(c.source.env).toEqual(["smtp.user", "smtp.password"]); // names only
+    expect(() => loadConfig({ env: env(), file: file({ smtp: { password: "hunter2" } }) })).toThrow(/smtp\.password: a secret, read only from SIGHTDESK_SMTP__PASSWORD/);
+  });
+
+  it("wants a From address with a host, a valid port, and never prints the password", () => {
+    expect(() => loadConfig({ env: env({ SIGHTDESK_SMTP__HOST: "mail.example.com" }), file: null })).toThrow(/smtp\.from: required when smtp\.host is set/);
+    expect(() => loadConfig({ env: env({ SIGHTDESK_SMTP__PORT: "70000" }), file: null })).toThrow(/smtp\.port: expected a port number/);
+    let message = "";
+    try {
+      loadConfig({ env: env({ SIGHTDESK_SMTP__PASSWORD: "s3cret".repeat(200) }), file: null });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/smtp\.password: expected a password, got something else/);
+    expect(message).not.toContain("s3cret");
+  });
+});
