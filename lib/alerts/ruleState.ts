@@ -22,10 +22,13 @@ export const fingerprintKey = (fingerprint: string) => `fp:${fingerprint}`;
 /** Firing fingerprints looked at per webhook and pass (the rest on the next). */
 const RESOLVE_BATCH = 200;
 
-/** The state row of (webhook, key), created quiet when there is none. */
+/** The state row of (webhook, key), created quiet when there is none (read first: no write on the usual path). */
 async function stateOf(db: Db, webhookId: string, key: string): Promise<AlertRuleState> {
+  const where = { webhookId_key: { webhookId, key } };
+  const found = await db.alertRuleState.findUnique({ where });
+  if (found) return found;
   await execute(db, `INSERT INTO "AlertRuleState" ("webhookId", "key", "state", "seq") VALUES (?, ?, 'ok', 0) ON CONFLICT DO NOTHING`, [webhookId, key]);
-  return db.alertRuleState.findUniqueOrThrow({ where: { webhookId_key: { webhookId, key } } });
+  return db.alertRuleState.findUniqueOrThrow({ where });
 }
 
 type Change = Partial<Pick<AlertRuleState, "state" | "seq" | "firedAtNs" | "resolvedAtNs" | "firedCount" | "resolvedCount">>;
@@ -57,18 +60,46 @@ async function rateCounts(db: Db, where: ReturnType<typeof alertable>, count: nu
   };
 }
 
-/** Evaluates every rate rule at `now`; the number of alerts queued. */
-export async function evaluateRateRules(db: Db, hooks: RuledHook[], now: bigint, base: string): Promise<number> {
+/**
+ * What the scanning process remembers between two evaluations, to skip the rules whose count
+ * cannot have changed: the newest interruption it had seen, and when it last counted each rule.
+ */
+export type RateMemory = { evaluatedAt: Map<string, bigint> };
+export const rateMemory = (): RateMemory => ({ evaluatedAt: new Map() });
+/** Interruptions committed a little after ones with a later createdAtNs still count: arrivals are looked for this far back. */
+const ARRIVAL_LOOKBACK_NS = 10n * 1_000_000_000n;
+
+/**
+ * Whether a rule must be counted now. A quiet rule's count only grows with new interruptions
+ * (`newestNs`: the newest createdAtNs), and a fire it held back (once per window) becomes
+ * possible when that window ends; a firing rule's count falls with time alone, so it is counted
+ * every pass; a rule this process has not counted yet is counted.
+ */
+export function rateDue(state: Pick<AlertRuleState, "state" | "firedAtNs"> | undefined, windowSecs: number, lastNs: bigint | undefined, newestNs: bigint, nowNs: bigint): boolean {
+  if (lastNs === undefined || state?.state === "firing") return true;
+  if (newestNs > lastNs - ARRIVAL_LOOKBACK_NS) return true;
+  const unblockAt = state?.firedAtNs == null ? null : state.firedAtNs + BigInt(windowSecs) * 1_000_000_000n;
+  return unblockAt !== null && lastNs < unblockAt && unblockAt <= nowNs;
+}
+
+/** Evaluates the rate rules among `hooks` at `now` (those that may have changed); the number of alerts queued. */
+export async function evaluateRateRules(db: Db, hooks: RuledHook[], now: bigint, base: string, memory: RateMemory = rateMemory()): Promise<number> {
+  const rated = hooks.filter((h) => h.rate);
+  if (!rated.length) return 0;
+  const newest = (await db.interruption.aggregate({ _max: { createdAtNs: true } }))._max.createdAtNs ?? 0n;
+  const states = new Map((await db.alertRuleState.findMany({ where: { webhookId: { in: rated.map((h) => h.id) }, key: RATE_KEY } })).map((s) => [s.webhookId, s]));
   let queued = 0;
-  for (const hook of hooks) {
-    const rule = hook.rate;
-    if (!rule) continue;
+  for (const hook of rated) {
+    const rule = hook.rate!;
+    const known = states.get(hook.id);
+    if (!rateDue(known, rule.windowSecs, memory.evaluatedAt.get(hook.id), newest, now)) continue;
+    memory.evaluatedAt.set(hook.id, now);
     const window = rateWindow(rule.windowSecs, now);
     const where = alertable({ ...ruleWhere(rule), occurredAtNs: { gt: window.startNs, lte: window.endNs } });
     const count = await db.interruption.count({ where });
-    const state = await stateOf(db, hook.id, RATE_KEY);
-    const decision = rateDecision(state, count, rule, now);
+    const decision = rateDecision(known ?? { state: "ok", seq: 0, firedAtNs: null }, count, rule, now);
     if (!decision) continue;
+    const state = known ?? (await stateOf(db, hook.id, RATE_KEY));
     const counts = await rateCounts(db, where, count);
     const common = { hook: { id: hook.id, name: hook.name }, rule, counts, window, base };
     if (decision === "fire") {

@@ -27,7 +27,7 @@ import { alertable } from "./candidates";
 import { smtpMailer, type MailLike } from "./mailer";
 import { deliveryRow, isDuplicate, type QueuedAlert } from "./queue";
 import { ruled, type RuledHook } from "./ruled";
-import { evaluateRateRules, queuePagedTrigger, resolvePagedFingerprints } from "./ruleState";
+import { evaluateRateRules, queuePagedTrigger, rateMemory, resolvePagedFingerprints } from "./ruleState";
 import { DEFAULT_TIMEOUT_MS, sendAlert, type Channels, type FetchLike } from "./send";
 
 export const MARK_KEY = "alerts.high_water_ns";
@@ -76,6 +76,8 @@ export class AlertWorker {
   private lastPruneNs = 0n;
   /** pairs already decided (queued or suppressed) within the lookback: `${webhookId}|${interruptionId}` → createdAtNs */
   private readonly decided = new Map<string, bigint>();
+  /** when this process last counted each rate rule (it skips those that cannot have changed) */
+  private readonly rates = rateMemory();
   private readonly inflight = new Map<string, Promise<void>>();
   private readonly inflightByHook = new Map<string, number>();
 
@@ -138,6 +140,7 @@ export class AlertWorker {
     if (grant === "taken") {
       this.mark = null;
       this.decided.clear();
+      this.rates.evaluatedAt.clear();
     }
     return grant !== null;
   }
@@ -162,7 +165,7 @@ export class AlertWorker {
     const each = hooks.filter((w) => w.ruleKind === "each");
     const now = this.now();
     let queued = await this.scanNew(each);
-    queued += await evaluateRateRules(this.db, hooks, now, this.channels.baseUrl);
+    queued += await evaluateRateRules(this.db, hooks, now, this.channels.baseUrl, this.rates);
     queued += await resolvePagedFingerprints(this.db, each.filter((w) => w.kind === "pagerduty"), now, this.channels.baseUrl);
     return queued;
   }

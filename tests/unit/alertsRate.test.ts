@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeWindow, inboxUrl, rateDecision, topAgents } from "@/lib/alerts/rate";
 import { ruled } from "@/lib/alerts/ruled";
-import { evaluateRateRules } from "@/lib/alerts/ruleState";
+import { evaluateRateRules, rateDue } from "@/lib/alerts/ruleState";
 import { createWebhook, getWebhook, updateWebhook, type WebhookInput } from "@/lib/alerts/webhooks";
 import { AlertWorker } from "@/lib/alerts/worker";
 import type { OutgoingMail } from "@/lib/alerts/mailer";
@@ -87,6 +87,20 @@ describe("rate rules, pure parts", () => {
     const resolved = { state: "ok", seq: 1, firedAtNs: 1000n * SEC };
     expect(rateDecision(resolved, 9, rule, 1599n * SEC)).toBeNull(); // within the window of the last fire
     expect(rateDecision(resolved, 9, rule, 1600n * SEC)).toBe("fire");
+  });
+
+  it("counts a rule again only when its count may have changed", () => {
+    const t = 5000n * SEC;
+    const quiet = { state: "ok", firedAtNs: null };
+    expect(rateDue(quiet, 600, undefined, 0n, t)).toBe(true); // never counted here
+    expect(rateDue(quiet, 600, t - SEC, t - 60n * SEC, t)).toBe(false); // nothing new since
+    expect(rateDue(quiet, 600, t - SEC, t - 5n * SEC, t)).toBe(true); // an arrival (within the lookback of late commits)
+    expect(rateDue({ state: "firing", firedAtNs: t - 60n * SEC }, 600, t - SEC, 0n, t)).toBe(true); // falls with time alone
+    // a fire held back by the last one: counted again once its window has passed, then not
+    const held = { state: "ok", firedAtNs: t - 600n * SEC };
+    expect(rateDue(held, 600, t - SEC, 0n, t)).toBe(true);
+    expect(rateDue(held, 600, t, 0n, t + SEC)).toBe(false);
+    expect(rateDue(held, 600, t - 2n * SEC, 0n, t - SEC)).toBe(false);
   });
 
   it("describes windows and links the inbox filtered as the rule", () => {
