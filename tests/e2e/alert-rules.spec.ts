@@ -48,6 +48,8 @@ test("an admin adds a rate rule with a PagerDuty channel; it fires, shows as fir
   await form.getByLabel("Routing key").fill("e2e-routing-key-0123456789abcdef");
   await form.getByLabel("Events API URL").fill(endpoint);
   await form.getByLabel("Minimum severity").selectOption("low");
+  await expect(form.getByLabel("Repeat interval (minutes)")).toHaveCount(0); // a rate rule has its window instead
+  await snapshot(page, "settings-alert-rate-form");
   await form.getByRole("button", { name: "Add webhook" }).click();
 
   const row = page.getByTestId("webhook-row").filter({ hasText: name });
