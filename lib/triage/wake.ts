@@ -2,7 +2,7 @@
 // is up end and wake what they hold. Ingest checks the same conditions for the fingerprints it
 // sees (lib/triage/arrivals.ts); this catches fingerprints that went quiet.
 import type { Db } from "../db/client";
-import { readSql } from "../db/sql";
+import { readSql, transaction } from "../db/sql";
 import { NS_PER_HOUR } from "../domain/time";
 import { endSnoozeInChunks, SYSTEM_ACTOR, wakeRest } from "./snoozeStore";
 
@@ -17,7 +17,23 @@ export async function wakeDueSnoozes(db: Db, now: bigint): Promise<number> {
     for (const s of due) woken += await endSnoozeInChunks(db, s.id, s.scope === "mute" ? "the mute rule expired" : "the snooze time is up", SYSTEM_ACTOR, now);
     if (due.length < BATCH) break;
   }
-  return woken + (await wakeLeftovers(db, now));
+  woken += await wakeLeftovers(db, now);
+  await endEmptySelections(db, now);
+  return woken;
+}
+
+/**
+ * Snoozes of chosen interruptions whose interruptions are all gone (retention deleted them):
+ * nothing is left to wake, so they end instead of waiting for a condition forever.
+ */
+async function endEmptySelections(db: Db, now: bigint): Promise<void> {
+  await transaction(db, (sql) =>
+    sql.run(
+      `UPDATE "Snooze" SET "endedAtNs" = ?, "endReason" = 'nothing left snoozed'
+        WHERE "scope" = 'interruptions' AND "endedAtNs" IS NULL AND NOT EXISTS (SELECT 1 FROM "Interruption" WHERE "Interruption"."snoozeId" = "Snooze"."id")`,
+      [now],
+    ),
+  );
 }
 
 /**

@@ -135,4 +135,13 @@ describe("on a database", () => {
     expect((await db.interruption.findUnique({ where: { id: held.id } }))).toMatchObject({ status: "open", snoozeId: null });
     expect((await lastActivity(held.id))).toMatchObject({ action: "wake", actor: "system", note: "woken by bob" });
   });
+
+  it("the sweep ends a snooze of chosen interruptions that retention deleted", async () => {
+    const held = await stored("gone");
+    await snoozeMany(db, [held.id], { untilNs: null, untilOccurrences: 5, untilEscalates: false, reason: null, actor: "alice" });
+    const { snoozeId } = (await db.interruption.findUnique({ where: { id: held.id } }))!;
+    await db.interruption.delete({ where: { id: held.id } });
+    await wakeDueSnoozes(db, NOW);
+    expect(await db.snooze.findUnique({ where: { id: snoozeId! } })).toMatchObject({ endedAtNs: NOW, endReason: "nothing left snoozed" });
+  });
 });
