@@ -15,7 +15,7 @@ export function InboxHeader() {
       <h1 className="text-lg font-semibold tracking-tight">Inbox</h1>
       <div className="flex items-center gap-2 text-sm" aria-live="polite">
         <span data-testid="inbox-total" className="font-medium tabular-nums">
-          {total === null ? "…" : `${formatCount(total)} unresolved`}
+          {total === null ? "…" : `${formatCount(total)} ${view.eff.status.length === 1 && view.eff.status[0] === "snoozed" ? "snoozed" : "unresolved"}`}
         </span>
         {openWanted && openCount.data && (
           <span data-testid="inbox-open-count" className="text-muted tabular-nums">

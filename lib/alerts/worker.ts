@@ -191,6 +191,7 @@ export class AlertWorker {
   private async queue(hooks: Ruled[], rows: Interruption[]): Promise<number> {
     const pairs: { w: Ruled; i: Interruption; key: string }[] = [];
     for (const i of rows) {
+      if (i.status === "snoozed") continue; // snoozed or muted on arrival: no alert (SPEC §4)
       for (const w of hooks) {
         const key = `${w.id}|${i.id}`;
         if (this.decided.has(key) || i.createdAtNs < w.createdAtNs || !matchesRule(w.rule, i)) continue;
