@@ -10,3 +10,4 @@ import "./forwarders";
 import "./import";
 import "./otlp";
 import "./sources";
+import "./spend";
