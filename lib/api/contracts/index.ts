@@ -11,3 +11,4 @@ import "./import";
 import "./otlp";
 import "./sources";
 import "./spend";
+import "./views";
