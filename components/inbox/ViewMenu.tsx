@@ -21,8 +21,18 @@ export function ViewMenu() {
     const onDown = (e: MouseEvent) => {
       if (!root.current?.contains(e.target as Node)) setOpen(false);
     };
+    // Escape closes it wherever the focus is (an action that removes its own button drops the focus)
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Escape") return;
+      setOpen(false);
+      root.current?.querySelector("button")?.focus();
+    };
     document.addEventListener("mousedown", onDown);
-    return () => document.removeEventListener("mousedown", onDown);
+    document.addEventListener("keydown", onKey);
+    return () => {
+      document.removeEventListener("mousedown", onDown);
+      document.removeEventListener("keydown", onKey);
+    };
   }, [open]);
 
   const current = viewQueryOf(view.params);
@@ -36,13 +46,6 @@ export function ViewMenu() {
       ref={root}
       className="relative"
       data-testid="view-menu"
-      onKeyDown={(e) => {
-        if (e.key === "Escape" && open) {
-          e.stopPropagation();
-          setOpen(false);
-          root.current?.querySelector("button")?.focus();
-        }
-      }}
     >
       <button
         type="button"

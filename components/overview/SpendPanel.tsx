@@ -11,6 +11,8 @@ import { Panel, PanelMessage, SkeletonRows } from "@/components/ui/Panel";
 import type { AgentSpendRecord, SpendByAgent } from "@/lib/api/contracts/spend";
 import { inboxHref, RANGE_INFO, type Range, type Window } from "./range";
 
+const plural = (n: number, one: string) => `${formatCount(n)} ${n === 1 ? one : `${one}s`}`;
+
 function useSpend(w: Window) {
   return useQuery({
     queryKey: ["spend", w.startNs, w.endNs],
@@ -76,7 +78,7 @@ function SpendTable({ data, range }: { data: SpendByAgent; range: Range }) {
       </table>
       {unpriced.length > 0 && (
         <p className="border-t border-default px-4 py-2 text-xs text-muted" data-testid="spend-unpriced">
-          Unknown price: {formatCount(data.total.unpriced_calls)} calls of {unpriced.join(", ")} are not in these sums. Add the models to <code>pricing.models</code> in the configuration.
+          Unknown price: {plural(data.total.unpriced_calls, "call")} of {unpriced.join(", ")} {data.total.unpriced_calls === 1 ? "is" : "are"} not in these sums. Add the models to <code>pricing.models</code> in the configuration.
         </p>
       )}
     </>
@@ -101,15 +103,24 @@ function AgentRow({ agent: a, range }: { agent: AgentSpendRecord; range: Range }
       <td className="px-2 py-1.5 text-right tabular-nums" data-testid="agent-spend">
         {a.priced_calls === 0 && a.calls > 0 ? <span className="text-muted">unknown price</span> : formatUsd(a.cost_usd)}
         {a.unpriced_calls > 0 && a.priced_calls > 0 && (
-          <span className="text-muted" title={`${formatCount(a.unpriced_calls)} calls of ${a.unpriced_models.join(", ")} have no price`}>
+          <span className="text-muted" title={`${plural(a.unpriced_calls, "call")} of ${a.unpriced_models.join(", ")} without a price`}>
             {" "}
             +?
           </span>
         )}
       </td>
       <td className="px-4 py-1.5 text-right tabular-nums" data-testid="agent-wasted" title={wastedTitle}>
-        {a.wasted_calls === 0 ? <span className="text-muted">—</span> : <>{formatUsd(a.wasted_usd)}</>}
-        {a.wasted_calls > 0 && <span className="ml-1 text-xs text-muted">{formatCount(a.wasted_calls)} calls</span>}
+        {a.wasted_calls === 0 ? (
+          <span className="text-muted">—</span>
+        ) : a.wasted_unpriced_calls === a.wasted_calls ? (
+          <span className="text-muted">unknown price</span>
+        ) : (
+          <>
+            {formatUsd(a.wasted_usd)}
+            {a.wasted_unpriced_calls > 0 && <span className="text-muted"> +?</span>}
+          </>
+        )}
+        {a.wasted_calls > 0 && <span className="ml-1 text-xs text-muted">{plural(a.wasted_calls, "call")}</span>}
       </td>
     </tr>
   );
