@@ -19,6 +19,8 @@ const NS_PER_HOUR = 3_600_000_000_000n;
  * the range still belong to calls that started in it.
  */
 const CALL_END_SLACK_NS = NS_PER_HOUR;
+/** Loops whose first call is looked up at once (separate connections on PostgreSQL). */
+const LOOP_LOOKUPS = 8;
 /** Loop ranges per aggregate statement (3 bound values each). */
 const LOOP_CHUNK = 200;
 /** Calls listed one by one in an interruption's cost (the totals count every call). */
@@ -150,11 +152,12 @@ async function loopUsage(sql: Sql, q: SpendQuery, t: LoopThresholds) {
     )
   ).map(toLoop);
   const ranges: { conversationId: string; fromNs: bigint; toNs: bigint }[] = [];
-  for (const loop of loops) {
-    const r = await loopRange(sql, loop, t);
-    const fromNs = r.fromNs > q.startNs ? r.fromNs : q.startNs;
-    const toNs = r.toNs < q.endNs ? r.toNs : q.endNs;
-    if (fromNs <= toNs) ranges.push({ ...r, fromNs, toNs });
+  for (let i = 0; i < loops.length; i += LOOP_LOOKUPS) {
+    for (const r of await Promise.all(loops.slice(i, i + LOOP_LOOKUPS).map((loop) => loopRange(sql, loop, t)))) {
+      const fromNs = r.fromNs > q.startNs ? r.fromNs : q.startNs;
+      const toNs = r.toNs < q.endNs ? r.toNs : q.endNs;
+      if (fromNs <= toNs) ranges.push({ ...r, fromNs, toNs });
+    }
   }
   const merged = mergeRanges(ranges);
   const failed = failedCallIds(q);
@@ -201,7 +204,8 @@ export type AgentSpend = {
 /** Spend and wasted spend per agent over a range, most expensive first. */
 export async function spendByAgent(db: Db, q: SpendQuery, prices: PriceTable, loops: LoopThresholds) {
   const sql = readSql(db);
-  const [all, failed, looped] = [await allUsage(sql, q), await failedUsage(sql, q), await loopUsage(sql, q, loops)];
+  // independent reads: on PostgreSQL they run on separate connections at once
+  const [all, failed, looped] = await Promise.all([allUsage(sql, q), failedUsage(sql, q), loopUsage(sql, q, loops)]);
   const failedBy = byAgent(failed);
   const loopBy = byAgent(looped);
   const agents: AgentSpend[] = [];
@@ -317,9 +321,9 @@ export async function interruptionSpend(db: Db, id: string, prices: PriceTable, 
     where = { sql: `"id" = ?`, params: [String(i.callId)] };
   }
   if (!where) return { interruption_id: id, basis, currency: "USD" as const, ...priceUsage(prices, []), listed_calls: [] as CallTokens[] };
-  const [sums, listed] = [
-    await sql.all(`SELECT NULL AS "agentName", "model", "provider", ${SUMS} FROM "Call" WHERE ${where.sql} GROUP BY "model", "provider"`, where.params),
-    await sql.all(`SELECT ${TOKEN_COLUMNS} FROM "Call" WHERE ${where.sql} ORDER BY "startNs" ASC LIMIT ${LISTED_CALLS}`, where.params),
-  ];
+  const [sums, listed] = await Promise.all([
+    sql.all(`SELECT NULL AS "agentName", "model", "provider", ${SUMS} FROM "Call" WHERE ${where.sql} GROUP BY "model", "provider"`, where.params),
+    sql.all(`SELECT ${TOKEN_COLUMNS} FROM "Call" WHERE ${where.sql} ORDER BY "startNs" ASC LIMIT ${LISTED_CALLS}`, where.params),
+  ]);
   return { interruption_id: id, basis, currency: "USD" as const, ...priceUsage(prices, sums.map(usageRow)), listed_calls: listed.map((r) => callTokens(r, prices)) };
 }
