@@ -26,7 +26,7 @@ export function CostLine({ id, occurrences }: { id: string; occurrences: number 
   if (s.basis === "none" || s.calls === 0) {
     return (
       <p className="text-xs text-muted" data-testid="interruption-cost" data-basis={s.basis}>
-        Cost: no call of its own
+        Cost: no LLM call of its own
       </p>
     );
   }

@@ -223,3 +223,9 @@ export const WASTED_CALL_TYPES = [
   "empty_response",
   "token_limit",
 ] as const;
+
+/**
+ * The interruption types that are about one LLM call, whose cost is that call's. Tool results
+ * (tool_failure, unauthorized_action) name the call that reported them, which did not fail.
+ */
+export const CALL_COST_TYPES: readonly string[] = [...WASTED_CALL_TYPES, "slow_response"];

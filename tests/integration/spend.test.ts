@@ -105,6 +105,11 @@ beforeAll(async () => {
   await ingestCalls(server, storm);
   const raw = await request(server, "POST", "/api/ingest/http", [anthropicExchange, openaiExchange]);
   expect(raw.status, raw.text).toBe(200);
+  // a tool that failed, reported against the call that asked for it
+  const events = await request(server, "POST", "/api/ingest/events", {
+    kind: "tool_result", session_id: session, call_id: ok.call_id, tool_call_id: "tc-failed", name: "bash", arguments: { cmd: "make" }, success: false, error: "make: *** [all] Error 2", at_ns: ns(500),
+  });
+  expect(events.status, events.text).toBe(200);
   interruptions = await sessionInterruptions(server, session);
 });
 
@@ -194,6 +199,10 @@ describe("what one thing cost", () => {
     const stormed = await get<InterruptionSpend>(`/api/spend/interruptions/${interruption("retry_storm").interruption_id}`);
     expect(stormed.body).toMatchObject({ basis: "retry_storm", calls: 5 });
     expect(stormed.body.cost_usd).toBeCloseTo(5 * costs.stormCall, 12);
+
+    // a tool's failure is not an LLM call's: it costs nothing of its own
+    const tool = await get<InterruptionSpend>(`/api/spend/interruptions/${interruption("tool_failure").interruption_id}`);
+    expect(tool.body).toMatchObject({ basis: "none", calls: 0, cost_usd: 0, listed_calls: [] });
 
     expectError(await get("/api/spend/interruptions/0123456789abcdef0123456789abcdef"), 404, /Interruption not found/);
   });

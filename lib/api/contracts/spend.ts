@@ -103,7 +103,7 @@ export const interruptionSpend = contract({
   method: "GET", path: "/api/spend/interruptions/{id}", tag, scope: "read",
   response: z.object({
     interruption_id: z.string(),
-    basis: z.enum(["call", "dead_loop", "retry_storm", "none"]).describe("call: its call; dead_loop: the calls of the loop; retry_storm: the failed calls it groups; none: no call (crash, unsettled turn)"),
+    basis: z.enum(["call", "dead_loop", "retry_storm", "none"]).describe("call: its call; dead_loop: the calls of the loop; retry_storm: the failed calls it groups; none: no LLM call of its own (crash, unsettled turn, a tool's failure)"),
     ...costSummary,
     listed_calls: z.array(callCost).describe("the first 200 of those calls, oldest first"),
   }),

@@ -6,7 +6,7 @@
 // call failed or was cut off) plus the calls of dead loops. Retry storms are made of failed
 // calls, already counted. Every figure counts calls that *started* in the range.
 import { notFound } from "../../domain/errors";
-import { priceUsage, WASTED_CALL_TYPES, type CostSummary, type PriceTable, type UsageRow } from "../../domain/pricing";
+import { CALL_COST_TYPES, priceUsage, WASTED_CALL_TYPES, type CostSummary, type PriceTable, type UsageRow } from "../../domain/pricing";
 import type { Db } from "../client";
 import { asBigInt, asNumber, asText, marks, readSql, type Row, type Sql } from "../sql";
 
@@ -291,8 +291,8 @@ export async function callSpend(db: Db, callId: string, prices: PriceTable) {
 
 /**
  * What an interruption cost: its call; for a dead loop the calls of the loop; for a retry storm
- * the failed calls of the repeated type in its conversation. Interruptions without a call
- * (crashes, unsettled turns) cost nothing themselves.
+ * the failed calls of the repeated type in its conversation. Interruptions without an LLM call
+ * of their own (crashes, unsettled turns, tool results) cost nothing themselves.
  */
 export async function interruptionSpend(db: Db, id: string, prices: PriceTable, loops: LoopThresholds) {
   const sql = readSql(db);
@@ -316,7 +316,7 @@ export async function interruptionSpend(db: Db, id: string, prices: PriceTable, 
     }
     basis = "retry_storm";
     where = { sql: `"id" IN (SELECT "callId" FROM "Interruption" WHERE "conversationId" = ? AND "type" = ? AND "callId" IS NOT NULL)`, params: [conversationId, repeated] };
-  } else if (i.callId) {
+  } else if (i.callId && CALL_COST_TYPES.includes(type)) {
     basis = "call";
     where = { sql: `"id" = ?`, params: [String(i.callId)] };
   }
