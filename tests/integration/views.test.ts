@@ -4,7 +4,7 @@
 // same filters, `me` meaning the caller — names and queries checked with 400s naming the field,
 // and the stable /inbox/views/<id> link a runbook can hold.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { uid } from "./support/payloads";
+import { ns, uid } from "./support/payloads";
 import { createToken, expectError, failingCall, ingestCalls, request, sessionInterruptions, type CountBody, type CreatedToken, type InterruptionRecord } from "./support/http";
 import { startServer, type TestServer } from "./support/server";
 import { passwordSignIn, withCookie } from "./support/session";
@@ -58,6 +58,9 @@ async function list(who: CreatedToken): Promise<View[]> {
   expect(reply.status, reply.text).toBe(200);
   return reply.body;
 }
+
+/** The ISO time of a payload offset (whole milliseconds, as the inbox's custom range keeps them). */
+const iso = (offsetMs: number) => new Date(Number(BigInt(ns(offsetMs)) / 1_000_000n)).toISOString();
 
 /** What the count route says for the same filters. */
 async function countRoute(query: string, who: CreatedToken = admin): Promise<number> {
@@ -138,7 +141,9 @@ describe("counts", () => {
       [`agent_name=${agent}&interruption_type=rate_limit,llm_error`, `agent_name=${agent}&interruption_type=rate_limit,llm_error`],
       [`agent_name=${agent}&tab=acknowledged`, `agent_name=${agent}&status=acknowledged`],
       [`agent_name=${agent}&q=auth_error`, `agent_name=${agent}&q=auth_error`],
-      [`agent_name=${agent}&range=1h`, `agent_name=${agent}&start_ns=${(BigInt(Date.now() - 3_600_000) * 1_000_000n).toString()}`],
+      [`agent_name=${agent}&range=7d`, `agent_name=${agent}&start_ns=${(BigInt(Date.now() - 7 * 86_400_000) * 1_000_000n).toString()}`],
+      // a fixed window holding the interruptions of the third and fourth calls only
+      [`agent_name=${agent}&range=custom&from=${iso(2500)}&to=${iso(4500)}`, `agent_name=${agent}&start_ns=${ns(2500)}&end_ns=${ns(4500)}`],
     ];
     // one acknowledged interruption, so the acknowledged tab has one
     const ack = await as(admin).post(`/api/interruptions/${rows.find((r) => r.interruption_type === "auth_error")!.interruption_id}/acknowledge`);
@@ -150,6 +155,8 @@ describe("counts", () => {
       expect(listed.get(made[i].id), filters[i][0]).toBe(await countRoute(filters[i][1]));
     }
     expect(listed.get(made[3].id)).toBe(1);
+    expect(listed.get(made[6].id)).toBeGreaterThan(0);
+    expect(listed.get(made[6].id)).toBeLessThan(listed.get(made[0].id)!);
   });
 
   it("counts unresolved interruptions only, and follows triage as it happens", async () => {
