@@ -6,6 +6,7 @@ import { SeverityBadge } from "@/components/ui/SeverityBadge";
 import { SEVERITIES } from "@/lib/domain/interruptions";
 import { BulkBar } from "./Bulk";
 import { useInbox } from "./context";
+import { ViewMenu } from "./ViewMenu";
 
 export function InboxHeader() {
   const { view } = useInbox();
@@ -27,11 +28,14 @@ export function InboxHeader() {
         {count.data &&
           SEVERITIES.filter((s) => count.data.by_severity[s] > 0).map((s) => <SeverityBadge key={s} severity={s} count={count.data.by_severity[s]} />)}
       </div>
+      <div className="ml-auto">
+        <ViewMenu />
+      </div>
       <button
         type="button"
         onClick={view.refresh}
         title="Reload the list up to now"
-        className="ml-auto rounded-md border border-default px-2 py-1 text-xs text-muted hover:bg-subtle hover:text-[var(--fg)]"
+        className="rounded-md border border-default px-2 py-1 text-xs text-muted hover:bg-subtle hover:text-[var(--fg)]"
       >
         Refresh
       </button>

@@ -11,3 +11,5 @@ import "./import";
 import "./otlp";
 import "./sources";
 import "./snoozes";
+import "./spend";
+import "./views";
