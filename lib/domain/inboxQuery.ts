@@ -6,11 +6,11 @@
 // same keys with the same defaults and meanings. tests/unit/inboxQuery.test.ts checks the two
 // agree (through the API's query parsing) for every tab and filter.
 import { invalid } from "./errors";
-import { INTERRUPTION_TYPES, SEVERITIES, SORTS, STATUSES, UNRESOLVED_STATUSES, type InterruptionFilter, type Status } from "./interruptions";
+import { ACTIVE_STATUSES, INTERRUPTION_TYPES, SEVERITIES, SORTS, STATUSES, UNRESOLVED_STATUSES, type InterruptionFilter, type Status } from "./interruptions";
 import { NS_PER_HOUR, NS_PER_MS } from "./time";
 
 export const VIEW_RANGES = ["1h", "24h", "7d", "custom"] as const;
-export const VIEW_TABS = ["review", "unresolved", "acknowledged", "resolved"] as const;
+export const VIEW_TABS = ["review", "unresolved", "acknowledged", "snoozed", "resolved"] as const;
 type Tab = (typeof VIEW_TABS)[number];
 
 const RANGE_NS: Record<Exclude<(typeof VIEW_RANGES)[number], "custom">, bigint> = { "1h": NS_PER_HOUR, "24h": 24n * NS_PER_HOUR, "7d": 7n * 24n * NS_PER_HOUR };
@@ -18,8 +18,9 @@ const RANGE_NS: Record<Exclude<(typeof VIEW_RANGES)[number], "custom">, bigint> 
 /** What each tab selects (as components/inbox/params.ts's TAB_QUERY); `me` is the caller. */
 const TAB_FILTER: Record<Tab, { statuses: readonly Status[]; assignees?: string[] }> = {
   review: { statuses: ["open"], assignees: ["none", "me"] },
-  unresolved: { statuses: UNRESOLVED_STATUSES },
+  unresolved: { statuses: ACTIVE_STATUSES },
   acknowledged: { statuses: ["acknowledged"] },
+  snoozed: { statuses: ["snoozed"] },
   resolved: { statuses: ["resolved"] },
 };
 
@@ -161,7 +162,7 @@ export function viewFilter(query: string, nowNs: bigint): InterruptionFilter {
     statuses = [...TAB_FILTER[v.tab].statuses];
     assignees = TAB_FILTER[v.tab].assignees;
   } else if (v.unresolved) {
-    statuses = v.status.length ? v.status.filter((s) => UNRESOLVED_STATUSES.includes(s)) : [...UNRESOLVED_STATUSES];
+    statuses = v.status.length ? v.status.filter((s) => UNRESOLVED_STATUSES.includes(s)) : [...ACTIVE_STATUSES];
   } else {
     statuses = orUndefined(v.status);
   }
