@@ -8,6 +8,7 @@ import { useCounts, useOpenSessions, useSeries, useSessionCounts, useStats } fro
 import { chartWindow, RANGE_INFO, RANGES, useRange, useWindow } from "./range";
 import { SeverityCards } from "./SeverityCards";
 import { SeverityChart } from "./SeverityChart";
+import { SpendPanel } from "./SpendPanel";
 import { TopAgents, TopSessions, TopTypes } from "./TopPanels";
 
 const RANGE_OPTIONS = RANGES.map((r) => ({ value: r, label: RANGE_INFO[r].label, title: RANGE_INFO[r].long }));
@@ -92,6 +93,7 @@ function OverviewBody() {
         <TopAgents counts={sessionCounts} sessions={openSessions} range={range} />
         <TopSessions counts={sessionCounts} sessions={openSessions} range={range} />
       </div>
+      <SpendPanel win={win} range={range} />
     </div>
   );
 }

@@ -6,10 +6,12 @@ import { api } from "@/components/api/client";
 import type { CountResponse, SessionCount, Timeseries as SeriesResponse, TypeCount } from "@/components/api/types";
 import type { SessionSummary } from "@/components/sessions/types";
 import type { Window } from "./range";
+import { ACTIVE_STATUSES } from "@/lib/domain/interruptions";
 
 export type { CountResponse, SessionCount, Timeseries as SeriesResponse } from "@/components/api/types";
 
-const windowQuery = (w: Window) => ({ start_ns: w.startNs, end_ns: w.endNs });
+// Open and acknowledged only: snoozed ones are set aside (SPEC §4), as in the inbox's unresolved views.
+const windowQuery = (w: Window) => ({ start_ns: w.startNs, end_ns: w.endNs, status: ACTIVE_STATUSES.join(",") });
 
 export function useCounts(w: Window) {
   return useQuery({

@@ -6,7 +6,8 @@
 // present. Environment: `SIGHTDESK_` + the key in upper case with each dot as `__`, e.g.
 // `storage.interruptions.retention_days` ← `SIGHTDESK_STORAGE__INTERRUPTIONS__RETENTION_DAYS`,
 // `detection.severity.rate_limit` ← `SIGHTDESK_DETECTION__SEVERITY__RATE_LIMIT`. The legacy
-// `SIGHTDESK_DETECTION_ENABLED` still works (below the canonical variable).
+// `SIGHTDESK_DETECTION_ENABLED` still works (below the canonical variable). Structured keys
+// (`pricing.models`) take JSON text in their variable.
 //
 // Every value is validated with zod; an invalid or unknown key throws a ConfigError whose
 // message names the key. The parsed configuration is cached: it changes on restart only.
@@ -14,6 +15,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_SEVERITY, INTERRUPTION_TYPES, SEVERITIES, type InterruptionType, type Severity } from "../domain/interruptions";
+import { DEFAULT_PRICES, mergePrices, type ModelPrice, type PriceTable } from "../domain/pricing";
 import { parseCidr } from "../net/outbound";
 import type { DetectionConfig } from "./detection";
 
@@ -30,6 +32,8 @@ export type SightDeskConfig = {
   proxy: { upstreams: string[] };
   /** where email alerts are sent from; null host: email alerts are off */
   smtp: SmtpConfig;
+  /** USD per million tokens by model (the shipped defaults with `pricing.models` on top) */
+  pricing: PriceTable;
   /** where values came from, for Settings: the file read (if any) and the keys set by the environment */
   source: { file: string | null; env: string[] };
 };
@@ -54,7 +58,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Kind = "bool" | "number" | "enum" | "list" | "string";
+type Kind = "bool" | "number" | "enum" | "list" | "json" | "string";
 /** `envOnly`: a secret, read from its environment variable only (refused in the file). */
 type KeySpec = { kind: Kind; schema: z.ZodType; expected: string; default: unknown; envOnly?: boolean };
 
@@ -116,6 +120,21 @@ const upstreamList = (d: string[]): KeySpec => ({
   default: d,
 });
 
+/** USD per million tokens: not negative, finite. */
+const usd = z.number({ error: "expected a number (USD per million tokens)" }).nonnegative("must not be negative").finite();
+const modelPrice = z.strictObject({ input: usd, output: usd, cache_read: usd.optional(), cache_write: usd.optional() });
+/**
+ * Model prices: an object of model name → {input, output, cache_read?, cache_write?} (USD per
+ * million tokens; cache prices default to the input price), or null to remove a shipped price.
+ * In the environment: the same object as JSON text.
+ */
+const priceOverrides = (): KeySpec => ({
+  kind: "json",
+  schema: z.record(z.string().trim().min(1).max(200), modelPrice.nullable()).refine((o) => Object.keys(o).length <= 1000, "at most 1000 models"),
+  expected: 'an object of model → {"input": n, "output": n, "cache_read"?: n, "cache_write"?: n} in USD per million tokens, or null to drop a default',
+  default: {},
+});
+
 /** Every key SightDesk reads, with its type and default (SPEC §3 and §7). */
 export const CONFIG_KEYS: Record<string, KeySpec> = {
   "features.interruption_detection.enabled": bool(true),
@@ -133,6 +152,7 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
   "smtp.user": text("a user name"),
   "smtp.password": text("a password", { envOnly: true, max: 1000 }),
   "smtp.from": text('an address, e.g. "SightDesk <alerts@example.com>"'),
+  "pricing.models": priceOverrides(),
   "detection.token_limit_ratio": ratio(0.95),
   "detection.context_overflow_input_factor": posNumber(4),
   "detection.sse_truncated_min_ms": nonNegInt(1000),
@@ -173,6 +193,13 @@ function fromEnvText(spec: KeySpec, text: string): unknown {
   if (spec.kind === "string") return text;
   const t = text.trim();
   if (spec.kind === "list") return t.split(",").map((x) => x.trim()).filter(Boolean);
+  if (spec.kind === "json") {
+    try {
+      return JSON.parse(t);
+    } catch {
+      return text; // reported as not of the expected shape
+    }
+  }
   if (spec.kind === "enum") return t.toLowerCase();
   if (spec.kind === "bool") {
     const lower = t.toLowerCase();
@@ -251,6 +278,7 @@ export function loadConfig(options: LoadOptions = {}): SightDeskConfig {
     }
     const parsed = spec.schema.safeParse(given.value);
     if (parsed.success) values[key] = parsed.data;
+    else if (spec.kind === "json") errors.push(...jsonErrors(key, parsed.error, given));
     else errors.push(`${key}: expected ${spec.expected}, got ${spec.envOnly ? "something else" : JSON.stringify(given.value)} (from ${given.from})`);
   }
   const window = values["detection.loop.window"] as number;
@@ -301,8 +329,26 @@ export function loadConfig(options: LoadOptions = {}): SightDeskConfig {
       password: smtpText("smtp.password"),
       from: smtpText("smtp.from"),
     },
+    pricing: pricingTable(values["pricing.models"] as Record<string, PriceOverride | null>),
     source: { file: located.file, env: envKeys },
   };
+}
+
+/** Errors of a structured value, each naming the key and the path inside it: `pricing.models["gpt-4o"].input: …`. */
+function jsonErrors(key: string, error: z.ZodError, given: Raw): string[] {
+  const step = (p: PropertyKey) => (typeof p === "number" ? `[${p}]` : /^[a-z_]\w*$/i.test(String(p)) ? `.${String(p)}` : `[${JSON.stringify(String(p))}]`);
+  const at = (path: PropertyKey[]) => path.map(step).join("");
+  if (typeof given.value === "string") return [`${key}: expected JSON text of ${CONFIG_KEYS[key].expected} (from ${given.from})`];
+  return error.issues.slice(0, 5).map((i) => `${key}${at(i.path)}: ${i.path.length ? i.message : `expected ${CONFIG_KEYS[key].expected}`} (from ${given.from})`);
+}
+
+type PriceOverride = { input: number; output: number; cache_read?: number; cache_write?: number };
+
+/** The shipped prices with the configured ones on top (cache prices default to the input price). */
+function pricingTable(overrides: Record<string, PriceOverride | null>): PriceTable {
+  const full: Record<string, ModelPrice | null> = {};
+  for (const [model, o] of Object.entries(overrides)) full[model] = o && { input: o.input, output: o.output, cache_read: o.cache_read ?? o.input, cache_write: o.cache_write ?? o.input };
+  return mergePrices(DEFAULT_PRICES, full);
 }
 
 /** The defaults alone (no file, no environment). */

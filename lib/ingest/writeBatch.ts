@@ -2,6 +2,8 @@
 // (`insertRows`): new rows are inserted, changed ones updated on conflict.
 import { existingIds, insertRows } from "../db/multiRow";
 import type { Sql } from "../db/sql";
+import { nowNs } from "../domain/time";
+import { admitArrivals, asAdmitted } from "../triage/arrivals";
 import type { BatchState, GroupedState } from "./batchState";
 import type { BatchDetection } from "./detection";
 import type { InterruptionRow } from "./interruptions";
@@ -34,9 +36,11 @@ async function writeInterruptions(sql: Sql, candidates: Map<string, Interruption
   const ids = [...candidates.keys()];
   const stored = await existingIds(sql, "Interruption", ids);
   const fresh = ids.filter((id) => !stored.has(id)).map((id) => candidates.get(id)!);
-  await insertRows(sql, "Interruption", fresh, { key: ["id"], update: "nothing" });
   const open = touched(grouped);
-  await insertRows(sql, "Interruption", open.map((g) => g.row), { key: ["id"], update: ["occurrences", "lastSeenNs", "detail"] });
+  // snoozes and mute rules (SPEC §4): new ones may arrive snoozed, repeats count toward snoozes
+  const admission = await admitArrivals(sql, [...fresh, ...open.filter((g) => g.isNew).map((g) => g.row)], open.filter((g) => !g.isNew).map((g) => g.row), nowNs());
+  await insertRows(sql, "Interruption", asAdmitted(fresh, admission), { key: ["id"], update: "nothing" });
+  await insertRows(sql, "Interruption", asAdmitted(open.map((g) => g.row), admission), { key: ["id"], update: ["occurrences", "lastSeenNs", "detail"] });
   return fresh.length + open.filter((g) => g.isNew).length;
 }
 

@@ -25,6 +25,9 @@ import type { Db } from "../db/client";
 import { buildInterruption } from "../ingest/interruptions";
 import { interruptionId } from "../ingest/keys";
 import { storageMeter, type Deleted, type StorageMeter } from "./storage";
+import { transaction } from "../db/sql";
+import { admitOne } from "../triage/arrivals";
+import { wakeDueSnoozes } from "../triage/wake";
 
 // Under 999: Prisma refuses a deleteMany with more bound ids than SQLite's historical limit (P2029).
 export const BATCH = 500;
@@ -253,7 +256,7 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
           (s) => [s.id, s],
         ),
       );
-      flagged += await db.$transaction(async (tx) => {
+      flagged += await transaction(db, async (sql, tx) => {
         let n = 0;
         for (const t of candidates) {
           const id = idOf.get(t.id)!;
@@ -275,7 +278,7 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
             agentName: lastCall?.agentName ?? session?.agentName ?? null,
             model: lastCall?.model ?? session?.lastModel ?? null,
           }, cfg.detection);
-          await tx.interruption.create({ data: row });
+          await tx.interruption.create({ data: await admitOne(sql, row, now) }); // a mute rule may snooze it
           n += 1;
         }
         return n;
@@ -293,5 +296,6 @@ export async function runSweep(db: Db, cfg: SweepConfig, now: bigint): Promise<S
   const retention = await deleteOlderThan(db, now - BigInt(cfg.retentionDays) * NS_PER_DAY);
   const sizeCap = await enforceSizeCap(db, cfg.maxDbSizeMb);
   const unsettledTurns = await flagUnsettledTurns(db, cfg, now);
+  await wakeDueSnoozes(db, now); // snoozes and mute rules whose time is up (SPEC §4)
   return { retention, sizeCap, unsettledTurns };
 }

@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { ConfigSection, type ConfigView } from "@/components/settings/ConfigSection";
 import { ImportSection } from "@/components/settings/ImportSection";
+import { MuteRulesSection } from "@/components/settings/MuteRulesSection";
 import { TokensSection } from "@/components/settings/TokensSection";
 import { UsersSection } from "@/components/settings/UsersSection";
 import { WebhooksSection } from "@/components/settings/WebhooksSection";
@@ -40,6 +41,7 @@ const SECTIONS = [
   { id: "users", label: "Users and roles" },
   { id: "tokens", label: "API tokens" },
   { id: "webhooks", label: "Alert webhooks" },
+  { id: "mute-rules", label: "Mute rules" },
   { id: "import", label: "Import from AgentSight" },
   { id: "configuration", label: "Effective configuration" },
 ];
@@ -79,6 +81,7 @@ export default async function SettingsPage() {
       <UsersSection />
       <TokensSection dashboardTokenId={DASHBOARD_TOKEN_ID} />
       <WebhooksSection email={emailSetup()} />
+      <MuteRulesSection />
       <ImportSection maxBytes={uploadLimit()} />
       <ConfigSection config={effectiveConfig()} />
     </div>
