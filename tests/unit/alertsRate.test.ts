@@ -44,7 +44,7 @@ afterAll(async () => {
 
 const worker = (holder = "test-a") => new AlertWorker({ db, now, fetch: fetchStub, mail: mailStub, baseUrl: "https://desk", holder });
 
-async function interruption(fields: { agentName: string; severity?: string; type?: string; fingerprint?: string; occurredAtNs?: bigint }) {
+async function interruption(fields: { agentName: string; severity?: string; type?: string; fingerprint?: string; occurredAtNs?: bigint; status?: string }) {
   seq += 1;
   const at = fields.occurredAtNs ?? clock;
   return db.interruption.create({
@@ -57,7 +57,7 @@ async function interruption(fields: { agentName: string; severity?: string; type
       lastSeenNs: at,
       detail: "{}",
       fingerprint: fields.fingerprint ?? `fp-r-${seq}`,
-      status: "open",
+      status: fields.status ?? "open",
       createdAtNs: clock,
     },
   });
@@ -223,6 +223,22 @@ describe("rate rules in the worker", () => {
     const rows = await db.alertDelivery.findMany({ where: { webhookId: hook.id }, orderBy: { createdAtNs: "asc" } });
     expect(rows.map((r) => r.event)).toEqual(["rate.triggered", "rate.resolved"]);
     expect(bodiesTo("/R2").map((b) => b.event)).toEqual(["rate.triggered", "rate.resolved"]);
+    await updateWebhook(db, hook.id, { enabled: false });
+  });
+
+  it("snoozed (and muted) interruptions do not count", async () => {
+    const w = worker();
+    clock += 10n * SEC;
+    const hook = await createWebhook(db, rateHook("R4", { rate_threshold: 2 }), "test");
+    clock += SEC;
+    await interruption({ agentName: "R4" });
+    await interruption({ agentName: "R4", status: "snoozed" });
+    await interruption({ agentName: "R4", status: "snoozed" });
+    await tick(w);
+    expect(bodiesTo("/R4")).toHaveLength(0);
+    await interruption({ agentName: "R4", status: "acknowledged" });
+    await tick(w);
+    expect(bodiesTo("/R4")).toMatchObject([{ event: "rate.triggered", count: 2 }]);
     await updateWebhook(db, hook.id, { enabled: false });
   });
 
