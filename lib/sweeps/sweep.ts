@@ -1,8 +1,7 @@
 // The periodic sweep (SPEC §3.5, §7): retention by age, the size cap, and unsettled turns.
 //
 // Every delete runs in batches of at most BATCH rows, one short transaction each, so ingest
-// (which shares the database) never waits long. InterruptionActivity rows are never deleted:
-// the audit trail outlives the interruptions it describes.
+// (which shares the database) never waits long. No step rewrites a table on PostgreSQL.
 //
 // Retention (cutoff = now − retention_days):
 //   - interruptions whose last evidence (lastSeenNs) is older than the cutoff;
@@ -12,10 +11,14 @@
 //     Message row is shared by every later call of its conversation), then the conversation;
 //   - sessions last seen (and exited, if they did) before it.
 //   Content-addressed blobs (system prompts, tool definitions) are shared and small; they stay.
+//   InterruptionActivity rows (the audit trail) outlive the interruptions they describe: they
+//   have their own, longer retention (storage.activity.retention_days) and the size cap never
+//   trims them.
 // Size cap: when the database (storage.ts says how each kind is measured) exceeds
 //   max_db_size_mb, delete the oldest resolved interruptions, then apply retention with a cutoff
 //   moving forward over the oldest calls and interruptions, until the live data fits in 90 % of
-//   the cap; then reclaim (VACUUM) so the space goes back to the file system.
+//   the cap; then reclaim the space (SQLite: VACUUM; PostgreSQL: plain VACUUM, which makes it
+//   reusable and so free in what the cap measures).
 // Unsettled turns: a turn with calls, no turn_end and no activity for stale_turn_minutes gets
 //   one state_machine_error {rule: "unsettled_turn"} (deterministic id: never duplicated). Only
 //   turns of sessions that have reported at least one turn_end are judged: an agent that never
@@ -31,10 +34,10 @@ export const BATCH = 500;
 const NS_PER_SEC = 1_000_000_000n;
 const NS_PER_DAY = 86_400n * NS_PER_SEC;
 const MB = 1024 * 1024;
-/** Conversations whose messages are removed per pass (each with its own message batches). */
+/** Conversations whose messages are removed per pass (their messages in batches of BATCH). */
 const CONVERSATION_BATCH = 100;
 
-export type SweepConfig = Pick<SightDeskConfig, "detection" | "retentionDays" | "maxDbSizeMb" | "staleTurnMinutes">;
+export type SweepConfig = Pick<SightDeskConfig, "detection" | "retentionDays" | "activityRetentionDays" | "maxDbSizeMb" | "staleTurnMinutes">;
 
 export type DeleteCounts = {
   interruptions: number;
@@ -44,6 +47,8 @@ export type DeleteCounts = {
   turns: number;
   conversations: number;
   sessions: number;
+  /** InterruptionActivity rows (their own retention; never trimmed by the size cap) */
+  activity: number;
 };
 
 export type SweepResult = {
@@ -59,7 +64,7 @@ export type SweepResult = {
   unsettledTurns: number;
 };
 
-const zero = (): DeleteCounts => ({ interruptions: 0, calls: 0, toolCalls: 0, messages: 0, turns: 0, conversations: 0, sessions: 0 });
+const zero = (): DeleteCounts => ({ interruptions: 0, calls: 0, toolCalls: 0, messages: 0, turns: 0, conversations: 0, sessions: 0, activity: 0 });
 
 function add(a: DeleteCounts, b: DeleteCounts): DeleteCounts {
   const out = { ...a };
@@ -115,18 +120,17 @@ export async function deleteOlderThan(db: Db, cutoff: bigint): Promise<DeleteCou
   );
   // Message chains: only of conversations with no call at or after the cutoff.
   for (;;) {
-    const conversations = await db.conversation.findMany({ where: { lastSeenNs: { lt: cutoff } }, select: { id: true }, take: CONVERSATION_BATCH });
-    for (const { id } of conversations) {
-      c.messages += await inBatches(() =>
-        db.$transaction(async (tx) => {
-          const rows = await tx.message.findMany({ where: { conversationId: id }, select: { id: true }, take: BATCH });
-          if (rows.length) await tx.message.deleteMany({ where: { id: { in: ids(rows) } } });
-          return rows.length;
-        }),
-      );
-      // a call that arrived meanwhile moved lastSeenNs forward: the conversation then stays
-      c.conversations += (await db.conversation.deleteMany({ where: { id, lastSeenNs: { lt: cutoff } } })).count;
-    }
+    const conversations = ids(await db.conversation.findMany({ where: { lastSeenNs: { lt: cutoff } }, select: { id: true }, take: CONVERSATION_BATCH }));
+    if (!conversations.length) break;
+    c.messages += await inBatches(() =>
+      db.$transaction(async (tx) => {
+        const rows = await tx.message.findMany({ where: { conversationId: { in: conversations } }, select: { id: true }, take: BATCH });
+        if (rows.length) await tx.message.deleteMany({ where: { id: { in: ids(rows) } } });
+        return rows.length;
+      }),
+    );
+    // a call that arrived meanwhile moved lastSeenNs forward: that conversation then stays
+    c.conversations += (await db.conversation.deleteMany({ where: { id: { in: conversations }, lastSeenNs: { lt: cutoff } } })).count;
     if (conversations.length < CONVERSATION_BATCH) break;
   }
   c.sessions = await inBatches(() =>
@@ -143,15 +147,29 @@ export async function deleteOlderThan(db: Db, cutoff: bigint): Promise<DeleteCou
   return c;
 }
 
+/** Deletes activity rows older than `cutoff` (ns), batch by batch. */
+export async function deleteActivityOlderThan(db: Db, cutoff: bigint): Promise<number> {
+  return inBatches(() =>
+    db.$transaction(async (tx) => {
+      const rows = await tx.interruptionActivity.findMany({ where: { atNs: { lt: cutoff } }, select: { id: true }, take: BATCH });
+      if (rows.length) await tx.interruptionActivity.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } });
+      return rows.length;
+    }),
+  );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Size cap
 
+/** Most calls one move of the size cap's cutoff passes (their rows still go in batches of BATCH). */
+const CUTOFF_STEP = 10 * BATCH;
+
 /**
- * The timestamp just past the end of the oldest `share` of the calls (at most BATCH of them, at least one),
+ * The timestamp just past the end of the oldest `share` of the calls (at most CUTOFF_STEP of them, at least one),
  * or of the interruptions when no call is left; null when there is nothing to trim.
  */
 async function nextCutoff(db: Db, share: number): Promise<bigint | null> {
-  const step = (count: number) => Math.max(1, Math.min(BATCH, Math.ceil(count * share)));
+  const step = (count: number) => Math.max(1, Math.min(CUTOFF_STEP, Math.ceil(count * share)));
   const calls = await db.call.count();
   if (calls) {
     const [row] = await db.call.findMany({ select: { startNs: true, endNs: true }, orderBy: { startNs: "asc" }, skip: step(calls) - 1, take: 1 });
@@ -166,8 +184,9 @@ async function nextCutoff(db: Db, share: number): Promise<bigint | null> {
 }
 
 /** Rows deleted per table, as the storage meter counts them. */
-const byTable = (c: DeleteCounts, resolvedInterruptions: number): Deleted => ({
+const byTable = (c: DeleteCounts, resolvedInterruptions = 0): Deleted => ({
   Interruption: c.interruptions + resolvedInterruptions, Call: c.calls, ToolCall: c.toolCalls, Message: c.messages, Turn: c.turns, Conversation: c.conversations, Session: c.sessions,
+  InterruptionActivity: c.activity,
 });
 
 const RECLAIM_ROUNDS = 3;
@@ -188,7 +207,7 @@ async function trimTo(db: Db, meter: StorageMeter, target: number): Promise<{ re
     resolvedInterruptions += n;
     if (n < BATCH) break;
   }
-  // 2. then the oldest of everything, a cutoff moving forward BATCH calls at a time
+  // 2. then the oldest of everything, a cutoff moving forward at most CUTOFF_STEP calls at a time
   for (let live = await meter.liveBytes(deleted()); live > target; live = await meter.liveBytes(deleted())) {
     // drop about the share of rows that is over the target, oldest first, then measure again
     const cutoff = await nextCutoff(db, (live - target) / live);
@@ -200,14 +219,14 @@ async function trimTo(db: Db, meter: StorageMeter, target: number): Promise<{ re
   return { resolvedInterruptions, rows };
 }
 
-export async function enforceSizeCap(db: Db, maxDbSizeMb: number): Promise<SweepResult["sizeCap"]> {
+export async function enforceSizeCap(db: Db, maxDbSizeMb: number, meter: StorageMeter | null = null): Promise<SweepResult["sizeCap"]> {
   const out: SweepResult["sizeCap"] = { bytesBefore: null, bytesAfter: null, resolvedInterruptions: 0, trimmed: zero(), vacuumed: false };
-  const meter = await storageMeter(db);
+  meter ??= await storageMeter(db);
   if (!meter) return out;
   const cap = maxDbSizeMb * MB;
   const target = Math.floor(cap * 0.9);
   let bytes = (out.bytesBefore = await meter.bytes());
-  // PostgreSQL's live size is an estimate: when reclaiming leaves it over the cap, measure again
+  // PostgreSQL's occupied size is an estimate: when reclaiming leaves it over the cap, measure again
   for (let round = 0; round < RECLAIM_ROUNDS && bytes > cap; round++) {
     const trimmed = await trimTo(db, meter, target);
     out.resolvedInterruptions += trimmed.resolvedInterruptions;
@@ -291,7 +310,11 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
 /** One sweep at time `now` (integer ns): retention, size cap, unsettled turns. */
 export async function runSweep(db: Db, cfg: SweepConfig, now: bigint): Promise<SweepResult> {
   const retention = await deleteOlderThan(db, now - BigInt(cfg.retentionDays) * NS_PER_DAY);
-  const sizeCap = await enforceSizeCap(db, cfg.maxDbSizeMb);
+  retention.activity = await deleteActivityOlderThan(db, now - BigInt(cfg.activityRetentionDays) * NS_PER_DAY);
+  const meter = await storageMeter(db);
+  // what retention freed must count as free before the cap is checked, or the cap trims more
+  if (meter && Object.values(retention).some((n) => n > 0)) await meter.release(byTable(retention));
+  const sizeCap = await enforceSizeCap(db, cfg.maxDbSizeMb, meter);
   const unsettledTurns = await flagUnsettledTurns(db, cfg, now);
   return { retention, sizeCap, unsettledTurns };
 }
