@@ -82,11 +82,10 @@ function postgresMeter(db: Db): StorageMeter {
     // Rows counted exactly: the statistics' counts lag a second behind the writes (and start from
     // zero after a crash), and a count of zero here would make deletes look as if they freed nothing.
     prepare: async () => {
-      before = [];
-      for (const t of await postgresTables(db)) {
-        const rows = Number((await db.$queryRawUnsafe<{ n: unknown }[]>(`SELECT count(*) AS n FROM ${quote(t.name)}`))[0].n);
-        before.push({ name: t.name, occupied: occupiedBytes(t), rows });
-      }
+      const tables = await postgresTables(db);
+      const counts = tables.map((t, i) => `(SELECT count(*) FROM ${quote(t.name)}) AS "${i}"`);
+      const [rows] = tables.length ? await db.$queryRawUnsafe<Record<string, unknown>[]>(`SELECT ${counts.join(", ")}`) : [{}];
+      before = tables.map((t, i) => ({ name: t.name, occupied: occupiedBytes(t), rows: Number(rows[String(i)]) }));
     },
     // deleted rows take their table's average share of its occupied bytes with them
     liveBytes: async (deleted) =>

@@ -1,6 +1,6 @@
 // The periodic sweep (SPEC §3.5, §7): retention by age, the size cap, and unsettled turns.
 //
-// Every delete runs in batches of at most BATCH rows, one short transaction each, so ingest
+// Every delete runs in batches of at most BATCH rows, one short transaction each (batches.ts), so ingest
 // (which shares the database) never waits long. No step rewrites a table on PostgreSQL.
 //
 // Retention (cutoff = now − retention_days):
@@ -25,12 +25,15 @@
 //   sends turn_end events cannot be told apart from one whose turns all hang.
 import type { SightDeskConfig } from "../config/load";
 import type { Db } from "../db/client";
-import { buildInterruption } from "../ingest/interruptions";
+import { existingIds, insertRows } from "../db/multiRow";
+import { marks, transaction } from "../db/sql";
+import { buildInterruption, type InterruptionRow } from "../ingest/interruptions";
 import { interruptionId } from "../ingest/keys";
+import { batch, BATCH, deleteBatch, inBatches, sqlOf } from "./batches";
 import { storageMeter, type Deleted, type StorageMeter } from "./storage";
 
-// Under 999: Prisma refuses a deleteMany with more bound ids than SQLite's historical limit (P2029).
-export const BATCH = 500;
+export { BATCH } from "./batches";
+
 const NS_PER_SEC = 1_000_000_000n;
 const NS_PER_DAY = 86_400n * NS_PER_SEC;
 const MB = 1024 * 1024;
@@ -74,89 +77,41 @@ function add(a: DeleteCounts, b: DeleteCounts): DeleteCounts {
 
 const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
 
-/** Repeats `step` (one batch in one transaction, returning rows deleted) until a batch comes up short. */
-async function inBatches(step: () => Promise<number>): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const n = await step();
-    total += n;
-    if (n < BATCH) return total;
-  }
-}
-
 /** Deletes everything older than `cutoff` (ns), batch by batch. */
 export async function deleteOlderThan(db: Db, cutoff: bigint): Promise<DeleteCounts> {
   const c = zero();
-  c.interruptions = await inBatches(() =>
-    db.$transaction(async (tx) => {
-      const rows = await tx.interruption.findMany({ where: { occurredAtNs: { lt: cutoff }, lastSeenNs: { lt: cutoff } }, select: { id: true }, take: BATCH });
-      if (rows.length) await tx.interruption.deleteMany({ where: { id: { in: ids(rows) } } });
-      return rows.length;
-    }),
-  );
+  c.interruptions = await inBatches(() => deleteBatch(db, "Interruption", `"occurredAtNs" < ? AND "lastSeenNs" < ?`, [cutoff, cutoff]));
+  // calls go with the tool-call rows they made, in one transaction
   c.calls = await inBatches(() =>
-    db.$transaction(async (tx) => {
-      const rows = await tx.call.findMany({ where: { startNs: { lt: cutoff } }, select: { id: true }, take: BATCH });
-      if (!rows.length) return 0;
-      const callIds = ids(rows);
-      c.toolCalls += (await tx.toolCall.deleteMany({ where: { callId: { in: callIds } } })).count;
-      await tx.call.deleteMany({ where: { id: { in: callIds } } });
-      return rows.length;
-    }),
+    batch(
+      db,
+      async (tx) => {
+        const callIds = ids(await tx.$queryRawUnsafe<{ id: string }[]>(sqlOf(db, `SELECT "id" FROM "Call" WHERE "startNs" < ? LIMIT ${BATCH}`), cutoff));
+        if (!callIds.length) return 0;
+        c.toolCalls += await tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "ToolCall" WHERE "callId" IN (${marks(callIds.length)})`), ...callIds);
+        return tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Call" WHERE "id" IN (${marks(callIds.length)})`), ...callIds);
+      },
+      true,
+    ),
   );
-  c.toolCalls += await inBatches(() =>
-    db.$transaction(async (tx) => {
-      const rows = await tx.toolCall.findMany({ where: { atNs: { lt: cutoff } }, select: { id: true }, take: BATCH });
-      if (rows.length) await tx.toolCall.deleteMany({ where: { id: { in: ids(rows) } } });
-      return rows.length;
-    }),
-  );
-  c.turns = await inBatches(() =>
-    db.$transaction(async (tx) => {
-      const rows = await tx.turn.findMany({ where: { lastSeenNs: { lt: cutoff } }, select: { id: true }, take: BATCH });
-      if (rows.length) await tx.turn.deleteMany({ where: { id: { in: ids(rows) } } });
-      return rows.length;
-    }),
-  );
+  c.toolCalls += await inBatches(() => deleteBatch(db, "ToolCall", `"atNs" < ?`, [cutoff]));
+  c.turns = await inBatches(() => deleteBatch(db, "Turn", `"lastSeenNs" < ?`, [cutoff]));
   // Message chains: only of conversations with no call at or after the cutoff.
   for (;;) {
     const conversations = ids(await db.conversation.findMany({ where: { lastSeenNs: { lt: cutoff } }, select: { id: true }, take: CONVERSATION_BATCH }));
     if (!conversations.length) break;
-    c.messages += await inBatches(() =>
-      db.$transaction(async (tx) => {
-        const rows = await tx.message.findMany({ where: { conversationId: { in: conversations } }, select: { id: true }, take: BATCH });
-        if (rows.length) await tx.message.deleteMany({ where: { id: { in: ids(rows) } } });
-        return rows.length;
-      }),
-    );
+    c.messages += await inBatches(() => deleteBatch(db, "Message", `"conversationId" IN (${marks(conversations.length)})`, conversations));
     // a call that arrived meanwhile moved lastSeenNs forward: that conversation then stays
-    c.conversations += (await db.conversation.deleteMany({ where: { id: { in: conversations }, lastSeenNs: { lt: cutoff } } })).count;
+    c.conversations += await deleteBatch(db, "Conversation", `"id" IN (${marks(conversations.length)}) AND "lastSeenNs" < ?`, [...conversations, cutoff]);
     if (conversations.length < CONVERSATION_BATCH) break;
   }
-  c.sessions = await inBatches(() =>
-    db.$transaction(async (tx) => {
-      const rows = await tx.session.findMany({
-        where: { lastSeenNs: { lt: cutoff }, OR: [{ exitedAtNs: null }, { exitedAtNs: { lt: cutoff } }] },
-        select: { id: true },
-        take: BATCH,
-      });
-      if (rows.length) await tx.session.deleteMany({ where: { id: { in: ids(rows) } } });
-      return rows.length;
-    }),
-  );
+  c.sessions = await inBatches(() => deleteBatch(db, "Session", `"lastSeenNs" < ? AND ("exitedAtNs" IS NULL OR "exitedAtNs" < ?)`, [cutoff, cutoff]));
   return c;
 }
 
 /** Deletes activity rows older than `cutoff` (ns), batch by batch. */
-export async function deleteActivityOlderThan(db: Db, cutoff: bigint): Promise<number> {
-  return inBatches(() =>
-    db.$transaction(async (tx) => {
-      const rows = await tx.interruptionActivity.findMany({ where: { atNs: { lt: cutoff } }, select: { id: true }, take: BATCH });
-      if (rows.length) await tx.interruptionActivity.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } });
-      return rows.length;
-    }),
-  );
-}
+export const deleteActivityOlderThan = (db: Db, cutoff: bigint): Promise<number> =>
+  inBatches(() => deleteBatch(db, "InterruptionActivity", `"atNs" < ?`, [cutoff]));
 
 // ---------------------------------------------------------------------------------------------
 // Size cap
@@ -199,11 +154,7 @@ async function trimTo(db: Db, meter: StorageMeter, target: number): Promise<{ re
   const deleted = () => byTable(rows, resolvedInterruptions);
   // 1. the oldest resolved interruptions
   while ((await meter.liveBytes(deleted())) > target) {
-    const n = await db.$transaction(async (tx) => {
-      const found = await tx.interruption.findMany({ where: { status: "resolved" }, select: { id: true }, orderBy: { occurredAtNs: "asc" }, take: BATCH });
-      if (found.length) await tx.interruption.deleteMany({ where: { id: { in: ids(found) } } });
-      return found.length;
-    });
+    const n = await deleteBatch(db, "Interruption", `"status" = 'resolved'`, [], `"occurredAtNs"`);
     resolvedInterruptions += n;
     if (n < BATCH) break;
   }
@@ -246,6 +197,28 @@ export async function enforceSizeCap(db: Db, maxDbSizeMb: number, meter: Storage
 // ---------------------------------------------------------------------------------------------
 // Unsettled turns (SPEC §3.5)
 
+type TurnRef = { id: string; conversationId: string | null };
+const CALL_SUMMARY = { id: true, turnId: true, traceId: true, model: true, agentName: true } as const;
+
+/** Each turn's latest call, by turn id (read through the conversation's index). */
+async function lastCallOfTurns(db: Db, turns: TurnRef[]) {
+  const out = new Map<string, { id: string; traceId: string | null; model: string | null; agentName: string | null }>();
+  const inConversations = turns.filter((t) => t.conversationId !== null);
+  const calls = inConversations.length
+    ? await db.call.findMany({
+        where: { conversationId: { in: [...new Set(inConversations.map((t) => t.conversationId!))] }, turnId: { in: inConversations.map((t) => t.id) } },
+        orderBy: { startNs: "desc" },
+        select: CALL_SUMMARY,
+      })
+    : [];
+  for (const c of calls) if (!out.has(c.turnId!)) out.set(c.turnId!, c);
+  for (const t of turns.filter((t) => t.conversationId === null)) {
+    const c = await db.call.findFirst({ where: { conversationId: null, turnId: t.id }, orderBy: { startNs: "desc" }, select: CALL_SUMMARY });
+    if (c) out.set(t.id, c);
+  }
+  return out;
+}
+
 export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint): Promise<number> {
   if (!cfg.detection.enabled) return 0;
   const staleBefore = now - BigInt(cfg.staleTurnMinutes) * 60n * NS_PER_SEC;
@@ -272,32 +245,29 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
           (s) => [s.id, s],
         ),
       );
-      flagged += await db.$transaction(async (tx) => {
-        let n = 0;
-        for (const t of candidates) {
-          const id = idOf.get(t.id)!;
-          if (await tx.interruption.findUnique({ where: { id }, select: { id: true } })) continue;
-          const lastCall = await tx.call.findFirst({
-            where: { conversationId: t.conversationId, turnId: t.id },
-            orderBy: { startNs: "desc" },
-            select: { id: true, traceId: true, model: true, agentName: true },
-          });
-          const session = sessions.get(t.sessionId!);
-          const detail = { rule: "unsettled_turn", turn_id: t.id, last_seen_ns: String(t.lastSeenNs), calls: t.callCount, stale_minutes: cfg.staleTurnMinutes };
-          const row = buildInterruption(id, "state_machine_error", detail, t.lastSeenNs, {
-            sessionId: t.sessionId,
-            conversationId: t.conversationId,
-            turnId: t.id,
-            callId: lastCall?.id ?? null,
-            traceId: lastCall?.traceId ?? null,
-            pid: session?.pid ?? null,
-            agentName: lastCall?.agentName ?? session?.agentName ?? null,
-            model: lastCall?.model ?? session?.lastModel ?? null,
-          }, cfg.detection);
-          await tx.interruption.create({ data: row });
-          n += 1;
-        }
-        return n;
+      const lastCalls = await lastCallOfTurns(db, candidates);
+      const rows: InterruptionRow[] = [];
+      for (const t of candidates) {
+        const lastCall = lastCalls.get(t.id);
+        const session = sessions.get(t.sessionId!);
+        const detail = { rule: "unsettled_turn", turn_id: t.id, last_seen_ns: String(t.lastSeenNs), calls: t.callCount, stale_minutes: cfg.staleTurnMinutes };
+        rows.push(buildInterruption(idOf.get(t.id)!, "state_machine_error", detail, t.lastSeenNs, {
+          sessionId: t.sessionId,
+          conversationId: t.conversationId,
+          turnId: t.id,
+          callId: lastCall?.id ?? null,
+          traceId: lastCall?.traceId ?? null,
+          pid: session?.pid ?? null,
+          agentName: lastCall?.agentName ?? session?.agentName ?? null,
+          model: lastCall?.model ?? session?.lastModel ?? null,
+        }, cfg.detection));
+      }
+      // one statement; a row another sweep stored meanwhile (same deterministic id) is left alone
+      flagged += await transaction(db, async (sql) => {
+        const stored = await existingIds(sql, "Interruption", rows.map((r) => r.id));
+        const fresh = rows.filter((r) => !stored.has(r.id));
+        await insertRows(sql, "Interruption", fresh, { key: ["id"], update: "nothing" });
+        return fresh.length;
       });
     }
     if (turns.length < BATCH) break;

@@ -176,7 +176,9 @@ describe("size cap", () => {
       const vacuums = await vacuumCounts(db);
       for (const table of ["Call", "Message", "Interruption", "Conversation"]) expect(vacuums.get(table), table).toBeGreaterThan(vacuumsBefore!.get(table)!);
     }
-    expect(result.sizeCap.bytesBefore).toBe(sizeBefore);
+    // PostgreSQL: statistics of the last inserts may arrive in between
+    if (postgres) expect(result.sizeCap.bytesBefore).toBeGreaterThan(2 * MB);
+    else expect(result.sizeCap.bytesBefore).toBe(sizeBefore);
     expect(result.sizeCap.vacuumed).toBe(true);
     expect(result.sizeCap.resolvedInterruptions).toBe(20);
     const sizeAfter = await meter.bytes();
