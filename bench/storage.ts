@@ -16,7 +16,7 @@
 // the bytes SightDesk's tables occupy (lib/sweeps/postgresSpace.ts: on-disk size less the space
 // plain VACUUM made reusable), printed beside their on-disk size (pg_total_relation_size).
 // Sweeps on PostgreSQL are seen by polling pg_stat_activity every 100 ms for the sweeper's
-// DELETE and VACUUM statements: the slowest ingest request that overlapped one is reported.
+// DELETE and VACUUM statements: ingest requests that overlapped a trim are reported apart.
 //
 // Usage: npm run bench:storage [-- --minutes 3 --cap-mb 20 --interval 2 --workers 2 --every 10]
 // Exits 1 when the size stays above the cap for longer than two check intervals.
@@ -63,8 +63,8 @@ type Store = {
   env: Record<string, string>;
   /** bytes compared with the cap; the WAL's share of them (SQLite) or the bytes on disk (PostgreSQL) */
   size: () => Promise<{ bytes: number; wal: number; disk: number }>;
-  /** whether a sweep is deleting or vacuuming now (PostgreSQL), null when unknown */
-  sweeping: () => Promise<boolean | null>;
+  /** what the sweeper is doing now (PostgreSQL), null when nothing or unknown */
+  sweeping: () => Promise<"delete" | "vacuum" | null>;
   /** the first column of a query's rows, as text */
   column: (sql: string) => Promise<string[]>;
   close: () => Promise<void>;
@@ -109,9 +109,12 @@ async function postgresStore(serverUrl: string): Promise<Store> {
       return { bytes: tables.reduce((sum, t) => sum + occupiedBytes(t), 0), wal: 0, disk: tables.reduce((sum, t) => sum + t.total, 0) };
     },
     // the sweeper's statements (ingest never deletes), running or finished within the last poll
-    sweeping: async () =>
-      (await watcher.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
-        AND (query LIKE 'DELETE%' OR query LIKE 'VACUUM%') AND (state <> 'idle' OR state_change > now() - interval '150 milliseconds') LIMIT 1`)).rowCount! > 0,
+    sweeping: async () => {
+      const { rows } = await watcher.query<{ vacuum: boolean }>(`SELECT bool_or(query LIKE 'VACUUM%') AS vacuum FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid() AND (query LIKE 'DELETE%' OR query LIKE 'VACUUM%')
+          AND (state <> 'idle' OR state_change > now() - interval '150 milliseconds')`);
+      return rows[0].vacuum === null ? null : rows[0].vacuum ? "vacuum" : "delete";
+    },
     column: async (sql) => (await client.query({ text: sql, rowMode: "array" })).rows.map((r: unknown[]) => String(r[0])),
     close: async () => {
       await client.end();
@@ -231,15 +234,20 @@ function machine(): string {
 
 const load = () => os.loadavg()[0].toFixed(1);
 
-/** Times (ms) when a sweep was seen deleting or vacuuming, merged into windows (gaps under 300 ms joined). */
-function sweepWindows(seen: number[]): { start: number; end: number }[] {
-  const out: { start: number; end: number }[] = [];
-  for (const t of seen) {
+/**
+ * The stretches when the sweeper was deleting rows and vacuuming what it deleted: polls that saw
+ * its statements, merged when under a second apart, kept when they include a VACUUM (a sweep
+ * that found nothing to delete runs its DELETE statements too, briefly).
+ */
+function sweepWindows(seen: { t: number; what: "delete" | "vacuum" }[]): { start: number; end: number }[] {
+  const out: { start: number; end: number; vacuum: boolean }[] = [];
+  for (const { t, what } of seen) {
     const last = out[out.length - 1];
-    if (last && t - last.end < 300) last.end = t;
-    else out.push({ start: t - 100, end: t }); // the poll before saw none: it began within the last 100 ms
+    if (last && t - last.end < 1000) last.end = t;
+    else out.push({ start: t - 100, end: t, vacuum: false }); // the poll before saw none: it began within the last 100 ms
+    out[out.length - 1].vacuum ||= what === "vacuum";
   }
-  return out;
+  return out.filter((w) => w.vacuum);
 }
 
 async function main() {
@@ -271,10 +279,11 @@ async function main() {
     `| elapsed s | calls sent | calls/s | ${sqlite ? "file + WAL MB | WAL MB" : "occupied MB | on disk MB"} | cap MB | slowest request ms | load |\n|---|---|---|---|---|---|---|---|`,
   );
   const loadAtStart = load();
-  const sweepSeen: number[] = [];
+  const sweepSeen: { t: number; what: "delete" | "vacuum" }[] = [];
   const poller = (async () => {
     while (!stop) {
-      if (await store.sweeping()) sweepSeen.push(performance.now());
+      const what = await store.sweeping();
+      if (what) sweepSeen.push({ t: performance.now(), what });
       await new Promise((r) => setTimeout(r, 100));
     }
   })();
@@ -336,8 +345,8 @@ async function main() {
       const outside = ms(stats.ingest.filter((r) => !overlaps(r)));
       const swept = windows.reduce((a, w) => a + w.end - w.start, 0) / 1000;
       const summary = (l: number[]) => `p50 ${pct(l, 50).toFixed(0)} ms, p99 ${pct(l, 99).toFixed(0)} ms, slowest ${pct(l, 100).toFixed(0)} ms`;
-      console.log(`Sweeps seen deleting or vacuuming: ${windows.length} stretches, ${swept.toFixed(0)} s in all`);
-      console.log(`Ingest requests during a sweep: ${during.length}, ${summary(during)}; outside: ${outside.length}, ${summary(outside)}`);
+      console.log(`Sweeps seen trimming (deleting, then vacuuming): ${windows.length} stretches, ${swept.toFixed(0)} s in all`);
+      console.log(`Ingest requests during a trim: ${during.length}, ${summary(during)}; outside: ${outside.length}, ${summary(outside)}`);
     }
     console.log(`Load average (1 min): ${loadAtStart} at the start, ${loadAtEnd} at the end (the table's last column: during the run)`);
     const under = samples.find((x) => x.t >= trafficSeconds && x.bytes <= CAP);
