@@ -282,8 +282,8 @@ export async function runSweep(db: Db, cfg: SweepConfig, now: bigint): Promise<S
   const retention = await deleteOlderThan(db, now - BigInt(cfg.retentionDays) * NS_PER_DAY);
   retention.activity = await deleteActivityOlderThan(db, now - BigInt(cfg.activityRetentionDays) * NS_PER_DAY);
   const meter = await storageMeter(db);
-  // what retention freed must count as free before the cap is checked, or the cap trims more
-  if (meter && Object.values(retention).some((n) => n > 0)) await meter.release(byTable(retention));
+  // what retention freed must count as free before the cap trims anything (else autovacuum sees to it)
+  if (meter && Object.values(retention).some((n) => n > 0) && (await meter.bytes()) > cfg.maxDbSizeMb * MB) await meter.release(byTable(retention));
   const sizeCap = await enforceSizeCap(db, cfg.maxDbSizeMb, meter);
   const unsettledTurns = await flagUnsettledTurns(db, cfg, now);
   return { retention, sizeCap, unsettledTurns };
