@@ -79,7 +79,7 @@ function postgresMeter(db: Db): StorageMeter {
   };
   return {
     bytes: async () => (await postgresTables(db)).reduce((sum, t) => sum + occupiedBytes(t), 0),
-    // Rows counted exactly: the statistics' counts lag a second behind the writes (and start from
+    // Rows counted exactly: the statistics' counts lag seconds behind the writes (and start from
     // zero after a crash), and a count of zero here would make deletes look as if they freed nothing.
     prepare: async () => {
       const tables = await postgresTables(db);
