@@ -22,6 +22,8 @@ import type { DetectionConfig } from "./detection";
 export type SightDeskConfig = {
   detection: DetectionConfig;
   retentionDays: number;
+  /** days InterruptionActivity rows (the audit trail) are kept; longer than interruptions */
+  activityRetentionDays: number;
   maxDbSizeMb: number;
   checkIntervalSecs: number;
   staleTurnMinutes: number;
@@ -139,6 +141,7 @@ const priceOverrides = (): KeySpec => ({
 export const CONFIG_KEYS: Record<string, KeySpec> = {
   "features.interruption_detection.enabled": bool(true),
   "storage.interruptions.retention_days": posInt(30),
+  "storage.activity.retention_days": posInt(365),
   max_db_size_mb: posInt(100),
   check_interval_secs: posInt(60),
   "deadloop.enabled": bool(false),
@@ -315,6 +318,7 @@ export function loadConfig(options: LoadOptions = {}): SightDeskConfig {
   return {
     detection,
     retentionDays: n("storage.interruptions.retention_days"),
+    activityRetentionDays: n("storage.activity.retention_days"),
     maxDbSizeMb: n("max_db_size_mb"),
     checkIntervalSecs: n("check_interval_secs"),
     staleTurnMinutes: n("sweeps.stale_turn_minutes"),

@@ -24,6 +24,7 @@ describe("configuration", () => {
     const c = loadConfig({ env: env(), file: null });
     expect(c.detection.enabled).toBe(true);
     expect(c.retentionDays).toBe(30);
+    expect(c.activityRetentionDays).toBe(365);
     expect(c.maxDbSizeMb).toBe(100);
     expect(c.checkIntervalSecs).toBe(60);
     expect(c.staleTurnMinutes).toBe(30);
@@ -38,13 +39,14 @@ describe("configuration", () => {
   it("maps keys to environment variable names", () => {
     expect(envName("storage.interruptions.retention_days")).toBe("SIGHTDESK_STORAGE__INTERRUPTIONS__RETENTION_DAYS");
     expect(envName("max_db_size_mb")).toBe("SIGHTDESK_MAX_DB_SIZE_MB");
+    expect(envName("storage.activity.retention_days")).toBe("SIGHTDESK_STORAGE__ACTIVITY__RETENTION_DAYS");
     expect(envName("detection.severity.rate_limit")).toBe("SIGHTDESK_DETECTION__SEVERITY__RATE_LIMIT");
   });
 
   it("reads a JSON file, nested or with dotted keys", () => {
     const f = file({
       features: { interruption_detection: { enabled: false } },
-      storage: { interruptions: { retention_days: 7 } },
+      storage: { interruptions: { retention_days: 7 }, activity: { retention_days: 400 } },
       max_db_size_mb: 50,
       "deadloop.enabled": true,
       deadloop: { kill_after_count: 5 },
@@ -54,6 +56,7 @@ describe("configuration", () => {
     const c = loadConfig({ env: env(), file: f });
     expect(c.detection.enabled).toBe(false);
     expect(c.retentionDays).toBe(7);
+    expect(c.activityRetentionDays).toBe(400);
     expect(c.maxDbSizeMb).toBe(50);
     expect(c.deadloop).toEqual({ enabled: true, killAfterCount: 5 });
     expect(c.detection.slowResponseMs).toBe(60_000);
@@ -79,6 +82,7 @@ describe("configuration", () => {
     const c = loadConfig({
       env: env({
         SIGHTDESK_STORAGE__INTERRUPTIONS__RETENTION_DAYS: "3",
+        SIGHTDESK_STORAGE__ACTIVITY__RETENTION_DAYS: "90",
         SIGHTDESK_FEATURES__INTERRUPTION_DETECTION__ENABLED: "false",
         SIGHTDESK_DETECTION__LOOP__SIMILARITY: "0.9",
         SIGHTDESK_DETECTION__SEVERITY__TOOL_FAILURE: "Critical",
@@ -86,12 +90,13 @@ describe("configuration", () => {
       file: f,
     });
     expect(c.retentionDays).toBe(3);
+    expect(c.activityRetentionDays).toBe(90);
     expect(c.maxDbSizeMb).toBe(50);
     expect(c.detection.enabled).toBe(false);
     expect(c.detection.loop.similarity).toBe(0.9);
     expect(c.detection.severity.tool_failure).toBe("critical");
     expect(c.source.env.sort()).toEqual(
-      ["detection.loop.similarity", "detection.severity.tool_failure", "features.interruption_detection.enabled", "storage.interruptions.retention_days"].sort(),
+      ["detection.loop.similarity", "detection.severity.tool_failure", "features.interruption_detection.enabled", "storage.activity.retention_days", "storage.interruptions.retention_days"].sort(),
     );
   });
 

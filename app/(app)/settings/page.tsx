@@ -25,7 +25,7 @@ function effectiveConfig(): ConfigView {
   const signIn = sso ? `Email and password; single sign-on (${process.env.SIGHTDESK_OIDC_NAME || "OIDC"})` : "Email and password";
   const c = config();
   const operations = {
-    retentionDays: c.retentionDays, maxDbSizeMb: c.maxDbSizeMb, checkIntervalSecs: c.checkIntervalSecs,
+    retentionDays: c.retentionDays, activityRetentionDays: c.activityRetentionDays, maxDbSizeMb: c.maxDbSizeMb, checkIntervalSecs: c.checkIntervalSecs,
     staleTurnMinutes: c.staleTurnMinutes, deadloop: c.deadloop, allowPrivate: c.outbound.allowPrivate, configFile: c.source.file ? path.basename(c.source.file) : null,
   };
   return { detection: detectionConfig(), storage, signIn, operations };

@@ -44,8 +44,9 @@ function sessionRecord(s: Session, conversations: number, open: OpenCounts | und
     last_seen_ns: s.lastSeenNs,
     call_count: s.callCount,
     conversation_count: conversations,
-    input_tokens: s.inputTokens,
-    output_tokens: s.outputTokens,
+    // 64-bit columns; JSON numbers stay exact up to 2^53, far beyond any session's tokens
+    input_tokens: Number(s.inputTokens),
+    output_tokens: Number(s.outputTokens),
     model: s.lastModel,
     exited_at_ns: s.exitedAtNs,
     exit_code: s.exitCode,
