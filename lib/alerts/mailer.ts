@@ -23,6 +23,8 @@ export const replyCode = (response: unknown): number | null => {
   return m ? Number(m[1]) : null;
 };
 
+const isLoopbackHost = (host: string) => host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+
 /** The configured SMTP sender, or null when `smtp.host` is not set (email alerts are off). */
 export function smtpMailer(smtp: SmtpConfig = config().smtp): MailLike | null {
   const { host, from } = smtp;
@@ -33,6 +35,9 @@ export function smtpMailer(smtp: SmtpConfig = config().smtp): MailLike | null {
       port: smtp.port,
       secure: smtp.secure,
       auth: smtp.user ? { user: smtp.user, pass: smtp.password ?? "" } : undefined,
+      // a password never crosses the network in clear text: without `secure`, a server that does
+      // not offer STARTTLS is refused (a relay on this machine's loopback may go without)
+      requireTLS: Boolean(smtp.user) && !smtp.secure && !isLoopbackHost(host),
       connectionTimeout: timeoutMs,
       greetingTimeout: timeoutMs,
       socketTimeout: timeoutMs,
