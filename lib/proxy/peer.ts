@@ -2,7 +2,8 @@
 // looked up in /proc/net/tcp{,6} to find the client socket's inode, the inode under
 // /proc/<pid>/fd, and the process name in /proc/<pid>/comm. Best effort: any failure (another
 // OS, another user's process, a race with the process exiting) gives null. It runs beside the
-// upstream request, never in its way; processes found before are searched first.
+// upstream request, never in its way; processes found before are searched first, and lookups
+// that arrive together share one pass over /proc.
 import fs from "node:fs/promises";
 
 export type Peer = { pid: number; processName: string | null };
@@ -26,21 +27,21 @@ export function findInode(table: string, clientPort: number, serverPort: number)
 
 const recent: number[] = [];
 
-async function owns(pid: number, target: string): Promise<boolean> {
+/** The fd links of a process (`socket:[123]`, paths…), read until `stop` says enough. */
+async function scanFds(pid: number, visit: (link: string) => boolean): Promise<void> {
   let fds: string[];
   try {
     fds = await fs.readdir(`/proc/${pid}/fd`);
   } catch {
-    return false;
+    return;
   }
   for (const fd of fds) {
     try {
-      if ((await fs.readlink(`/proc/${pid}/fd/${fd}`)) === target) return true;
+      if (visit(await fs.readlink(`/proc/${pid}/fd/${fd}`))) return;
     } catch {
       /* closed meanwhile */
     }
   }
-  return false;
 }
 
 async function comm(pid: number): Promise<string | null> {
@@ -51,31 +52,76 @@ async function comm(pid: number): Promise<string | null> {
   }
 }
 
-/** The process on this host that holds the client end of the connection clientPort → serverPort. */
-export async function findPeer(clientPort: number, serverPort: number): Promise<Peer | null> {
-  if (process.platform !== "linux") return null;
+type Wanted = { clientPort: number; serverPort: number; resolve: (p: Peer | null) => void };
+let waiting: Wanted[] = [];
+let scanning: Promise<void> | null = null;
+
+/**
+ * One pass over /proc for every lookup waiting: the socket tables are read once and each
+ * process's fds once, however many connections arrived together (a client opening 16 at once
+ * costs one pass, not 16).
+ */
+async function scan(batch: Wanted[]): Promise<void> {
+  const byTarget = new Map<string, Wanted[]>();
   try {
-    let inode: string | null = null;
-    for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-      inode = findInode(await fs.readFile(file, "utf8").catch(() => ""), clientPort, serverPort);
-      if (inode) break;
+    const tables = await Promise.all(["/proc/net/tcp", "/proc/net/tcp6"].map((f) => fs.readFile(f, "utf8").catch(() => "")));
+    for (const w of batch) {
+      let inode: string | null = null;
+      for (const table of tables) if ((inode = findInode(table, w.clientPort, w.serverPort))) break;
+      if (!inode) continue;
+      const target = `socket:[${inode}]`;
+      byTarget.set(target, [...(byTarget.get(target) ?? []), w]);
     }
-    if (!inode) return null;
-    const target = `socket:[${inode}]`;
-    const candidates = [...recent];
-    for (const pid of candidates) {
-      if (await owns(pid, target)) return { pid, processName: await comm(pid) };
-    }
-    const pids = (await fs.readdir("/proc")).filter((d) => /^\d+$/.test(d)).map(Number).filter((p) => !candidates.includes(p));
-    for (const pid of pids) {
-      if (await owns(pid, target)) {
+    const found = async (pid: number, link: string) => {
+      const ws = byTarget.get(link)!;
+      byTarget.delete(link);
+      if (!recent.includes(pid)) {
         recent.unshift(pid);
         if (recent.length > 16) recent.pop();
-        return { pid, processName: await comm(pid) };
+      }
+      const peer = { pid, processName: await comm(pid) };
+      for (const w of ws) w.resolve(peer);
+    };
+    const visit = async (pid: number) => {
+      const hits: string[] = [];
+      await scanFds(pid, (link) => {
+        if (byTarget.has(link)) hits.push(link);
+        return hits.length === byTarget.size;
+      });
+      for (const link of hits) await found(pid, link);
+    };
+    // processes found before first: an agent opens many connections over its life
+    for (const pid of [...recent]) if (byTarget.size) await visit(pid);
+    if (byTarget.size) {
+      const pids = (await fs.readdir("/proc")).filter((d) => /^\d+$/.test(d)).map(Number);
+      for (const pid of pids) {
+        if (!byTarget.size) break;
+        if (!recent.includes(pid)) await visit(pid);
       }
     }
   } catch {
     /* best effort */
+  } finally {
+    for (const w of batch) w.resolve(null); // those not found (a resolved promise ignores this)
   }
-  return null;
+}
+
+/** The process on this host that holds the client end of the connection clientPort → serverPort. */
+export function findPeer(clientPort: number, serverPort: number): Promise<Peer | null> {
+  if (process.platform !== "linux") return Promise.resolve(null);
+  return new Promise((resolve) => {
+    waiting.push({ clientPort, serverPort, resolve });
+    if (!scanning) void next();
+  });
+}
+
+/** Runs passes while lookups are waiting; those that arrive during a pass go in the next one. */
+async function next(): Promise<void> {
+  while (waiting.length) {
+    const batch = waiting;
+    waiting = [];
+    scanning = scan(batch);
+    await scanning;
+  }
+  scanning = null;
 }
