@@ -28,6 +28,8 @@ export type SenderStats = { sent: number; spooled: number; dropped: number; pend
 const SUFFIX = ".jsonl";
 
 export class ExchangeSender {
+  /** added, not serialized yet */
+  private fresh: WireExchange[] = [];
   private queue: string[] = [];
   private queueBytes = 0;
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -48,11 +50,25 @@ export class ExchangeSender {
     void this.flush();
   }
 
-  /** Queues one exchange (cheap: the agent's request never waits on delivery). */
+  /**
+   * Queues one exchange. Cheap: it is serialized later, with the others of the same turn of the
+   * event loop, so that no agent's answer waits behind the JSON of a finished exchange.
+   */
   add(x: WireExchange): void {
-    const line = JSON.stringify(x);
-    this.queue.push(line);
-    this.queueBytes += line.length;
+    this.fresh.push(x);
+    if (this.fresh.length === 1) setImmediate(() => this.serializeFresh());
+  }
+
+  /** Serializes what was added since the last time, then sends (or spools) what is due. */
+  private serializeFresh(): void {
+    if (!this.fresh.length) return;
+    const xs = this.fresh;
+    this.fresh = [];
+    for (const x of xs) {
+      const line = JSON.stringify(x);
+      this.queue.push(line);
+      this.queueBytes += line.length;
+    }
     // a slow server must not grow memory: while a send hangs, what piles up goes to the spool
     // (named by time, so it still sorts after the batch in flight should that one fail)
     if (this.busy && this.queueBytes >= 4 * this.o.batchBytes) this.spool(this.takeAll());
@@ -60,7 +76,7 @@ export class ExchangeSender {
   }
 
   snapshot(): SenderStats {
-    return { ...this.stats, pending: this.queue.length, spoolFiles: this.spoolFiles().length };
+    return { ...this.stats, pending: this.queue.length + this.fresh.length, spoolFiles: this.spoolFiles().length };
   }
 
   /** Sends (or spools) everything queued, spool first. Concurrent calls share one run. */
@@ -75,10 +91,12 @@ export class ExchangeSender {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.flush();
-    if (this.queue.length) this.spool(this.take());
+    this.serializeFresh();
+    if (this.queue.length) this.spool(this.takeAll());
   }
 
   private take(): string[] {
+    this.serializeFresh();
     const out: string[] = [];
     let bytes = 0;
     while (this.queue.length && out.length < this.o.batchSize && (out.length === 0 || bytes + this.queue[0].length < this.o.batchBytes)) {
@@ -193,6 +211,7 @@ export class ExchangeSender {
       else this.stats.dropped += lines.length;
       fs.rmSync(p, { force: true });
     }
+    this.serializeFresh();
     while (this.queue.length) {
       const takenAt = Date.now();
       const lines = this.take();
@@ -211,6 +230,7 @@ export class ExchangeSender {
   }
 
   private takeAll(): string[] {
+    this.serializeFresh();
     const all = this.queue;
     this.queue = [];
     this.queueBytes = 0;

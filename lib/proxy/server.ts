@@ -17,6 +17,8 @@ export type ProxyOptions = {
   upstreams: Upstreams;
   agentName?: string;
   timeoutMs?: number;
+  /** ms the upstream may stay silent mid-answer */
+  idleTimeoutMs?: number;
   /** look up the calling process of loopback clients (Linux); default on */
   peers?: boolean;
   onExchange: (x: WireExchange) => void;
@@ -27,7 +29,38 @@ export type RunningProxy = { url: string; server: http.Server; close: () => Prom
 /** How long a finished exchange waits for its peer lookup (a first scan of /proc can take ~100 ms on a busy host) before it is queued without one; the agent never waits for it. */
 const PEER_WAIT_MS = 1000;
 
-function nodeSink(res: http.ServerResponse): ClientSink {
+/**
+ * The agent's answer on a Node response. The first bytes go out at once (with the headers);
+ * the chunks that arrive after them in one turn of the event loop leave together, as one
+ * buffer in one write, at the end of that turn (the check phase, before any wait for more
+ * input): a stream of small events costs a write per turn, not three buffers per event in a
+ * writev, and no event is held for the next one.
+ */
+export function nodeSink(res: http.ServerResponse): ClientSink {
+  let gathered: Buffer[] = [];
+  let gatheredBytes = 0;
+  let turnOpen = false; // a write is scheduled for the end of this turn
+  let drainWaiters: (() => void)[] = [];
+  const wakeWhenDrained = () => {
+    if (!drainWaiters.length) return;
+    if (res.writableNeedDrain) return void res.once("drain", wakeWhenDrained);
+    const waiters = drainWaiters;
+    drainWaiters = [];
+    for (const cb of waiters) cb();
+  };
+  const takeGathered = (): Buffer | null => {
+    if (!gathered.length) return null;
+    const out = gathered.length === 1 ? gathered[0] : Buffer.concat(gathered, gatheredBytes);
+    gathered = [];
+    gatheredBytes = 0;
+    return out;
+  };
+  const endOfTurn = () => {
+    turnOpen = false;
+    const bytes = takeGathered();
+    if (bytes && !res.destroyed) res.write(bytes);
+    wakeWhenDrained();
+  };
   return {
     head(status, headers) {
       res.writeHead(status, headers.flat());
@@ -37,19 +70,25 @@ function nodeSink(res: http.ServerResponse): ClientSink {
         if (!res.headersSent && !res.destroyed) res.flushHeaders();
       });
     },
-    // Chunks read in one turn of the event loop leave in one write at the end of that turn (the
-    // check phase, before any wait for more input): fewer syscalls under load, no event held for
-    // the next one.
     write(chunk) {
-      if (!res.headersSent) return res.write(chunk); // the first bytes (and the headers) at once
-      if (!res.writableCorked) {
-        res.cork();
-        setImmediate(() => res.uncork());
+      if (!turnOpen) {
+        turnOpen = true;
+        setImmediate(endOfTurn);
+        if (!res.headersSent) return res.write(chunk); // the first bytes (and the headers) at once
       }
-      return res.write(chunk);
+      gathered.push(chunk);
+      gatheredBytes += chunk.length;
+      return !res.writableNeedDrain && gatheredBytes + res.writableLength < res.writableHighWaterMark;
     },
-    onDrain: (cb) => void res.once("drain", cb),
-    end: () => void res.end(),
+    onDrain(cb) {
+      drainWaiters.push(cb);
+      if (!turnOpen) wakeWhenDrained();
+    },
+    end() {
+      const bytes = takeGathered();
+      if (bytes) res.end(bytes);
+      else res.end();
+    },
     abort: () => void res.destroy(),
   };
 }
@@ -101,6 +140,7 @@ export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
         body: req,
         signal: abort.signal,
         timeoutMs: o.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+        idleTimeoutMs: o.idleTimeoutMs,
         origin: { agent_name: agent ?? null, session_id: session ?? null, host: hostName },
         recorded: (x) => {
           const deliver = (p: Peer | null) => {

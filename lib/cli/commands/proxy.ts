@@ -20,11 +20,13 @@ export type ProxyOptions = {
   spool?: string;
   spoolMaxMb: number;
   timeout: number;
+  idleTimeout: number;
 };
 
 export const DEFAULT_PROXY_LISTEN = "127.0.0.1:8788";
 export const DEFAULT_SPOOL_MAX_MB = 256;
 export const DEFAULT_TIMEOUT_SECS = 600;
+export const DEFAULT_IDLE_TIMEOUT_SECS = 600;
 
 /** `--upstream NAME=URL`, repeatable. */
 export function collectUpstream(value: string, previous: string[] | undefined): string[] {
@@ -63,6 +65,7 @@ export async function proxy(opts: ProxyOptions, deps: ImportDeps): Promise<void>
       upstreams,
       agentName: opts.agentName,
       timeoutMs: opts.timeout * 1000,
+      idleTimeoutMs: opts.idleTimeout * 1000,
       onExchange: (x) => sender.add(x),
     });
   } catch (e) {
