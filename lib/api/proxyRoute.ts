@@ -3,7 +3,10 @@
 // `X-SightDesk-Token: <ingest token>` (checked like a bearer token with the ingest scope, never
 // sent upstream). The upstream's address must pass the outbound policy (outbound.allow_private)
 // and the connection is pinned to the checked address. The exchange is stored through the
-// ingest path after the agent's answer has ended: storing never delays the agent.
+// ingest path after the agent's answer has ended: storing never delays the agent. A client on
+// this host is found by its connection (peer.ts, as the CLI proxy does), so its session is the
+// real process.
+import os from "node:os";
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import type { LookupFunction } from "node:net";
@@ -15,8 +18,9 @@ import { db } from "../db/client";
 import { OutboundBlockedError, resolveOutbound } from "../net/pinned";
 import type { WireExchange } from "../proxy/exchange";
 import { forward, proxyErrorBody, type ClientSink } from "../proxy/forward";
-import { upstreamMap } from "../proxy/routes";
-import { routeRequest } from "../proxy/routes";
+import { connectionPeer, fromCaller, withPeer } from "../proxy/peer";
+import { requestSocket } from "../proxy/requestSocket";
+import { routeRequest, upstreamMap } from "../proxy/routes";
 import { ApiError } from "./errors";
 import { prepareIngestBody, storePrepared } from "./ingest";
 import { errorResponse } from "./route";
@@ -140,6 +144,9 @@ export async function proxyRequest(req: Request): Promise<Response> {
   const { sink, response } = webSink(cancel);
   const agent = req.headers.get("x-sightdesk-agent")?.trim() || null;
   const session = req.headers.get("x-sightdesk-session")?.trim() || null;
+  // a client on this host: its process, as the CLI proxy finds it (once per connection)
+  const socket = requestSocket();
+  const peer = socket ? connectionPeer(socket) : null;
   void forward(
     {
       method: req.method,
@@ -151,7 +158,10 @@ export async function proxyRequest(req: Request): Promise<Response> {
       signal: abort.signal,
       lookup,
       origin: { agent_name: agent, session_id: session },
-      recorded: (x) => void store(x),
+      recorded: (x) => {
+        if (!peer) return void store(x);
+        withPeer(peer, (p) => void store(p ? { ...fromCaller(x, p), host: os.hostname() } : x));
+      },
     },
     sink,
   );

@@ -5,6 +5,8 @@
 // upstream request, never in its way; processes found before are searched first, and lookups
 // that arrive together share one pass over /proc.
 import fs from "node:fs/promises";
+import type { Socket } from "node:net";
+import type { WireExchange } from "./exchange";
 
 export type Peer = { pid: number; processName: string | null };
 
@@ -124,4 +126,60 @@ async function next(): Promise<void> {
     await scanning;
   }
   scanning = null;
+}
+
+/** A connection's caller: looked up once per connection, settled (value known) or under way. */
+export type PeerLookup = { promise: Promise<Peer | null>; settled: boolean; value: Peer | null };
+
+const NO_PEER: PeerLookup = { promise: Promise.resolve(null), settled: true, value: null };
+const bySocket = new WeakMap<Socket, PeerLookup>();
+
+/**
+ * The calling process of a connection from this host (loopback), looked up the first time the
+ * connection is seen and kept for its life: a keep-alive client costs one lookup, not one per
+ * request. Any other connection has no peer.
+ */
+export function connectionPeer(socket: Socket): PeerLookup {
+  let l = bySocket.get(socket);
+  if (l) return l;
+  if (!isLoopback(socket.remoteAddress) || !socket.remotePort || !socket.localPort) l = NO_PEER;
+  else {
+    const lookup: PeerLookup = { promise: Promise.resolve(null), settled: false, value: null };
+    lookup.promise = findPeer(socket.remotePort, socket.localPort).then((p) => {
+      lookup.settled = true;
+      lookup.value = p;
+      return p;
+    });
+    l = lookup;
+  }
+  bySocket.set(socket, l);
+  return l;
+}
+
+/** How long a finished exchange waits for its caller (a first scan of /proc can take ~100 ms on a busy host); the agent never waits for it. */
+export const PEER_WAIT_MS = 1000;
+
+/** Calls `deliver` with the caller once known, or with null after `waitMs`. */
+export function withPeer(lookup: PeerLookup, deliver: (p: Peer | null) => void, waitMs = PEER_WAIT_MS): void {
+  if (lookup.settled) return deliver(lookup.value);
+  let waiting = true;
+  const t = setTimeout(() => {
+    waiting = false;
+    deliver(null);
+  }, waitMs);
+  void lookup.promise.then((p) => {
+    if (!waiting) return;
+    clearTimeout(t);
+    deliver(p);
+  });
+}
+
+/** The exchange with its caller's pid and process name (the process name is the agent's name when nothing else names it). */
+export function fromCaller(x: WireExchange, p: Peer | null): WireExchange {
+  if (p) {
+    x.pid = p.pid;
+    x.process_name = p.processName;
+    if (!x.agent_name && p.processName) x.agent_name = p.processName;
+  }
+  return x;
 }

@@ -8,7 +8,7 @@ import os from "node:os";
 import type { WireExchange } from "./exchange";
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, forward, proxyErrorBody, type ClientSink } from "./forward";
 import { headerValue, pairsFromRaw } from "./headers";
-import { findPeer, isLoopback, type Peer } from "./peer";
+import { connectionPeer, fromCaller, withPeer } from "./peer";
 import { routeRequest, type Upstreams } from "./routes";
 
 export type ProxyOptions = {
@@ -25,9 +25,6 @@ export type ProxyOptions = {
 };
 
 export type RunningProxy = { url: string; server: http.Server; close: () => Promise<void> };
-
-/** How long a finished exchange waits for its peer lookup (a first scan of /proc can take ~100 ms on a busy host) before it is queued without one; the agent never waits for it. */
-const PEER_WAIT_MS = 1000;
 
 /**
  * The agent's answer on a Node response. The first bytes go out at once (with the headers);
@@ -101,31 +98,12 @@ function notFound(res: http.ServerResponse, path: string, upstreams: Upstreams):
 }
 
 export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
-  type Lookup = { promise: Promise<Peer | null>; settled: boolean; value: Peer | null };
-  const peers = new WeakMap<net.Socket, Lookup>();
   const hostName = os.hostname();
-  const peerOf = (socket: net.Socket, serverPort: number): Lookup => {
-    let l = peers.get(socket);
-    if (!l) {
-      const wanted = o.peers !== false && isLoopback(socket.remoteAddress) && socket.remotePort;
-      const lookup: Lookup = { promise: Promise.resolve(null), settled: !wanted, value: null };
-      if (wanted) {
-        lookup.promise = findPeer(socket.remotePort!, serverPort).then((p) => {
-          lookup.settled = true;
-          lookup.value = p;
-          return p;
-        });
-      }
-      peers.set(socket, (l = lookup));
-    }
-    return l;
-  };
-
   const server = http.createServer({ noDelay: true, keepAliveTimeout: 65_000 }, (req, res) => {
     const route = routeRequest(req.url ?? "/", o.upstreams);
     if (!route) return notFound(res, req.url ?? "/", o.upstreams);
     const pairs = pairsFromRaw(req.rawHeaders);
-    const peer = peerOf(req.socket, (req.socket.localPort ?? 0));
+    const peer = o.peers === false ? null : connectionPeer(req.socket);
     const abort = new AbortController();
     res.on("close", () => {
       if (!res.writableFinished) abort.abort();
@@ -143,25 +121,8 @@ export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
         idleTimeoutMs: o.idleTimeoutMs,
         origin: { agent_name: agent ?? null, session_id: session ?? null, host: hostName },
         recorded: (x) => {
-          const deliver = (p: Peer | null) => {
-            if (p) {
-              x.pid = p.pid;
-              x.process_name = p.processName;
-              if (!x.agent_name && p.processName) x.agent_name = p.processName;
-            }
-            o.onExchange(x);
-          };
-          if (peer.settled) return deliver(peer.value);
-          let waiting = true;
-          const t = setTimeout(() => {
-            waiting = false;
-            deliver(null);
-          }, PEER_WAIT_MS);
-          void peer.promise.then((p) => {
-            if (!waiting) return;
-            clearTimeout(t);
-            deliver(p);
-          });
+          if (!peer) return o.onExchange(x);
+          withPeer(peer, (p) => o.onExchange(fromCaller(x, p)));
         },
       },
       nodeSink(res),

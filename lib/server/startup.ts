@@ -7,6 +7,7 @@ import { startAlertWorker } from "../alerts/worker";
 import { config } from "../config/load";
 import { startDeadLoopAction } from "../deadloop/action";
 import { startSweeps } from "../sweeps/scheduler";
+import { trackRequestSockets } from "../proxy/requestSocket";
 
 export async function startup(): Promise<void> {
   // Configuration first: an invalid key stops the server before it touches anything.
@@ -17,6 +18,8 @@ export async function startup(): Promise<void> {
     console.error(`[sightdesk] refusing to start: ${(e as Error).message}`);
     throw e;
   }
+  // Requests know their connection, so the mounted proxy can find its caller (SPEC §2.6).
+  trackRequestSockets();
   // The data directory 0700 and SightDesk's files in it 0600, before anything is written there.
   secureDataDir();
   const database = db();
