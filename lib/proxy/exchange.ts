@@ -25,7 +25,7 @@ export type WireExchange = Omit<CallOrigin, "call_id"> & {
   response: { status: number; headers: Record<string, string>; body?: string | null; sse?: string } | null;
   error?: string;
   cancelled?: boolean;
-  /** bytes the proxy did not record (over its cap); not part of §2.2, dropped by the server */
+  /** bytes the proxy did not record (over its cap), kept with the call */
   recording_truncated?: number;
 };
 
