@@ -6,13 +6,16 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import http from "node:http";
 import type { Socket } from "node:net";
 
-const current = new AsyncLocalStorage<Socket>();
-let installed = false;
+// One store per process, kept on globalThis: Next bundles this module separately into the
+// instrumentation hook (which installs it) and into each route (which reads it).
+const holder = globalThis as unknown as { sightdeskRequestSocket?: { store: AsyncLocalStorage<Socket>; installed: boolean } };
+const shared = (holder.sightdeskRequestSocket ??= { store: new AsyncLocalStorage<Socket>(), installed: false });
+const current = shared.store;
 
 /** From now on, every request served by an http.Server in this process knows its socket. */
 export function trackRequestSockets(): void {
-  if (installed) return;
-  installed = true;
+  if (shared.installed) return;
+  shared.installed = true;
   const emit = http.Server.prototype.emit as (this: http.Server, event: string | symbol, ...args: unknown[]) => boolean;
   http.Server.prototype.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
     if (event !== "request") return emit.call(this, event, ...args);
