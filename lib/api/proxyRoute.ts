@@ -65,10 +65,28 @@ export function untransformed(headers: [string, string][]): [string, string][] {
   return out;
 }
 
-/** A ReadableStream the forwarder writes into, and the Response around it once the status is known. */
+/**
+ * A ReadableStream the forwarder writes into, and the Response around it once the status is
+ * known. As in the CLI proxy, the first bytes go at once and the chunks that arrive after them in
+ * one turn of the event loop go as one, at the end of that turn (one write to the agent, not one
+ * per event).
+ */
 function webSink(onCancel: () => void): { sink: ClientSink; response: Promise<Response> } {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let drains: (() => void)[] = [];
+  let gathered: Buffer[] = [];
+  let gatheredBytes = 0;
+  let turnOpen = false;
+  let started = false;
+  const enqueue = (chunk: Buffer) => controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  const endOfTurn = () => {
+    turnOpen = false;
+    if (!gathered.length) return;
+    const bytes = gathered.length === 1 ? gathered[0] : Buffer.concat(gathered, gatheredBytes);
+    gathered = [];
+    gatheredBytes = 0;
+    if (!closed) enqueue(bytes);
+  };
   let resolve!: (r: Response) => void;
   const response = new Promise<Response>((r) => (resolve = r));
   let closed = false;
@@ -96,12 +114,23 @@ function webSink(onCancel: () => void): { sink: ClientSink; response: Promise<Re
     },
     write(chunk) {
       if (closed) return true;
-      controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-      return (controller.desiredSize ?? 1) > 0;
+      if (!started) {
+        started = true;
+        enqueue(chunk); // the first bytes at once
+        return (controller.desiredSize ?? 1) > 0;
+      }
+      gathered.push(chunk);
+      gatheredBytes += chunk.length;
+      if (!turnOpen) {
+        turnOpen = true;
+        setImmediate(endOfTurn);
+      }
+      return (controller.desiredSize ?? 1) - gatheredBytes > 0;
     },
     onDrain: (cb) => void drains.push(cb),
     end() {
       if (closed) return;
+      endOfTurn();
       closed = true;
       controller.close();
     },
