@@ -136,7 +136,7 @@ function runStub(): void {
 async function startRealServer(): Promise<Ingest> {
   const { startServer } = await import("../tests/integration/support/server");
   const Database = (await import("better-sqlite3")).default;
-  const server = await startServer({ SIGHTDESK_ALERTS__ENABLED: "false" }, { databaseInDataDir: true });
+  const server = await startServer({}, { databaseInDataDir: true });
   const pgid = serverGroup(server.url);
   return {
     url: server.url, token: server.token,
