@@ -284,6 +284,7 @@ async function main() {
   if (wanted("throughput")) {
     // JSON exchanges through the proxy for SECONDS, then counted where they landed
     const already = await ingest.recorded();
+    const cpuAtStart = { proxy: proxyCpu(), ingest: ingest.cpu() };
     let done = 0;
     const cpu = cpuMeter({ proxy: proxyCpu, [REAL_SERVER ? "server" : "stub"]: ingest.cpu, bench: selfCpu });
     const t0 = performance.now();
@@ -315,9 +316,16 @@ async function main() {
     const cpuText = (c: Record<string, number>) => Object.entries(c).map(([k, v]) => `${k} ${v} %`).join(", ");
     console.log(`\nThroughput (JSON, ${CLIENTS} clients, ${SECONDS} s, into ${where}): ${Math.round(done / elapsed)} exchanges/s proxied; ${landed} of ${done} landed in ${landedSeconds.toFixed(1)} s = ${Math.round(landed / landedSeconds)} exchanges/s recorded`);
     console.log(`CPU while proxying: ${cpuText(during)}; while draining afterwards (${((performance.now() - t0) / 1000 - elapsed).toFixed(1)} s): ${cpuText(afterRun)}`);
+    // CPU per exchange, from the first request until the last exchange landed
+    const perExchange = (seconds: number) => `${((seconds * 1000) / Math.max(1, landed)).toFixed(2)} ms`;
+    const proxyMs = perExchange(proxyCpu() - cpuAtStart.proxy);
+    const ingestMs = perExchange(ingest.cpu() - cpuAtStart.ingest);
+    console.log(`CPU per exchange, until the last one landed: proxy ${proxyMs} (forwarding and recording), ${REAL_SERVER ? "server" : "stub"} ${ingestMs}`);
     if (REAL_SERVER) {
-      const busiest = (during.server ?? 0) >= (during.proxy ?? 0) ? "server" : "proxy";
-      console.log(`Bottleneck: the ${busiest} (the busier process while proxying; 100 % is one core, the server can use more than one)`);
+      const serverBound = landed / landedSeconds < 0.9 * (done / elapsed);
+      console.log(serverBound
+        ? `Bottleneck: the server (it stored ${Math.round(landed / landedSeconds)}/s while the proxy passed ${Math.round(done / elapsed)}/s; the proxy queued and spooled the rest, the agents never waited)`
+        : `Bottleneck: the proxy (the server stored exchanges as fast as the proxy passed them)`);
     }
   }
 
