@@ -17,19 +17,31 @@ export const isLoopback = (address: string | undefined): boolean => !!address &&
 /** `0100007F:1F90` → port 8080 (the address part is not needed: ports identify the pair on loopback). */
 const portOf = (hexAddr: string): number => parseInt(hexAddr.slice(hexAddr.lastIndexOf(":") + 1), 16);
 
-/** The inode of the socket whose local port is `clientPort` and remote port `serverPort` (the client's end). */
-export function findInode(table: string, clientPort: number, serverPort: number): string | null {
+const pair = (clientPort: number, serverPort: number) => `${clientPort}>${serverPort}`;
+
+/**
+ * The inodes of the client ends of the connections wanted (by `pair(clientPort, serverPort)`:
+ * the socket whose local port is the client's and remote port the server's), read from a
+ * /proc/net/tcp table in one pass.
+ */
+export function findInodes(table: string, wanted: ReadonlySet<string>): Map<string, string> {
+  const out = new Map<string, string>();
   for (const line of table.split("\n")) {
     const f = line.trim().split(/\s+/);
-    if (f.length < 10 || f[0] === "sl") continue;
-    if (portOf(f[1]) === clientPort && portOf(f[2]) === serverPort && f[9] !== "0") return f[9];
+    if (f.length < 10 || f[0] === "sl" || f[9] === "0") continue;
+    const key = pair(portOf(f[1]), portOf(f[2]));
+    if (wanted.has(key)) out.set(key, f[9]);
   }
-  return null;
+  return out;
 }
+
+/** The inode of the client end of one connection, or null. */
+export const findInode = (table: string, clientPort: number, serverPort: number): string | null =>
+  findInodes(table, new Set([pair(clientPort, serverPort)])).get(pair(clientPort, serverPort)) ?? null;
 
 const recent: number[] = [];
 
-/** The fd links of a process (`socket:[123]`, paths…), read until `stop` says enough. */
+/** Reads the fd links of a process (`socket:[123]`, paths…) into `visit`, until it returns true. */
 async function scanFds(pid: number, visit: (link: string) => boolean): Promise<void> {
   let fds: string[];
   try {
@@ -67,9 +79,10 @@ async function scan(batch: Wanted[]): Promise<void> {
   const byTarget = new Map<string, Wanted[]>();
   try {
     const tables = await Promise.all(["/proc/net/tcp", "/proc/net/tcp6"].map((f) => fs.readFile(f, "utf8").catch(() => "")));
+    const wanted = new Set(batch.map((w) => pair(w.clientPort, w.serverPort)));
+    const inodes = new Map(tables.flatMap((t) => [...findInodes(t, wanted)]));
     for (const w of batch) {
-      let inode: string | null = null;
-      for (const table of tables) if ((inode = findInode(table, w.clientPort, w.serverPort))) break;
+      const inode = inodes.get(pair(w.clientPort, w.serverPort));
       if (!inode) continue;
       const target = `socket:[${inode}]`;
       byTarget.set(target, [...(byTarget.get(target) ?? []), w]);

@@ -33,7 +33,7 @@ export type RunningProxy = { url: string; server: http.Server; close: () => Prom
  * input): a stream of small events costs a write per turn, not three buffers per event in a
  * writev, and no event is held for the next one.
  */
-export function nodeSink(res: http.ServerResponse): ClientSink {
+function nodeSink(res: http.ServerResponse): ClientSink {
   let gathered: Buffer[] = [];
   let gatheredBytes = 0;
   let turnOpen = false; // a write is scheduled for the end of this turn
