@@ -16,9 +16,11 @@
 //   database); the throughput run then reports exchanges/s proxied, exchanges/s that landed in
 //   the database (rows counted once the proxy's queue and spool have drained), and the CPU of
 //   the proxy and of the server, which tells which of the two was the bottleneck.
+// --bare puts a bare Node pass-through (http server piped to http client, nothing recorded) in
+// place of the proxy: the floor that Node's HTTP handling sets on this machine.
 //
 // Usage: npm run bench:proxy [-- --requests 2000 --sse-requests 300 --clients 16 --seconds 5
-//   --rate 400 --only json-1,sse-1,json-b2b,sse-b2b,json-paced,sse-paced,throughput --server]
+//   --rate 400 --only json-1,sse-1,json-b2b,sse-b2b,json-paced,sse-paced,throughput --server --bare]
 import { fork, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -38,6 +40,8 @@ const SSE_EVENTS = 500;
 /** Total request rate of the paced runs: agents wait for their model, they do not fire back to back. */
 const RATE = flag("rate", 400);
 const REAL_SERVER = process.argv.includes("--server");
+/** A bare pass-through (no recording, no caller lookup) in place of `sightdesk proxy`: the floor Node's HTTP costs set. */
+const BARE = process.argv.includes("--bare");
 const ONLY = process.argv.includes("--only") ? new Set(process.argv[process.argv.indexOf("--only") + 1].split(",")) : null;
 const wanted = (name: string) => !ONLY || ONLY.has(name);
 
@@ -60,11 +64,11 @@ function listen(server: http.Server): Promise<string> {
 
 const TICK = 100; // clock ticks per second of /proc/<pid>/stat (CLK_TCK on Linux)
 
-/** CPU seconds (user + system) used so far by a process, or by every process of a process group. */
-function cpuSeconds(pid: number, group = false): number {
+/** CPU seconds (user + system) used so far by a process, by every process of a process group, or by a process's main thread. */
+function cpuSeconds(pid: number, group = false, mainThread = false): number {
   const read = (p: string) => {
     try {
-      const stat = fs.readFileSync(`/proc/${p}/stat`, "utf8");
+      const stat = fs.readFileSync(mainThread ? `/proc/${p}/task/${p}/stat` : `/proc/${p}/stat`, "utf8");
       const f = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // f[0] is field 3 (state)
       return { pgrp: Number(f[2]), ticks: Number(f[11]) + Number(f[12]) };
     } catch {
@@ -130,6 +134,20 @@ function runStub(): void {
   });
   process.on("message", () => process.send!(marked));
   void listen(sink).then((url) => process.send!(url));
+}
+
+/** The --bare reference: Node's http server and client piped together, nothing recorded. */
+function runBareProxy(): void {
+  const [port, upstream] = process.argv.slice(process.argv.indexOf("--bare-proxy") + 1);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  const server = http.createServer({ noDelay: true }, (req, res) => {
+    const up = http.request(`${upstream}${req.url!.replace(/^\/openai/, "")}`, { method: req.method, headers: req.headers, agent }, (r) => {
+      res.writeHead(r.statusCode!, r.headers);
+      r.pipe(res);
+    });
+    req.pipe(up);
+  });
+  server.listen(Number(port), "127.0.0.1", () => process.stderr.write("Recording proxy on (bare)\n"));
 }
 
 /** The real server on a fresh SQLite database (needs `npm run build`). */
@@ -198,7 +216,10 @@ async function main() {
       probe.close(() => r(p));
     });
   });
-  const child = spawn(process.execPath, [...(process.env.BENCH_PROXY_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROXY_PROF}`] : []), path.join(__dirname, "../bin/sightdesk.mjs"), "proxy", "--url", ingest.url, "--token", ingest.token, "--listen", `127.0.0.1:${port}`, "--upstream", `openai=${providerUrl}`, "--agent-name", "bench", "--spool", spoolDir], { stdio: ["ignore", "ignore", "pipe"] });
+  const profile = process.env.BENCH_PROXY_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROXY_PROF}`] : [];
+  const child = BARE
+    ? fork(__filename, ["--bare-proxy", String(port), providerUrl], { execArgv: [...process.execArgv, ...profile], stdio: ["ignore", "ignore", "pipe", "ipc"] })
+    : spawn(process.execPath, [...profile, path.join(__dirname, "../bin/sightdesk.mjs"), "proxy", "--url", ingest.url, "--token", ingest.token, "--listen", `127.0.0.1:${port}`, "--upstream", `openai=${providerUrl}`, "--agent-name", "bench", "--spool", spoolDir], { stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   child.stderr!.on("data", (d: Buffer) => (log += d.toString()));
   while (!log.includes("Recording proxy on")) {
@@ -207,6 +228,8 @@ async function main() {
   }
   const proxy = { url: `http://127.0.0.1:${port}` };
   const proxyCpu = () => cpuSeconds(child.pid!);
+  /** the thread that forwards (the sender thread's work is not on the agents' path) */
+  const proxyMainCpu = () => cpuSeconds(child.pid!, false, true);
 
   const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
   /** One request: ms to the first body byte and to the end. */
@@ -233,6 +256,7 @@ async function main() {
     let next = 0;
     const cpu = cpuMeter({ proxy: proxyCpu, bench: selfCpu });
     const proxyBefore = proxyCpu();
+    const mainBefore = proxyMainCpu();
     await Promise.all(
       Array.from({ length: clients }, async (_, i) => {
         if (interval) await new Promise((r) => setTimeout(r, (interval * i) / clients)); // staggered
@@ -247,7 +271,7 @@ async function main() {
         }
       }),
     );
-    const used: Record<string, number> = { ...cpu(), proxyMsPerRequest: ((proxyCpu() - proxyBefore) * 1000) / n };
+    const used: Record<string, number> = { ...cpu(), proxyMsPerRequest: ((proxyCpu() - proxyBefore) * 1000) / n, mainMsPerRequest: ((proxyMainCpu() - mainBefore) * 1000) / n };
     const q = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))];
     return { ttfb50: q(ttfb, 0.5), ttfb99: q(ttfb, 0.99), total50: q(total, 0.5), total99: q(total, 0.99), cpu: used };
   }
@@ -269,7 +293,7 @@ async function main() {
       const d = await run(direct, body, n, clients, rate);
       const p = await run(proxied, body, n, clients, rate);
       rows.push(`| ${label} | ${who} | direct | ${n} | ${f(d.ttfb50)} | ${f(d.ttfb99)} | ${f(d.total50)} | ${f(d.total99)} | | ${d.cpu.bench} |`);
-      rows.push(`| ${label} | ${who} | proxy | ${n} | ${f(p.ttfb50)} | ${f(p.ttfb99)} | ${f(p.total50)} | ${f(p.total99)} | ${p.cpu.proxy} (${p.cpu.proxyMsPerRequest.toFixed(2)} ms/req) | ${p.cpu.bench} |`);
+      rows.push(`| ${label} | ${who} | proxy | ${n} | ${f(p.ttfb50)} | ${f(p.ttfb99)} | ${f(p.total50)} | ${f(p.total99)} | ${p.cpu.proxy} (${p.cpu.proxyMsPerRequest.toFixed(2)} ms/req, main thread ${p.cpu.mainMsPerRequest.toFixed(2)}) | ${p.cpu.bench} |`);
       rows.push(`| ${label} | ${who} | **added** | | **${f(p.ttfb50 - d.ttfb50)}** | **${f(p.ttfb99 - d.ttfb99)}** | ${f(p.total50 - d.total50)} | ${f(p.total99 - d.total99)} | | |`);
     }
   }
@@ -281,7 +305,7 @@ async function main() {
     for (const r of rows) console.log(r);
   }
 
-  if (wanted("throughput")) {
+  if (wanted("throughput") && !BARE) {
     // JSON exchanges through the proxy for SECONDS, then counted where they landed
     const already = await ingest.recorded();
     const cpuAtStart = { proxy: proxyCpu(), ingest: ingest.cpu() };
@@ -338,6 +362,7 @@ async function main() {
 }
 
 if (process.argv.includes("--ingest-stub")) runStub();
+else if (process.argv.includes("--bare-proxy")) runBareProxy();
 else
   void main().then(() => process.exit(0), (e) => {
     console.error(e);
