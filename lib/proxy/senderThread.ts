@@ -1,6 +1,6 @@
-// The CLI proxy's delivery on its own thread: the forwarding thread hands each recorded exchange
-// over (one message per turn of the event loop, however many finished in it) and goes back to
-// forwarding; serializing, batching, the spool and the POSTs run on the sender thread
+// The CLI proxy's delivery on its own thread: the forwarding thread hands the recorded exchanges
+// over in bunches (one message per HANDOVER_MS, or per HANDOVER_MAX exchanges: waking the other
+// thread for every exchange would cost more than serializing it) and goes back to forwarding; serializing, batching, the spool and the POSTs run on the sender thread
 // (senderWorker.ts). Same behaviour as ExchangeSender, which it runs; when the thread cannot
 // start (outside the source tree) or dies, an ExchangeSender on this thread takes over (the
 // spool on disk carries over; exchanges still in the dead thread's memory are lost, and logged).
@@ -14,6 +14,9 @@ export type ToSender = { type: "add"; exchanges: WireExchange[] } | { type: "sta
 type FromSender = { type: "log"; line: string } | { type: "stopped"; stats: SenderStats };
 
 const ENTRY = path.join(__dirname, "senderWorker.cjs");
+/** Exchanges reach the sender thread within this many ms (it sends at most once a second anyway). */
+const HANDOVER_MS = 20;
+const HANDOVER_MAX = 256;
 
 export class SenderThread {
   private worker: Worker | null = null;
@@ -22,6 +25,7 @@ export class SenderThread {
   private stats: SenderStats = { sent: 0, spooled: 0, dropped: 0, pending: 0, spoolFiles: 0 };
   private stopped: ((s: SenderStats) => void) | null = null;
   private started = false;
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly o: SenderOptions) {
     if (!fs.existsSync(ENTRY)) {
@@ -60,14 +64,17 @@ export class SenderThread {
     else this.worker!.postMessage({ type: "start" } satisfies ToSender);
   }
 
-  /** Queues one exchange; handed to the sender thread at the end of this turn, with the others of the turn. */
+  /** Queues one exchange; handed to the sender thread with the others of the next HANDOVER_MS. */
   add(x: WireExchange): void {
     if (this.inline) return this.inline.add(x);
     this.batch.push(x);
-    if (this.batch.length === 1) setImmediate(() => this.handOver());
+    if (this.batch.length === 1) this.timer = setTimeout(() => this.handOver(), HANDOVER_MS);
+    else if (this.batch.length >= HANDOVER_MAX) this.handOver();
   }
 
   private handOver(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     const exchanges = this.batch;
     this.batch = [];
     if (!exchanges.length) return;
