@@ -19,6 +19,12 @@ export type SenderOptions = {
   batchSize?: number;
   /** most bytes of JSON per POST (the server's body limit is 10 MiB) */
   batchBytes?: number;
+  /**
+   * most bytes of JSON held in memory while a POST is under way; what piles up beyond goes to
+   * the spool. Large enough for a healthy server's round trip under heavy streaming (50 MB/s of
+   * recorded streams fill 8 MiB in 150 ms), small enough that a hung server cannot grow memory.
+   */
+  memoryBytes?: number;
   log?: (line: string) => void;
   fetch?: typeof fetch;
 };
@@ -40,7 +46,7 @@ export class ExchangeSender {
   private readonly o: Required<Omit<SenderOptions, "log" | "fetch">> & Pick<SenderOptions, "log" | "fetch">;
 
   constructor(options: SenderOptions) {
-    this.o = { intervalMs: 1000, batchSize: 1000, batchBytes: 2 * 1024 * 1024, ...options };
+    this.o = { intervalMs: 1000, batchSize: 1000, batchBytes: 2 * 1024 * 1024, memoryBytes: 32 * 1024 * 1024, ...options };
     fs.mkdirSync(this.o.spoolDir, { recursive: true, mode: 0o700 });
   }
 
@@ -71,7 +77,7 @@ export class ExchangeSender {
     }
     // a slow server must not grow memory: while a send hangs, what piles up goes to the spool
     // (named by time, so it still sorts after the batch in flight should that one fail)
-    if (this.busy && this.queueBytes >= 4 * this.o.batchBytes) this.spool(this.takeAll());
+    if (this.busy && this.queueBytes >= this.o.memoryBytes) this.spool(this.takeAll());
     else if (this.queue.length >= this.o.batchSize || this.queueBytes >= this.o.batchBytes) void this.flush();
   }
 
