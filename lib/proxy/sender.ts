@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { WireExchange } from "./exchange";
+import { postExchanges } from "./ingestPost";
 
 export type SenderOptions = {
   url: string;
@@ -26,7 +27,6 @@ export type SenderOptions = {
    */
   memoryBytes?: number;
   log?: (line: string) => void;
-  fetch?: typeof fetch;
 };
 
 export type SenderStats = { sent: number; spooled: number; dropped: number; pending: number; spoolFiles: number };
@@ -43,10 +43,12 @@ export class ExchangeSender {
   private seq = 0;
   private readonly stats = { sent: 0, spooled: 0, dropped: 0 };
   private serverDown = false;
-  private readonly o: Required<Omit<SenderOptions, "log" | "fetch">> & Pick<SenderOptions, "log" | "fetch">;
+  private readonly o: Required<Omit<SenderOptions, "log">> & Pick<SenderOptions, "log">;
+  private readonly ingestUrl: URL;
 
   constructor(options: SenderOptions) {
     this.o = { intervalMs: 1000, batchSize: 1000, batchBytes: 2 * 1024 * 1024, memoryBytes: 32 * 1024 * 1024, ...options };
+    this.ingestUrl = new URL("api/ingest/http", this.o.url.endsWith("/") ? this.o.url : `${this.o.url}/`); // under any path prefix of the server URL
     fs.mkdirSync(this.o.spoolDir, { recursive: true, mode: 0o700 });
   }
 
@@ -175,24 +177,17 @@ export class ExchangeSender {
 
   /** "sent" | "retry" (server unreachable or busy) | "reject" (the server refuses this batch for good). */
   private async post(lines: string[]): Promise<"sent" | "retry" | "reject"> {
-    const f = this.o.fetch ?? fetch;
     try {
-      const res = await f(`${this.o.url}/api/ingest/http`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${this.o.token}`, "x-sightdesk-source": "proxy" },
-        body: `[${lines.join(",")}]`,
-        signal: AbortSignal.timeout(30_000),
-      });
-      const text = await res.text().catch(() => "");
-      if (res.ok) return "sent";
-      if (res.status === 400 || res.status === 413) {
-        this.o.log?.(`the server refused a batch of ${lines.length} exchanges (HTTP ${res.status}: ${text.slice(0, 300)}); dropped`);
+      const { status, text } = await postExchanges(this.ingestUrl, this.o.token, lines);
+      if (status >= 200 && status < 300) return "sent";
+      if (status === 400 || status === 413) {
+        this.o.log?.(`the server refused a batch of ${lines.length} exchanges (HTTP ${status}: ${text.slice(0, 300)}); dropped`);
         return "reject";
       }
-      this.o.log?.(`the server answered HTTP ${res.status} (${text.slice(0, 200)}); spooling`);
+      this.o.log?.(`the server answered HTTP ${status} (${text.slice(0, 200)}); spooling`);
       return "retry";
     } catch (e) {
-      if (!this.serverDown) this.o.log?.(`cannot reach ${this.o.url} (${(e as Error).cause ? String((e as { cause: { code?: string } }).cause.code ?? (e as Error).message) : (e as Error).message}); spooling to ${this.o.spoolDir}`);
+      if (!this.serverDown) this.o.log?.(`cannot reach ${this.o.url} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); spooling to ${this.o.spoolDir}`);
       return "retry";
     }
   }

@@ -32,7 +32,7 @@ export class SenderThread {
       this.inline = new ExchangeSender(o);
       return;
     }
-    const { log: _log, fetch: _fetch, ...data } = o;
+    const { log: _log, ...data } = o;
     const worker = new Worker(ENTRY, { workerData: data });
     worker.on("message", (m: FromSender) => {
       if (m.type === "log") this.o.log?.(m.line);

@@ -5,7 +5,7 @@ import { ExchangeSender, type SenderOptions } from "./sender";
 import type { ToSender } from "./senderThread";
 
 const port = parentPort!;
-const sender = new ExchangeSender({ ...(workerData as Omit<SenderOptions, "log" | "fetch">), log: (line) => port.postMessage({ type: "log", line }) });
+const sender = new ExchangeSender({ ...(workerData as Omit<SenderOptions, "log">), log: (line) => port.postMessage({ type: "log", line }) });
 
 port.on("message", (m: ToSender) => {
   if (m.type === "add") for (const x of m.exchanges) sender.add(x);
