@@ -64,10 +64,19 @@ export class ExchangeSender {
    */
   add(x: WireExchange): void {
     this.fresh.push(x);
-    if (this.fresh.length === 1) setImmediate(() => this.serializeFresh());
+    if (this.fresh.length === 1) setImmediate(() => this.queueFresh());
   }
 
   /** Serializes what was added since the last time, then sends (or spools) what is due. */
+  private queueFresh(): void {
+    this.serializeFresh();
+    // a slow server must not grow memory: while a send hangs, what piles up goes to the spool
+    // (named by time, so it still sorts after the batch in flight should that one fail)
+    if (this.busy && this.queueBytes >= this.o.memoryBytes) this.spool(this.takeAll());
+    else if (this.queue.length >= this.o.batchSize || this.queueBytes >= this.o.batchBytes) void this.flush();
+  }
+
+  /** Moves what was added to the queue as JSON lines (and nothing else: a run calls it too). */
   private serializeFresh(): void {
     if (!this.fresh.length) return;
     const xs = this.fresh;
@@ -77,10 +86,6 @@ export class ExchangeSender {
       this.queue.push(line);
       this.queueBytes += line.length;
     }
-    // a slow server must not grow memory: while a send hangs, what piles up goes to the spool
-    // (named by time, so it still sorts after the batch in flight should that one fail)
-    if (this.busy && this.queueBytes >= this.o.memoryBytes) this.spool(this.takeAll());
-    else if (this.queue.length >= this.o.batchSize || this.queueBytes >= this.o.batchBytes) void this.flush();
   }
 
   snapshot(): SenderStats {
