@@ -219,6 +219,7 @@ when it runs on this machine).`,
     .option("--spool <dir>", "where unsent exchanges wait while the server is unreachable (default: $SIGHTDESK_DATA_DIR/spool)")
     .option("--spool-max-mb <mb>", "the spool's size limit; the oldest exchanges are dropped beyond it", proxyCmd.parseMegabytes, proxyCmd.DEFAULT_SPOOL_MAX_MB)
     .option("--timeout <secs>", "seconds to wait for an upstream's response headers (then 504)", proxyCmd.parseSeconds, proxyCmd.DEFAULT_TIMEOUT_SECS)
+    .option("--idle-timeout <secs>", "seconds an upstream may stay silent mid-answer (then the answer is cut and recorded as timed out)", proxyCmd.parseSeconds, proxyCmd.DEFAULT_IDLE_TIMEOUT_SECS)
     .addHelpText(
       "after",
       `

@@ -11,6 +11,7 @@ import { config } from "../config/load";
 import { startDeadLoopAction } from "../deadloop/action";
 import { startSweeps } from "../sweeps/scheduler";
 import { processHolder } from "../coordination/holder";
+import { trackRequestSockets } from "../proxy/requestSocket";
 
 /** Runs `create` again once when another process created the same row first (unique key). */
 async function racing<T>(create: () => Promise<T>): Promise<T> {
@@ -31,6 +32,8 @@ export async function startup(): Promise<void> {
     console.error(`[sightdesk] refusing to start: ${(e as Error).message}`);
     throw e;
   }
+  // Requests know their connection, so the mounted proxy can find its caller (SPEC §2.6).
+  trackRequestSockets();
   // The data directory 0700 and SightDesk's files in it 0600, before anything is written there.
   secureDataDir();
   const database = db();

@@ -131,6 +131,7 @@ function callSummary(c: Call, markers: { interruption_id: string; interruption_t
     is_sse: c.isSse,
     sse_done: c.sseDone,
     cancelled: c.cancelled,
+    recording_truncated: c.recordingTruncated,
     max_tokens: c.maxTokens,
     input_tokens: c.inputTokens,
     output_tokens: c.outputTokens,
