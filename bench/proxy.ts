@@ -361,6 +361,8 @@ async function main() {
   fs.rmSync(spoolDir, { recursive: true, force: true });
 }
 
+// the helper processes end with the bench, also when it fails
+if (process.argv.includes("--ingest-stub") || process.argv.includes("--bare-proxy")) process.on("disconnect", () => process.exit(0));
 if (process.argv.includes("--ingest-stub")) runStub();
 else if (process.argv.includes("--bare-proxy")) runBareProxy();
 else
