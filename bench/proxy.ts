@@ -220,6 +220,7 @@ async function main() {
   const child = BARE
     ? fork(__filename, ["--bare-proxy", String(port), providerUrl], { execArgv: [...process.execArgv, ...profile], stdio: ["ignore", "ignore", "pipe", "ipc"] })
     : spawn(process.execPath, [...profile, path.join(__dirname, "../bin/sightdesk.mjs"), "proxy", "--url", ingest.url, "--token", ingest.token, "--listen", `127.0.0.1:${port}`, "--upstream", `openai=${providerUrl}`, "--agent-name", "bench", "--spool", spoolDir], { stdio: ["ignore", "ignore", "pipe"] });
+  process.on("exit", () => child.kill()); // also when the bench fails
   let log = "";
   child.stderr!.on("data", (d: Buffer) => (log += d.toString()));
   while (!log.includes("Recording proxy on")) {
@@ -361,6 +362,8 @@ async function main() {
   fs.rmSync(spoolDir, { recursive: true, force: true });
 }
 
+// the helper processes end with the bench, also when it fails
+if (process.argv.includes("--ingest-stub") || process.argv.includes("--bare-proxy")) process.on("disconnect", () => process.exit(0));
 if (process.argv.includes("--ingest-stub")) runStub();
 else if (process.argv.includes("--bare-proxy")) runBareProxy();
 else
