@@ -57,7 +57,7 @@ export async function ensureDashboardToken(db: DbTx): Promise<string> {
   await db.apiToken.updateMany({ where: { id: DASHBOARD_TOKEN_ID, hash }, data: { id } });
   await db.apiToken.upsert({
     where: { id },
-    create: { id, name: `dashboard token file (${os.hostname()})`, hash, scopes: SCOPES.join(","), createdAtNs: nowNs() },
+    create: { id, name: "dashboard token file", hash, scopes: SCOPES.join(","), createdAtNs: nowNs() },
     update: { hash, revokedAtNs: null },
   });
   return secret;
