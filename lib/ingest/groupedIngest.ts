@@ -1,0 +1,46 @@
+// The ingest API's calls are stored through one group commit per database client (per server
+// process): concurrent requests share transactions (./groupCommit.ts), each still answered for
+// its own calls and only once they are committed.
+import type { Db } from "../db/client";
+import { dialectOf } from "../db/sql";
+import type { IngestSource } from "../domain/sources";
+import { GroupCommit } from "./groupCommit";
+import type { Prepared } from "./prepare";
+import { ingestRequests, type IngestRequest, type IngestResult } from "./storeCalls";
+
+/** Calls per shared transaction: about the batch size where a larger batch stops paying off. */
+export const MAX_GROUP_CALLS = 1000;
+
+/** The longest a free transaction waits for requests being read and validated to join it. */
+const GATHER_MS = 5;
+
+/**
+ * Transactions at once: SQLite has one writer anyway; PostgreSQL overlaps one group's commit
+ * with the next group's statements.
+ */
+const lanesFor = (db: Db) => (dialectOf(db) === "postgres" ? 2 : 1);
+
+// Kept on the client object: Next.js may load this module once per route bundle, and each
+// bundle's copy must feed the same queue.
+const QUEUE = Symbol.for("sightdesk.ingestGroupCommit");
+type WithQueue = { [QUEUE]?: GroupCommit<IngestRequest, IngestResult> };
+
+function queueOf(db: Db): GroupCommit<IngestRequest, IngestResult> {
+  const holder = db as unknown as WithQueue;
+  return (holder[QUEUE] ??= new GroupCommit((group) => ingestRequests(db, group), {
+    sizeOf: (r) => r.calls.length,
+    maxGroupSize: MAX_GROUP_CALLS,
+    lanes: lanesFor(db),
+    gatherMs: GATHER_MS,
+  }));
+}
+
+/** Runs `prepare` (reading and validating an ingest request's calls) so that a free transaction waits for them. */
+export function arrivingCalls<T>(db: Db, prepare: () => Promise<T>): Promise<T> {
+  return queueOf(db).arrive(prepare);
+}
+
+/** `ingestPrepared`, sharing a transaction with the requests that arrive meanwhile. */
+export function ingestGrouped(db: Db, calls: Prepared[], source: IngestSource = "api"): Promise<IngestResult> {
+  return queueOf(db).submit({ calls, source });
+}
