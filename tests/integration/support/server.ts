@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { quote } from "@/lib/db/multiRow";
 import { withClient } from "@/lib/db/postgresAdmin";
-import { createTestDatabase } from "../../support/database";
+import { createTestDatabase, type TestDatabase } from "../../support/database";
 
 export type TestServer = {
   url: string;
@@ -23,6 +23,13 @@ export type TestServer = {
   /** What the server printed on stderr so far. */
   stderr: () => string;
   stop: () => Promise<void>;
+  /**
+   * SIGKILL to the server's process group, at once (no shutdown of any kind); the data directory
+   * and the database stay, for a server started on them again (`dataDir` and `database` options).
+   */
+  kill: () => Promise<void>;
+  /** The server's database (a later server may be started on it). */
+  database: TestDatabase;
 };
 
 const ROOT = path.resolve(__dirname, "../../..");
@@ -65,6 +72,8 @@ export type StartOptions = {
    * first, like `npm start` does), instead of a test database elsewhere.
    */
   databaseInDataDir?: boolean;
+  /** An existing, migrated database to serve (e.g. a killed server's), instead of a fresh one. It is dropped when the server stops. */
+  database?: TestDatabase;
 };
 
 /** What `npm start` runs before the server: the migrations of the database in `env`. */
@@ -84,9 +93,9 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
     throw new Error("No production build: run `npm run build` first (npm test does).");
   }
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-test-"));
-  const database = options.databaseInDataDir
-    ? { url: `file:${path.join(dataDir, "sightdesk.db")}`, file: path.join(dataDir, "sightdesk.db"), drop: async () => undefined }
-    : await createTestDatabase("server");
+  const database: TestDatabase = options.databaseInDataDir
+    ? { url: `file:${path.join(dataDir, "sightdesk.db")}`, provider: "sqlite", file: path.join(dataDir, "sightdesk.db"), drop: async () => undefined }
+    : (options.database ?? (await createTestDatabase("server")));
   const serverEnv = { SIGHTDESK_DATA_DIR: dataDir, DATABASE_URL: database.url };
   if (options.databaseInDataDir) migrateLikeNpmStart({ SIGHTDESK_DATA_DIR: dataDir, ...env });
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...serverEnv, NODE_ENV: "production", ...env };
@@ -118,15 +127,19 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
     return fetch(`${url}${route}`, { ...rest, headers });
   };
 
+  const signal = async (name: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    process.kill(-child.pid, name);
+    await exited;
+  };
   const stop = async () => {
-    if (child.exitCode === null && child.pid) {
-      process.kill(-child.pid, "SIGTERM");
-      await new Promise((r) => child.once("exit", r));
-    }
+    await signal("SIGTERM");
     fs.rmSync(dataDir, { recursive: true, force: true });
     await database.drop();
   };
-  return { url, token, dataDir, databaseUrl: database.url, env: serverEnv, dbFile: database.file, api, log: () => output, stderr: () => errors, stop };
+  const kill = () => signal("SIGKILL");
+  return { url, token, dataDir, databaseUrl: database.url, env: serverEnv, dbFile: database.file, api, log: () => output, stderr: () => errors, stop, kill, database };
 }
 
 /**
