@@ -227,3 +227,14 @@ export const asText = (v: unknown): string | null => (v === null || v === undefi
 
 /** A read outside any transaction, with `?` placeholders on every database. */
 export const readSql = (db: Db): Sql => sqlFor(db, db);
+
+/**
+ * Whether the database answers (throws when not): a `SELECT 1` straight on the driver (SQLite's
+ * connection, a PostgreSQL pool connection) once Prisma has connected, without Prisma in between.
+ */
+export async function ping(db: Db): Promise<void> {
+  const holder = db as unknown as WithSqlite;
+  if (holder[SQLITE_CLIENT]) await readSql(db).all("SELECT 1");
+  else if (holder[POSTGRES_POOL]) await holder[POSTGRES_POOL].query({ name: "sightdesk_ping", text: "SELECT 1" });
+  else await db.$queryRawUnsafe("SELECT 1"); // connects
+}
