@@ -209,12 +209,13 @@ const isDeadlock = (e: unknown) => /deadlock detected|could not serialize access
 /**
  * Makes transactions that touch the same keys (e.g. one agent process's rows) run one after the
  * other: on PostgreSQL an advisory lock per key, held to the end of the transaction and taken in
- * sorted order so two batches never wait on each other in a cycle. SQLite runs one writing
- * transaction at a time anyway.
+ * sorted order so two batches never wait on each other in a cycle — all in one statement (the
+ * function scan takes them in the array's order). SQLite runs one writing transaction at a time anyway.
  */
 export async function lockKeys(sql: Sql, keys: Iterable<string>): Promise<void> {
   if (sql.dialect !== "postgres") return;
-  for (const key of [...new Set(keys)].sort()) await sql.run("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", [key]);
+  const sorted = [...new Set(keys)].sort();
+  if (sorted.length) await sql.run("SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM json_array_elements_text(?::json) AS t(k)", [JSON.stringify(sorted)]);
 }
 
 /** `?, ?, ?` for n values. */
