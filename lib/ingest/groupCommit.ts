@@ -2,13 +2,14 @@
 // pays a whole transaction (locks, a dozen statements whatever the batch size, the commit's
 // write of every page it touched); sixteen of them in one transaction pay it once.
 //
-// A request queued while every transaction is busy waits for the next free one. A free one
-// waits for one turn of the event loop (requests already received reach the queue) and for
-// requests still being read or validated (`arrive`, at most `gatherMs`), never on a fixed
-// timer: a lone request commits at once, a burst shares a commit. Each request is answered
-// only after the commit that holds its data. When a shared transaction fails, each of its
-// requests runs again alone: a request whose data the database refuses fails alone, and its
-// neighbours are stored.
+// One transaction at a time (per database client, so per server process; on 2 cores, two or
+// four at once on PostgreSQL made groups smaller and cost more CPU per call): a request queued
+// while it runs waits for the next. Before starting, a transaction waits one turn of the event
+// loop (requests already received reach the queue) and for requests still being read or
+// validated (`arrive`, at most `gatherMs`) — never on a fixed timer: a lone request commits at
+// once, a burst shares a commit. Each request is answered only after the commit that holds its
+// data. When a shared transaction fails, each of its requests runs again alone: a request whose
+// data the database refuses fails alone, and its neighbours are stored.
 
 /** Stores several requests in one transaction: all or nothing, one result per request, in order. */
 export type CommitGroup<Req, Res> = (group: Req[]) => Promise<Res[]>;
@@ -17,9 +18,7 @@ export type GroupCommitOptions<Req> = {
   /** The size of a request (e.g. its calls); a group stops growing at `maxGroupSize` (one request may exceed it alone). */
   sizeOf: (request: Req) => number;
   maxGroupSize: number;
-  /** Transactions that may run at once (1 where the database has one writer anyway). */
-  lanes: number;
-  /** The longest a free transaction waits for arriving requests to join it. */
+  /** The longest a transaction about to start waits for arriving requests to join it. */
   gatherMs: number;
 };
 
@@ -27,10 +26,10 @@ type Waiter<Req, Res> = { request: Req; resolve: (result: Res) => void; reject: 
 
 export class GroupCommit<Req, Res> {
   private readonly queue: Waiter<Req, Res>[] = [];
-  private running = 0;
+  private running = false;
   /** Requests being read or validated, which will be submitted soon. */
   private arriving = 0;
-  /** Transactions gathering their group, woken when no request is arriving any more. */
+  /** The transaction gathering its group, woken when no request is arriving any more. */
   private readonly gathering = new Set<() => void>();
 
   constructor(
@@ -40,7 +39,7 @@ export class GroupCommit<Req, Res> {
 
   /**
    * Runs `prepare` (reading and validating a request that will then be submitted) while telling
-   * the queue it is on its way, so that a free transaction waits for it.
+   * the queue it is on its way, so that the next transaction waits for it.
    */
   async arrive<T>(prepare: () => Promise<T>): Promise<T> {
     this.arriving += 1;
@@ -56,19 +55,19 @@ export class GroupCommit<Req, Res> {
   submit(request: Req): Promise<Res> {
     return new Promise<Res>((resolve, reject) => {
       this.queue.push({ request, resolve, reject });
-      if (this.running < this.options.lanes) void this.drain();
+      if (!this.running) void this.drain();
     });
   }
 
   private async drain(): Promise<void> {
-    this.running += 1;
+    this.running = true;
     try {
       while (this.queue.length) {
         await this.gather();
-        if (this.queue.length) await this.run(this.nextGroup());
+        await this.run(this.nextGroup());
       }
     } finally {
-      this.running -= 1;
+      this.running = false;
     }
   }
 

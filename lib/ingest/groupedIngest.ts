@@ -2,7 +2,6 @@
 // process): concurrent requests share transactions (./groupCommit.ts), each still answered for
 // its own calls and only once they are committed.
 import type { Db } from "../db/client";
-import { dialectOf } from "../db/sql";
 import type { IngestSource } from "../domain/sources";
 import { GroupCommit } from "./groupCommit";
 import type { Prepared } from "./prepare";
@@ -11,14 +10,8 @@ import { ingestRequests, type IngestRequest, type IngestResult } from "./storeCa
 /** Calls per shared transaction: about the batch size where a larger batch stops paying off. */
 export const MAX_GROUP_CALLS = 1000;
 
-/** The longest a free transaction waits for requests being read and validated to join it. */
+/** The longest a transaction about to start waits for requests being read and validated to join it. */
 const GATHER_MS = 5;
-
-/**
- * Transactions at once: SQLite has one writer anyway; PostgreSQL overlaps one group's commit
- * with the next group's statements.
- */
-const lanesFor = (db: Db) => (dialectOf(db) === "postgres" ? 2 : 1);
 
 // Kept on the client object: Next.js may load this module once per route bundle, and each
 // bundle's copy must feed the same queue.
@@ -30,12 +23,11 @@ function queueOf(db: Db): GroupCommit<IngestRequest, IngestResult> {
   return (holder[QUEUE] ??= new GroupCommit((group) => ingestRequests(db, group), {
     sizeOf: (r) => r.calls.length,
     maxGroupSize: MAX_GROUP_CALLS,
-    lanes: lanesFor(db),
     gatherMs: GATHER_MS,
   }));
 }
 
-/** Runs `prepare` (reading and validating an ingest request's calls) so that a free transaction waits for them. */
+/** Runs `prepare` (reading and validating an ingest request's calls) so that the next transaction waits for them. */
 export function arrivingCalls<T>(db: Db, prepare: () => Promise<T>): Promise<T> {
   return queueOf(db).arrive(prepare);
 }

@@ -18,7 +18,7 @@ function recorder(options: Partial<GroupCommitOptions<Req>> = {}) {
       if (group.some((r) => r.bad)) throw new Error(`refused: ${group.find((r) => r.bad)!.name}`);
       return group.map((r) => `stored ${r.name}`);
     },
-    { sizeOf: (r) => r.size ?? 1, maxGroupSize: 10, lanes: 1, gatherMs: 50, ...options },
+    { sizeOf: (r) => r.size ?? 1, maxGroupSize: 10, gatherMs: 50, ...options },
   );
   return {
     queue,
@@ -102,17 +102,5 @@ describe("group commit", () => {
       queue.submit({ name: "d", size: 1 }),
     ]);
     expect(groups).toEqual([["a", "b"], ["c"], ["huge"], ["d"]]);
-  });
-
-  it("runs as many transactions at once as it has lanes", async () => {
-    const { queue, groups, hold, release } = recorder({ lanes: 2 });
-    hold();
-    const a = queue.submit({ name: "a" });
-    await tick();
-    const b = queue.submit({ name: "b" });
-    await tick();
-    expect(groups).toEqual([["a"], ["b"]]); // the second lane did not wait for the first
-    release();
-    expect(await Promise.all([a, b])).toEqual(["stored a", "stored b"]);
   });
 });
