@@ -186,19 +186,20 @@ export async function sqlTransaction<T>(db: Db, fn: (sql: Sql) => Promise<T>): P
   }
 }
 
+const SQL_TRANSACTION_TIMEOUT_MS = 120_000;
+
 async function onPooledConnection<T>(pool: pg.Pool, fn: (sql: Sql) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query("BEGIN");
-    try {
-      const result = await fn(new PostgresSql(client));
-      await client.query("COMMIT");
-      return result;
-    } catch (e) {
-      await client.query("ROLLBACK").catch((rollback: Error) => (broken = rollback));
-      throw e;
-    }
+    // no statement waits (e.g. for a lock) longer than Prisma would let its transaction run
+    await client.query(`BEGIN; SET LOCAL statement_timeout = ${SQL_TRANSACTION_TIMEOUT_MS}`);
+    const result = await fn(new PostgresSql(client));
+    await client.query("COMMIT");
+    return result;
+  } catch (e) {
+    await client.query("ROLLBACK").catch((rollback: Error) => (broken = rollback));
+    throw e;
   } finally {
     client.release(broken); // a connection that could not roll back is closed, not reused
   }
