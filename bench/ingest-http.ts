@@ -1,15 +1,18 @@
 // Ingest over HTTP with concurrent agents: the production server (`next start`) on a fresh
 // database, N clients on this machine, each an agent posting its calls as it makes them — one
 // call per request (or B per request, like a forwarder), each call's history the previous one's
-// plus an answer and a tool result (bench/traffic.ts). Reports calls/s and request p50/p95/max,
+// plus an answer and a tool result (bench/traffic.ts). Reports calls/s, request p50/p95/max and
+// the server's CPU time per call (steadier than calls/s on a machine shared with other work),
 // then checks the database holds every call. `--health` instead times GET /api/health (the fixed
 // cost of a request), one request at a time. SQLite by default; PostgreSQL with --postgres URL
 // (or DATABASE_URL=postgresql://…): a fresh database "sightdesk_bench_ingest_http" on that server.
-// Usage: npm run bench:ingest-http [-- --clients 16 --batch 1 --calls 8000 --length 20 --postgres URL --cpu-prof DIR]
-//        npm run bench:ingest-http -- --health [--runs 1000]
+// Usage: npm run bench:ingest-http [-- --clients 16 --batch 1 --calls 8000 --length 20 --repeat 3 --postgres URL]
+//        npm run bench:ingest-http -- --health [--runs 1000] [--route /api/…]
+//        --cpu-prof DIR: the server writes a V8 CPU profile there when it stops
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -27,13 +30,14 @@ const arg = (name: string, fallback: number) => Number(flag(name) ?? fallback);
 
 const CLIENTS = arg("clients", 16);
 const BATCH = arg("batch", 1);
-const CALLS = arg("calls", BATCH === 1 ? 8_000 : 24_000);
+const CALLS = arg("calls", BATCH === 1 ? 8_000 : 16_000);
 const LENGTH = arg("length", 20);
-const WARMUP_CALLS = arg("warmup", 20 * BATCH);
+// JIT, caches and the database file warm up over the first thousand or so calls
+const WARMUP_CALLS = arg("warmup", Math.max(1_600, CLIENTS * BATCH * 4));
 const RUNS = arg("runs", 1_000);
+const REPEAT = arg("repeat", 1);
 const HEALTH = process.argv.includes("--health");
 const HEALTH_ROUTE = flag("route") ?? "/api/health";
-/** --cpu-prof DIR: the server writes V8 CPU profiles there when it stops. */
 const PROFILE_DIR = flag("cpu-prof");
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -142,8 +146,20 @@ function cpuSeconds(pid: number): number {
 
 type Server = { url: string; token: string; cpu: () => number; stop: () => Promise<void> };
 
+/** A port nothing listens on (free now; closed again before returning). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+    probe.on("error", reject);
+  });
+}
+
 async function startServer(dir: string, target: Target): Promise<Server> {
-  const port = 3900 + Math.floor(Math.random() * 90);
+  const port = await freePort();
   const profile = PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : [];
   const server = spawn(process.execPath, [...profile, path.join("node_modules", "next", "dist", "bin", "next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
     // The generated traffic is dated 2026-01-01: keep the sweeper from trimming what is measured.
@@ -173,6 +189,29 @@ async function startServer(dir: string, target: Target): Promise<Server> {
   return { url, token, cpu: () => cpuSeconds(server.pid!), stop };
 }
 
+/** One measured run on the running server (ids prefixed with `prefix`); returns calls/s. */
+async function measure(server: Server, target: Target, prefix: string): Promise<number> {
+  const bodies = clientBodies(prefix, Math.ceil(CALLS / CLIENTS));
+  const before = await target.countCalls();
+  const serverCpu = server.cpu();
+  const ownCpu = process.cpuUsage();
+  const run = await drive(server.url, server.token, bodies);
+  const serverMs = (server.cpu() - serverCpu) * 1000;
+  const own = process.cpuUsage(ownCpu);
+  const clientMs = (own.user + own.system) / 1000;
+  const stored = (await target.countCalls()) - before;
+  const requests = run.times.length;
+  const rate = Math.round(run.calls / run.seconds);
+  console.log(
+    `${CLIENTS} clients × ${BATCH} call${BATCH === 1 ? "" : "s"} per request, conversations of ${LENGTH} calls: ${run.calls} calls in ${requests} requests, ${run.seconds.toFixed(1)} s → ` +
+      `${rate} calls/s; request p50 ${percentile(run.times, 50).toFixed(1)} ms, p95 ${percentile(run.times, 95).toFixed(1)} ms, max ${run.times[requests - 1].toFixed(1)} ms; ` +
+      `server CPU ${(serverMs / run.calls).toFixed(2)} ms/call (${((serverMs / 1000 / run.seconds) * 100).toFixed(0)} % of a core), clients ${(clientMs / run.calls).toFixed(2)} ms/call; ` +
+      `load average ${loadavg()}`,
+  );
+  if (stored !== run.calls) throw new Error(`the database holds ${stored} new calls, ${run.calls} were acknowledged`);
+  return rate;
+}
+
 async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-bench-ingest-http-"));
   const postgresUrl = flag("postgres") ?? (process.env.DATABASE_URL && providerOf(process.env.DATABASE_URL) === "postgresql" ? process.env.DATABASE_URL : undefined);
@@ -186,35 +225,20 @@ async function main() {
     if (HEALTH) {
       const idle = server.cpu();
       await new Promise((r) => setTimeout(r, 5000));
-      console.log(`idle server: ${(((server.cpu() - idle) * 1000) / 5000 * 100).toFixed(1)} % of a core`);
+      const idleShare = (((server.cpu() - idle) * 1000) / 5000) * 100;
       const cpu = server.cpu();
       const times = await timeHealth(server.url);
       const cpuMs = ((server.cpu() - cpu) * 1000) / (RUNS + 50);
       console.log(
         `GET ${HEALTH_ROUTE}, ${RUNS} requests one at a time after 50 warm-up: p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms, ` +
-          `max ${times[times.length - 1].toFixed(1)} ms; server CPU ${cpuMs.toFixed(2)} ms/request; load average ${loadavg()}`,
+          `max ${times[times.length - 1].toFixed(1)} ms; server CPU ${cpuMs.toFixed(2)} ms/request (idle: ${idleShare.toFixed(1)} % of a core); load average ${loadavg()}`,
       );
       return;
     }
-    const perClient = Math.ceil(CALLS / CLIENTS);
     await drive(server.url, server.token, clientBodies("warm", Math.ceil(WARMUP_CALLS / CLIENTS)));
-    const bodies = clientBodies("c", perClient);
-    const before = await target.countCalls();
-    const serverCpu = server.cpu();
-    const ownCpu = process.cpuUsage();
-    const run = await drive(server.url, server.token, bodies);
-    const serverMs = (server.cpu() - serverCpu) * 1000;
-    const own = process.cpuUsage(ownCpu);
-    const clientMs = (own.user + own.system) / 1000;
-    const stored = (await target.countCalls()) - before;
-    const requests = run.times.length;
-    console.log(
-      `${CLIENTS} clients × ${BATCH} call${BATCH === 1 ? "" : "s"} per request, conversations of ${LENGTH} calls: ${run.calls} calls in ${requests} requests, ${run.seconds.toFixed(1)} s → ` +
-        `${Math.round(run.calls / run.seconds)} calls/s; request p50 ${percentile(run.times, 50).toFixed(1)} ms, p95 ${percentile(run.times, 95).toFixed(1)} ms, max ${run.times[requests - 1].toFixed(1)} ms; ` +
-        `server CPU ${(serverMs / run.calls).toFixed(2)} ms/call (${(serverMs / 1000 / run.seconds * 100).toFixed(0)} % of a core), clients ${(clientMs / run.calls).toFixed(2)} ms/call; ` +
-        `stored ${stored}; load average ${loadavg()}`,
-    );
-    if (stored !== run.calls) throw new Error(`the database holds ${stored} new calls, ${run.calls} were acknowledged`);
+    const rates: number[] = [];
+    for (let i = 0; i < REPEAT; i++) rates.push(await measure(server, target, `run${i}-`));
+    if (REPEAT > 1) console.log(`median of ${REPEAT}: ${rates.sort((a, b) => a - b)[Math.floor(REPEAT / 2)]} calls/s`);
   } finally {
     agent.destroy();
     await server.stop();
