@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { quote } from "@/lib/db/multiRow";
 import { withClient } from "@/lib/db/postgresAdmin";
-import { createTestDatabase } from "../../support/database";
+import { createTestDatabase, type TestDatabase } from "../../support/database";
 
 export type TestServer = {
   url: string;
@@ -22,9 +22,15 @@ export type TestServer = {
   log: () => string;
   /** What the server printed on stderr so far. */
   stderr: () => string;
-  /** Sends `signal` to the server's process group (`next start` and the server it forks) and waits until it has exited. */
-  kill: (signal: NodeJS.Signals) => Promise<void>;
   stop: () => Promise<void>;
+  /**
+   * Sends `signal` (SIGKILL unless named: no shutdown of any kind) to the server's process group
+   * and waits until it has exited; the data directory and the database stay, for a server started
+   * on them again (`dataDir` and `database` or `databaseUrl` options).
+   */
+  kill: (signal?: NodeJS.Signals) => Promise<void>;
+  /** The server's database (a later server may be started on it). */
+  database: TestDatabase;
 };
 
 const ROOT = path.resolve(__dirname, "../../..");
@@ -72,6 +78,8 @@ export type StartOptions = {
    * place when the server stops.
    */
   databaseUrl?: string;
+  /** An existing, migrated database to serve (e.g. a killed server's), instead of a fresh one; dropped when the server stops. */
+  database?: TestDatabase;
 };
 
 /** What `npm start` runs before the server: the migrations of the database in `env`. */
@@ -91,11 +99,11 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
     throw new Error("No production build: run `npm run build` first (npm test does).");
   }
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-test-"));
-  const database = options.databaseInDataDir
-    ? { url: `file:${path.join(dataDir, "sightdesk.db")}`, file: path.join(dataDir, "sightdesk.db"), drop: async () => undefined }
+  const database: TestDatabase = options.databaseInDataDir
+    ? { url: `file:${path.join(dataDir, "sightdesk.db")}`, provider: "sqlite", file: path.join(dataDir, "sightdesk.db"), drop: async () => undefined }
     : options.databaseUrl
-      ? { url: options.databaseUrl, file: options.databaseUrl.startsWith("file:") ? options.databaseUrl.slice(5) : null, drop: async () => undefined }
-      : await createTestDatabase("server");
+      ? { url: options.databaseUrl, provider: options.databaseUrl.startsWith("file:") ? "sqlite" : "postgresql", file: options.databaseUrl.startsWith("file:") ? options.databaseUrl.slice(5) : null, drop: async () => undefined }
+      : (options.database ?? (await createTestDatabase("server")));
   const serverEnv = { SIGHTDESK_DATA_DIR: dataDir, DATABASE_URL: database.url };
   if (options.databaseInDataDir) migrateLikeNpmStart({ SIGHTDESK_DATA_DIR: dataDir, ...env });
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...serverEnv, NODE_ENV: "production", ...env };
@@ -127,7 +135,7 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
     return fetch(`${url}${route}`, { ...rest, headers });
   };
 
-  const kill = async (signal: NodeJS.Signals) => {
+  const kill = async (signal: NodeJS.Signals = "SIGKILL") => {
     if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
     const exited = new Promise((r) => child.once("exit", r));
     process.kill(-child.pid, signal);
@@ -138,7 +146,7 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
     fs.rmSync(dataDir, { recursive: true, force: true });
     await database.drop();
   };
-  return { url, token, dataDir, databaseUrl: database.url, env: serverEnv, dbFile: database.file, api, log: () => output, stderr: () => errors, kill, stop };
+  return { url, token, dataDir, databaseUrl: database.url, env: serverEnv, dbFile: database.file, api, log: () => output, stderr: () => errors, kill, stop, database };
 }
 
 /**
