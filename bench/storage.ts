@@ -11,9 +11,12 @@
 // Three copies behind the newest, the team resolves the interruptions of two sessions in three
 // (bulk resolve by session, as from the inbox).
 //
-// Size: SQLite — the database file plus its WAL (what the sweeper compares with the cap);
+// Size: what the sweeper compares with the cap. SQLite — the database file plus its WAL;
 // PostgreSQL (DATABASE_URL=postgresql://…: a fresh database on that server, dropped after) —
-// pg_total_relation_size of SightDesk's tables.
+// the bytes SightDesk's tables occupy (lib/sweeps/postgresSpace.ts: on-disk size less the space
+// plain VACUUM made reusable), printed beside their on-disk size (pg_total_relation_size).
+// Sweeps on PostgreSQL are seen by polling pg_stat_activity every 100 ms for the sweeper's
+// DELETE and VACUUM statements: ingest requests that overlapped a trim are reported apart.
 //
 // Usage: npm run bench:storage [-- --minutes 3 --cap-mb 20 --interval 2 --workers 2 --every 10]
 // Exits 1 when the size stays above the cap for longer than two check intervals.
@@ -29,7 +32,7 @@ import { providerOf } from "../lib/db/url";
 import { demoRequests, type DemoRequest } from "../scripts/demo/load";
 import { DEMO_SPAN_MINUTES, generateDemo, type DemoData } from "../scripts/demo/scenarios";
 import { deriveSessionId } from "../lib/ingest/keys";
-import { POSTGRES_TABLE_SIZES_SQL } from "../lib/sweeps/storage";
+import { occupiedBytes, POSTGRES_TABLES_SQL, toTableSpace } from "../lib/sweeps/postgresSpace";
 import { startServer, type TestServer } from "../tests/integration/support/server";
 
 const arg = (name: string, fallback: number) => {
@@ -58,8 +61,10 @@ type Store = {
   kind: "sqlite" | "postgresql";
   /** extra server environment */
   env: Record<string, string>;
-  /** bytes compared with the cap, and the WAL's share of them (SQLite) */
-  size: () => Promise<{ bytes: number; wal: number }>;
+  /** bytes compared with the cap; the WAL's share of them (SQLite) or the bytes on disk (PostgreSQL) */
+  size: () => Promise<{ bytes: number; wal: number; disk: number }>;
+  /** what the sweeper is doing now (PostgreSQL), null when nothing or unknown */
+  sweeping: () => Promise<"delete" | "vacuum" | null>;
   /** the first column of a query's rows, as text */
   column: (sql: string) => Promise<string[]>;
   close: () => Promise<void>;
@@ -72,7 +77,8 @@ function sqliteStore(server: TestServer): Store {
   return {
     kind: "sqlite",
     env: {},
-    size: async () => ({ bytes: fileSize(file) + fileSize(`${file}-wal`), wal: fileSize(`${file}-wal`) }),
+    size: async () => ({ bytes: fileSize(file) + fileSize(`${file}-wal`), wal: fileSize(`${file}-wal`), disk: fileSize(file) + fileSize(`${file}-wal`) }),
+    sweeping: async () => null,
     // opened only after the traffic, for the row counts: a reader would hold back checkpoints
     column: async (sql) => {
       const db = new Database(file, { readonly: true });
@@ -93,16 +99,26 @@ async function postgresStore(serverUrl: string): Promise<Store> {
   await migrate(url);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  const watcher = new pg.Client({ connectionString: url }); // its own connection: polled every 100 ms
+  await watcher.connect();
   return {
     kind: "postgresql",
     env: { DATABASE_URL: url },
     size: async () => {
-      const tables = await client.query<{ bytes: string }>(POSTGRES_TABLE_SIZES_SQL); // what the sweeper measures
-      return { bytes: tables.rows.reduce((sum, t) => sum + Number(t.bytes), 0), wal: 0 };
+      const tables = (await client.query(POSTGRES_TABLES_SQL)).rows.map(toTableSpace); // what the sweeper measures
+      return { bytes: tables.reduce((sum, t) => sum + occupiedBytes(t), 0), wal: 0, disk: tables.reduce((sum, t) => sum + t.total, 0) };
+    },
+    // the sweeper's statements (ingest never deletes), running or finished within the last poll
+    sweeping: async () => {
+      const { rows } = await watcher.query<{ vacuum: boolean }>(`SELECT bool_or(query LIKE 'VACUUM%') AS vacuum FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid() AND (query LIKE 'DELETE%' OR query LIKE 'VACUUM%')
+          AND (state <> 'idle' OR state_change > now() - interval '150 milliseconds')`);
+      return rows[0].vacuum === null ? null : rows[0].vacuum ? "vacuum" : "delete";
     },
     column: async (sql) => (await client.query({ text: sql, rowMode: "array" })).rows.map((r: unknown[]) => String(r[0])),
     close: async () => {
       await client.end();
+      await watcher.end();
       await dropDatabase(url);
     },
   };
@@ -111,9 +127,14 @@ async function postgresStore(serverUrl: string): Promise<Store> {
 // ---------------------------------------------------------------------------------------------
 // Traffic
 
-type Stats = { calls: number; interruptions: number; requests: number; errors: string[]; latencies: number[]; lastDone: number; longestGap: number; resolved: number };
+type Stats = {
+  calls: number; interruptions: number; requests: number; errors: string[]; latencies: number[];
+  /** ingest requests: when each started and ended (ms, performance.now()) */
+  ingest: { start: number; end: number }[];
+  lastDone: number; longestGap: number; resolved: number;
+};
 
-const stats: Stats = { calls: 0, interruptions: 0, requests: 0, errors: [], latencies: [], lastDone: 0, longestGap: 0, resolved: 0 };
+const stats: Stats = { calls: 0, interruptions: 0, requests: 0, errors: [], latencies: [], ingest: [], lastDone: 0, longestGap: 0, resolved: 0 };
 
 /** The sessions a copy's calls land in (sent, or derived from agent + pid + host as ingest does). */
 function sessionsOf(data: DemoData): string[] {
@@ -134,6 +155,7 @@ async function send(server: TestServer, route: string, body: unknown, started: n
   const text = await res.text();
   const done = performance.now();
   stats.latencies.push(done - t);
+  if (route.startsWith("/api/ingest/")) stats.ingest.push({ start: t, end: done });
   stats.longestGap = Math.max(stats.longestGap, done - Math.max(stats.lastDone, started));
   stats.lastDone = done;
   stats.requests += 1;
@@ -183,7 +205,7 @@ async function traffic(server: TestServer, until: number, started: number): Prom
 // ---------------------------------------------------------------------------------------------
 // Sampling and the summary
 
-type Sample = { t: number; bytes: number; wal: number; calls: number };
+type Sample = { t: number; bytes: number; wal: number; disk: number; calls: number };
 
 const mb = (b: number) => (b / MB).toFixed(1);
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
@@ -210,6 +232,24 @@ function machine(): string {
   return `${os.cpus().length} cores (${os.cpus()[0]?.model ?? "unknown CPU"}), Node ${process.version}`;
 }
 
+const load = () => os.loadavg()[0].toFixed(1);
+
+/**
+ * The stretches when the sweeper was deleting rows and vacuuming what it deleted: polls that saw
+ * its statements, merged when under a second apart, kept when they include a VACUUM (a sweep
+ * that found nothing to delete runs its DELETE statements too, briefly).
+ */
+function sweepWindows(seen: { t: number; what: "delete" | "vacuum" }[]): { start: number; end: number }[] {
+  const out: { start: number; end: number; vacuum: boolean }[] = [];
+  for (const { t, what } of seen) {
+    const last = out[out.length - 1];
+    if (last && t - last.end < 1000) last.end = t;
+    else out.push({ start: t - 100, end: t, vacuum: false }); // the poll before saw none: it began within the last 100 ms
+    out[out.length - 1].vacuum ||= what === "vacuum";
+  }
+  return out.filter((w) => w.vacuum);
+}
+
 async function main() {
   const distDir = process.env.NEXT_DIST_DIR || ".next";
   if (!fs.existsSync(path.join(distDir, "BUILD_ID"))) throw new Error(`No production build in ${distDir}: run \`npx next build\` first (npm run bench:storage does).`);
@@ -234,16 +274,28 @@ async function main() {
   const until = started + MINUTES * 60_000;
   let stop = false;
   let printed = { t: 0, calls: 0, latencies: 0 };
-  console.log(`| elapsed s | calls sent | calls/s | ${store.kind === "sqlite" ? "file + WAL" : "tables"} MB | WAL MB | cap MB | slowest request ms |\n|---|---|---|---|---|---|---|`);
+  const sqlite = store.kind === "sqlite";
+  console.log(
+    `| elapsed s | calls sent | calls/s | ${sqlite ? "file + WAL MB | WAL MB" : "occupied MB | on disk MB"} | cap MB | slowest request ms | load |\n|---|---|---|---|---|---|---|---|`,
+  );
+  const loadAtStart = load();
+  const sweepSeen: { t: number; what: "delete" | "vacuum" }[] = [];
+  const poller = (async () => {
+    while (!stop) {
+      const what = await store.sweeping();
+      if (what) sweepSeen.push({ t: performance.now(), what });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
   const sampler = (async () => {
     while (!stop) {
-      const { bytes, wal } = await store.size();
+      const { bytes, wal, disk } = await store.size();
       const t = (performance.now() - started) / 1000;
-      samples.push({ t, bytes, wal, calls: stats.calls });
+      samples.push({ t, bytes, wal, disk, calls: stats.calls });
       if (t - printed.t >= EVERY_S - 0.5) {
         const slowest = Math.max(0, ...stats.latencies.slice(printed.latencies));
         const rate = (stats.calls - printed.calls) / (t - printed.t);
-        console.log(`| ${t.toFixed(0)} | ${stats.calls} | ${rate.toFixed(0)} | ${mb(bytes)} | ${store.kind === "sqlite" ? mb(wal) : "—"} | ${CAP_MB} | ${slowest.toFixed(0)} |`);
+        console.log(`| ${t.toFixed(0)} | ${stats.calls} | ${rate.toFixed(0)} | ${mb(bytes)} | ${mb(sqlite ? wal : disk)} | ${CAP_MB} | ${slowest.toFixed(0)} | ${load()} |`);
         printed = { t, calls: stats.calls, latencies: stats.latencies.length };
       }
       await new Promise((r) => setTimeout(r, 1000 - ((performance.now() - started) % 1000)));
@@ -261,6 +313,8 @@ async function main() {
     while (!settled() && performance.now() - quiet < 60_000) await new Promise((r) => setTimeout(r, 500));
     stop = true;
     await sampler;
+    await poller;
+    const loadAtEnd = load();
 
     const episodes = overCap(samples);
     const longest = episodes.reduce((a, e) => Math.max(a, e.seconds), 0);
@@ -283,14 +337,30 @@ async function main() {
       `${stats.interruptions} interruptions opened, ${stats.resolved} resolved by the team, ${stats.requests} requests, ${stats.errors.length} failed`);
     for (const e of stats.errors.slice(0, 5)) console.log(`  failed: ${e}`);
     console.log(`Request latency: p50 ${pct(lat, 50).toFixed(0)} ms, p95 ${pct(lat, 95).toFixed(0)} ms, p99 ${pct(lat, 99).toFixed(0)} ms, max ${pct(lat, 100).toFixed(0)} ms; longest time without a completed request ${(stats.longestGap / 1000).toFixed(1)} s`);
+    const windows = sweepWindows(sweepSeen);
+    if (windows.length) {
+      const overlaps = (r: { start: number; end: number }) => windows.some((w) => r.start < w.end && r.end > w.start);
+      const ms = (rs: { start: number; end: number }[]) => rs.map((r) => r.end - r.start).sort((a, b) => a - b);
+      const during = ms(stats.ingest.filter(overlaps));
+      const outside = ms(stats.ingest.filter((r) => !overlaps(r)));
+      const swept = windows.reduce((a, w) => a + w.end - w.start, 0) / 1000;
+      const summary = (l: number[]) => `p50 ${pct(l, 50).toFixed(0)} ms, p99 ${pct(l, 99).toFixed(0)} ms, slowest ${pct(l, 100).toFixed(0)} ms`;
+      console.log(`Sweeps seen trimming (deleting, then vacuuming): ${windows.length} stretches, ${swept.toFixed(0)} s in all`);
+      console.log(`Ingest requests during a trim: ${during.length}, ${summary(during)}; outside: ${outside.length}, ${summary(outside)}`);
+    }
+    console.log(`Load average (1 min): ${loadAtStart} at the start, ${loadAtEnd} at the end (the table's last column: during the run)`);
     const under = samples.find((x) => x.t >= trafficSeconds && x.bytes <= CAP);
     console.log(
-      `Size: cap ${CAP_MB} MB; peak ${mb(peak.bytes)} MB at ${peak.t.toFixed(0)} s${store.kind === "sqlite" ? ` (WAL ${mb(peak.wal)} MB)` : ""}; ` +
+      `Size: cap ${CAP_MB} MB; peak ${mb(peak.bytes)} MB at ${peak.t.toFixed(0)} s${sqlite ? ` (WAL ${mb(peak.wal)} MB)` : ""}; ` +
         `final ${mb(final.bytes)} MB, ${final.t.toFixed(0)} s; after the traffic stopped: ${under ? `under the cap ${(under.t - trafficSeconds).toFixed(0)} s later` : "still over the cap"}`,
     );
+    if (!sqlite) {
+      const diskPeak = samples.reduce((a, x) => Math.max(a, x.disk), 0);
+      console.log(`On disk (pg_total_relation_size, freed space kept for reuse): peak ${mb(diskPeak)} MB, final ${mb(final.disk)} MB`);
+    }
     console.log(
       `Over the cap: ${episodes.length} times, ${secondsOver.toFixed(0)} s of ${final.t.toFixed(0)} s (${((100 * secondsOver) / final.t).toFixed(0)} %); ` +
-        `longest ${longest.toFixed(0)} s; largest overshoot ${worst ? `${mb(worst.peak - CAP)} MB (${((100 * (worst.peak - CAP)) / CAP).toFixed(0)} %) lasting ${worst.seconds.toFixed(0)} s` : "none"}`,
+        `longest ${longest.toFixed(0)} s (${(longest / INTERVAL_S).toFixed(1)} check intervals); largest overshoot ${worst ? `${mb(worst.peak - CAP)} MB (${((100 * (worst.peak - CAP)) / CAP).toFixed(0)} %) lasting ${worst.seconds.toFixed(0)} s` : "none"}`,
     );
     const longestFirst = [...episodes].sort((a, b) => b.seconds - a.seconds).slice(0, 5);
     if (episodes.length) {
@@ -307,7 +377,7 @@ async function main() {
         `; the sweeper ticked about ${Math.floor(final.t / INTERVAL_S)} times`,
     );
     const trimmed = (sent: number, left: number) => `${left} of ${sent} kept (${sent - left} trimmed)`;
-    console.log(`Rows: calls ${trimmed(stats.calls, stored.calls)}; sessions ${trimmed(sentSessions, stored.sessions)}; interruptions ${stored.interruptions} kept, ${stored.resolved} of them resolved; ${stored.activity} activity rows (never trimmed)`);
+    console.log(`Rows: calls ${trimmed(stats.calls, stored.calls)}; sessions ${trimmed(sentSessions, stored.sessions)}; interruptions ${stored.interruptions} kept, ${stored.resolved} of them resolved; ${stored.activity} activity rows (kept storage.activity.retention_days, never trimmed by the cap)`);
     if (keptCopies.length) console.log(`Calls kept are from ${keptCopies.length} of the ${copies} copies (copies ${keptCopies[0] + 1}–${keptCopies[keptCopies.length - 1] + 1}, oldest trimmed first)`);
 
     if (longest > 2 * INTERVAL_S) {

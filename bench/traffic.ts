@@ -34,9 +34,17 @@ const SYSTEM = [{ type: "text", content: `You are a careful coding agent. ${"Fol
 
 type Message = { role: string; parts: Record<string, unknown>[] };
 
-type Conversation = { id: string; session: string; history: Message[]; made: number; rand: () => number };
+/** `made`: calls answered so far; `retries`: failed calls so far (a retry is a new call, with its own id). */
+type Conversation = { id: string; session: string; history: Message[]; made: number; retries: number; rand: () => number };
 
-export type TrafficOptions = { conversationLength: number; totalCalls: number; batchSize: number; concurrentConversations: number };
+export type TrafficOptions = {
+  conversationLength: number;
+  totalCalls: number;
+  batchSize: number;
+  concurrentConversations: number;
+  /** Prefix of every id (conversations, sessions, calls), so that several generators never collide. */
+  prefix?: string;
+};
 
 const BASE_NS = 1_767_268_800_000_000_000n;
 
@@ -57,7 +65,7 @@ function nextCall(c: Conversation, globalIndex: number, length: number) {
       }];
   const failed = r() < 0.02;
   const call = {
-    call_id: `${c.id}-c${k}`,
+    call_id: failed ? `${c.id}-c${k}-failed${c.retries++}` : `${c.id}-c${k}`,
     session_id: c.session,
     conversation_id: c.id,
     agent_name: "bench-agent",
@@ -95,8 +103,9 @@ export function* generateTraffic(o: TrafficOptions): Generator<unknown[]> {
   let batch: unknown[] = [];
   const open = () => {
     const rand = prng(started + 1);
-    const id = `conv-${o.conversationLength}-${started}`;
-    active.push({ id, session: `sess-${Math.floor(started / 4)}`, history: [{ role: "user", parts: [{ type: "text", content: text(rand, 300) }] }], made: 0, rand });
+    const prefix = o.prefix ?? "";
+    const id = `${prefix}conv-${o.conversationLength}-${started}`;
+    active.push({ id, session: `${prefix}sess-${Math.floor(started / 4)}`, history: [{ role: "user", parts: [{ type: "text", content: text(rand, 300) }] }], made: 0, retries: 0, rand });
     started += 1;
   };
   while (produced < o.totalCalls) {

@@ -47,7 +47,8 @@ seed()
     const next = path.join("node_modules", "next", "dist", "bin", "next");
     const server = spawn(process.execPath, [next, "start", "-p", port, "-H", "127.0.0.1"], {
       stdio: "inherit",
-      env: { ...process.env, SIGHTDESK_DATA_DIR: dataDir }, // and the DATABASE_URL the seed used
+      // and the DATABASE_URL the seed used; the alert specs' receivers listen on loopback
+      env: { SIGHTDESK_OUTBOUND__ALLOW_PRIVATE: "127.0.0.0/8", ...process.env, SIGHTDESK_DATA_DIR: dataDir },
     });
     for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => server.kill(signal));
     server.on("exit", (code) => process.exit(code ?? 0));

@@ -39,7 +39,7 @@ export function BulkBar({
   unresolvedOnly: boolean;
   onSelectAll: () => void;
   onClear: () => void;
-  onAction: (action: BulkAction) => void;
+  onAction: (action: BulkAction | "snooze") => void;
 }) {
   const any = selectedCount > 0;
   const matching = unresolvedOnly ? "matching" : "unresolved matching";
@@ -51,7 +51,7 @@ export function BulkBar({
       }`}
     >
       {!any ? (
-        <span className="text-xs">Select rows (or press x) to acknowledge, resolve or assign several at once.</span>
+        <span className="text-xs">Select rows (or press x) to acknowledge, resolve, snooze or assign several at once.</span>
       ) : (
         <>
           <span data-testid="bulk-selected" className="font-medium">
@@ -71,6 +71,9 @@ export function BulkBar({
             </button>
             <button type="button" onClick={() => onAction("unassign")} className="rounded-md border border-default bg-[var(--bg)] px-2.5 py-1 text-xs font-medium hover:border-[var(--accent)]">
               Unassign
+            </button>
+            <button type="button" onClick={() => onAction("snooze")} className="rounded-md border border-default bg-[var(--bg)] px-2.5 py-1 text-xs font-medium hover:border-[var(--accent)]">
+              Snooze selected
             </button>
             <button type="button" onClick={() => onAction("resolve")} className="rounded-md bg-[var(--accent)] px-2.5 py-1 text-xs font-medium text-[var(--bg)] hover:opacity-90">
               Resolve selected

@@ -29,6 +29,7 @@ export function GroupTable({
   onShowMembers,
   onAcknowledge,
   onResolve,
+  onSnooze,
   bucketLabel,
   rowRefs,
 }: {
@@ -39,6 +40,7 @@ export function GroupTable({
   onShowMembers: (g: Group) => void;
   onAcknowledge: (g: Group) => void;
   onResolve: (g: Group) => void;
+  onSnooze: (g: Group) => void;
   bucketLabel: string;
   rowRefs: MutableRefObject<(HTMLTableRowElement | null)[]>;
 }) {
@@ -60,7 +62,7 @@ export function GroupTable({
       <tbody>
         {groups.map((g, i) => {
           const isFocused = i === focused;
-          const unresolved = g.by_status.open + g.by_status.acknowledged;
+          const unresolved = g.by_status.open + g.by_status.acknowledged + g.by_status.snoozed;
           return (
             <tr
               key={g.fingerprint}
@@ -113,7 +115,7 @@ export function GroupTable({
                 <Sparkline values={g.trend} label={`interruptions, per ${bucketLabel}`} testId="group-trend" />
               </td>
               <td className="whitespace-nowrap px-2 py-1.5 text-xs tabular-nums" data-testid="group-state">
-                {`${g.by_status.open} open · ${g.by_status.acknowledged} ack · ${g.by_status.resolved} resolved`}
+                {`${g.by_status.open} open · ${g.by_status.acknowledged} ack · ${g.by_status.snoozed ? `${g.by_status.snoozed} snoozed · ` : ""}${g.by_status.resolved} resolved`}
               </td>
               <td className="px-2 py-1.5">
                 <div className="flex items-center justify-end gap-1 whitespace-nowrap" onClick={(e) => e.stopPropagation()}>
@@ -124,6 +126,9 @@ export function GroupTable({
                       </button>
                       <button type="button" className={btn} disabled={unresolved === 0} onClick={() => onResolve(g)} title="Resolve every unresolved one in this group (r)">
                         Resolve group
+                      </button>
+                      <button type="button" className={btn} onClick={() => onSnooze(g)} title="Snooze the whole group, new arrivals included (s)">
+                        Snooze group
                       </button>
                     </>
                   )}

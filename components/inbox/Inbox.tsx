@@ -9,6 +9,7 @@ import { InboxActionsLine, InboxHeader, InboxNotices } from "./InboxHeader";
 import { InboxPanel } from "./InboxPanel";
 import { useInboxKeyboard } from "./keyboard";
 import { ResolveDialog } from "./ResolveDialog";
+import { SnoozeTargetDialog } from "./SnoozeTarget";
 import { TriageTabs } from "./TriageTabs";
 
 export function Inbox() {
@@ -36,6 +37,7 @@ export function Inbox() {
           onCancel={actions.cancelResolve}
           onConfirm={actions.confirmResolve}
         />
+        <SnoozeTargetDialog />
         <BulkDialog intent={actions.bulk} filter={view.filter} me={actions.user.email} onClose={actions.closeBulk} onDone={actions.bulkDone} />
       </div>
     </InboxContext>

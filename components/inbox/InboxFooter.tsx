@@ -41,7 +41,7 @@ export function InboxFooter() {
         <Kbd>j</Kbd>/<Kbd>k</Kbd> move · <Kbd>o</Kbd> {grouped ? "members" : "open"} ·{" "}
         {actions.triage && (
           <>
-            <Kbd>a</Kbd> acknowledge · <Kbd>r</Kbd> resolve · {!grouped && (<><Kbd>m</Kbd> assign to me · <Kbd>x</Kbd> select · </>)}
+            <Kbd>a</Kbd> acknowledge · <Kbd>r</Kbd> resolve · <Kbd>s</Kbd> snooze · {!grouped && (<><Kbd>m</Kbd> assign to me · <Kbd>x</Kbd> select · </>)}
           </>
         )}
         <Kbd>/</Kbd> search

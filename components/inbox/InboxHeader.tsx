@@ -6,6 +6,7 @@ import { SeverityBadge } from "@/components/ui/SeverityBadge";
 import { SEVERITIES } from "@/lib/domain/interruptions";
 import { BulkBar } from "./Bulk";
 import { useInbox } from "./context";
+import { ViewMenu } from "./ViewMenu";
 
 export function InboxHeader() {
   const { view } = useInbox();
@@ -15,7 +16,7 @@ export function InboxHeader() {
       <h1 className="text-lg font-semibold tracking-tight">Inbox</h1>
       <div className="flex items-center gap-2 text-sm" aria-live="polite">
         <span data-testid="inbox-total" className="font-medium tabular-nums">
-          {total === null ? "…" : `${formatCount(total)} unresolved`}
+          {total === null ? "…" : `${formatCount(total)} ${view.eff.status.length === 1 && view.eff.status[0] === "snoozed" ? "snoozed" : "unresolved"}`}
         </span>
         {openWanted && openCount.data && (
           <span data-testid="inbox-open-count" className="text-muted tabular-nums">
@@ -27,11 +28,14 @@ export function InboxHeader() {
         {count.data &&
           SEVERITIES.filter((s) => count.data.by_severity[s] > 0).map((s) => <SeverityBadge key={s} severity={s} count={count.data.by_severity[s]} />)}
       </div>
+      <div className="ml-auto">
+        <ViewMenu />
+      </div>
       <button
         type="button"
         onClick={view.refresh}
         title="Reload the list up to now"
-        className="ml-auto rounded-md border border-default px-2 py-1 text-xs text-muted hover:bg-subtle hover:text-[var(--fg)]"
+        className="rounded-md border border-default px-2 py-1 text-xs text-muted hover:bg-subtle hover:text-[var(--fg)]"
       >
         Refresh
       </button>

@@ -35,6 +35,7 @@ function Groups() {
       onShowMembers={view.showMembers}
       onAcknowledge={(g) => actions.groupAction(g, "acknowledge")}
       onResolve={(g) => actions.groupAction(g, "resolve")}
+      onSnooze={actions.askSnoozeGroup}
       bucketLabel={view.bucketLabel}
       rowRefs={selection.groupRefs}
     />
@@ -63,6 +64,9 @@ function Rows() {
       onFocusRow={selection.setFocused}
       onAcknowledge={actions.acknowledge}
       onResolve={actions.askResolve}
+      onSnooze={actions.askSnooze}
+      onWake={actions.wake}
+      snoozes={view.snoozes}
       onAssign={actions.assignToMe}
       pending={actions.pending}
       dimResolved={view.eff.unresolved}
@@ -100,7 +104,7 @@ function EmptyState({ unresolvedOnly }: { unresolvedOnly: boolean }) {
     <div className="px-4 py-10 text-center text-sm text-muted" data-testid="inbox-empty">
       <p className="font-medium text-[var(--fg)]">No interruptions match.</p>
       <p className="mt-1">
-        {unresolvedOnly ? "Resolved interruptions are hidden (“Unresolved only”). " : ""}
+        {unresolvedOnly ? "Resolved and snoozed interruptions are hidden (see their tabs). " : ""}
         Try a wider time range or fewer filters.
       </p>
       <p className="mt-3">

@@ -3,12 +3,13 @@ import { createColumnHelper, flexRender, getCoreRowModel, useReactTable, type Co
 import { format } from "date-fns";
 import Link from "next/link";
 import { useEffect, useMemo, useRef, type MutableRefObject } from "react";
-import type { InterruptionRecord } from "@/components/api/types";
+import type { InterruptionRecord, SnoozeRecord } from "@/components/api/types";
 import { nsToDate, shortId } from "@/components/ui/format";
 import { SeverityBadge, StatusBadge } from "@/components/ui/SeverityBadge";
 import type { SortKey } from "./params";
 import { RegressedChip } from "./RegressedChip";
 import { summarize } from "./summary";
+import { wakesWhen } from "./snoozeText";
 
 export type TableProps = {
   rows: InterruptionRecord[];
@@ -27,6 +28,11 @@ export type TableProps = {
   onFocusRow: (index: number) => void;
   onAcknowledge: (row: InterruptionRecord) => void;
   onResolve: (row: InterruptionRecord) => void;
+  onSnooze: (row: InterruptionRecord) => void;
+  /** A snoozed row back to open now. */
+  onWake: (row: InterruptionRecord) => void;
+  /** The active snoozes by id, to say what wakes each snoozed row (while loading: undefined). */
+  snoozes: ReadonlyMap<string, SnoozeRecord> | undefined;
   pending: ReadonlySet<string>;
   dimResolved: boolean;
   nowMs: number;
@@ -161,7 +167,25 @@ export function InboxTable(p: TableProps) {
           </span>
         ),
       }),
-      col.accessor("status", { id: "status", header: "Status", cell: (c) => <span data-testid="cell-status"><StatusBadge status={c.getValue()} /></span> }),
+      col.accessor("status", {
+        id: "status",
+        header: "Status",
+        cell: (c) => {
+          const s = c.row.original.snooze_id ? live.current.snoozes?.get(c.row.original.snooze_id) : undefined;
+          return (
+            <span className="inline-flex items-center gap-1.5">
+              <span data-testid="cell-status">
+                <StatusBadge status={c.getValue()} />
+              </span>
+              {s && (
+                <span className="text-[11px] text-muted" data-testid="cell-snooze" title={s.reason ? `Reason: ${s.reason}` : undefined}>
+                  {wakesWhen(s)}
+                </span>
+              )}
+            </span>
+          );
+        },
+      }),
       col.accessor("assignee", {
         id: "assignee",
         header: "Assignee",
@@ -192,6 +216,15 @@ export function InboxTable(p: TableProps) {
                   <button type="button" className={btn} disabled={busy || r.status === "resolved"} onClick={() => lp.onResolve(r)} title="Resolve (r)">
                     Resolve
                   </button>
+                  {r.status === "snoozed" ? (
+                    <button type="button" className={btn} disabled={busy} onClick={() => lp.onWake(r)} title="Back to open now">
+                      Wake
+                    </button>
+                  ) : (
+                    <button type="button" className={btn} disabled={busy || r.status === "resolved"} onClick={() => lp.onSnooze(r)} title="Snooze until a time, more occurrences or escalation (s)">
+                      Snooze
+                    </button>
+                  )}
                   <button
                     type="button"
                     className={`${btn} min-w-[5.5rem]`}

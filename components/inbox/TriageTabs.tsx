@@ -7,8 +7,9 @@ import type { TabCount } from "./queries";
 
 const LABELS: Record<Tab, { label: string; title: string }> = {
   review: { label: "For review", title: "Open, and unassigned or assigned to you" },
-  unresolved: { label: "Unresolved", title: "Open or acknowledged" },
+  unresolved: { label: "Unresolved", title: "Open or acknowledged (snoozed ones wait in their own tab)" },
   acknowledged: { label: "Acknowledged", title: "Acknowledged, not yet resolved" },
+  snoozed: { label: "Snoozed", title: "Set aside until a time, more occurrences or escalation; they wake by themselves" },
   resolved: { label: "Resolved", title: "Resolved" },
 };
 

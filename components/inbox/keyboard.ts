@@ -9,6 +9,8 @@ export type KeyHandlers = {
   onOpen: () => void;
   onAcknowledge: () => void;
   onResolve: () => void;
+  /** Snooze the focused row or group (a dialog asks until when). */
+  onSnooze: () => void;
   /** Assign the focused row to me (or unassign it when already mine). */
   onAssign: () => void;
   onSelect: () => void;
@@ -28,7 +30,7 @@ function isTyping(el: Element | null): boolean {
 /** Controls that already do something on Enter (a link, a button, a checkbox). */
 const isControl = (el: Element | null) => el instanceof HTMLElement && !!el.closest("a, button, input, select, textarea, summary, [role=button]");
 
-/** The inbox shortcuts: j/k move, o/Enter open, a acknowledge, r resolve, m assign to me, x select, / search. */
+/** The inbox shortcuts: j/k move, o/Enter open, a acknowledge, r resolve, s snooze, m assign to me, x select, / search. */
 export function useKeyboard(handlers: KeyHandlers) {
   const latest = useRef(handlers);
   useEffect(() => {
@@ -61,6 +63,8 @@ export function useKeyboard(handlers: KeyHandlers) {
           return act(h.onAcknowledge);
         case "r":
           return act(h.onResolve);
+        case "s":
+          return act(h.onSnooze);
         case "m":
           return act(h.onAssign);
         case "x":
@@ -94,6 +98,7 @@ export function useInboxKeyboard({ view, selection, actions }: InboxState, searc
     onOpen: () => focused >= 0 && open(focused),
     onAcknowledge: () => (focusedGroup ? actions.groupAction(focusedGroup, "acknowledge") : focusedRow && actions.acknowledge(focusedRow)),
     onResolve: () => (focusedGroup ? actions.groupAction(focusedGroup, "resolve") : focusedRow && actions.askResolve(focusedRow)),
+    onSnooze: () => (focusedGroup ? actions.askSnoozeGroup(focusedGroup) : focusedRow && actions.askSnooze(focusedRow)),
     onAssign: () => focusedRow && actions.assignToMe(focusedRow),
     onSelect: () => actions.triage && focusedRow && selection.toggle(focusedRow),
     onSearch: () => {

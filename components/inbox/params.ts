@@ -10,12 +10,12 @@ import {
   useQueryStates,
   type Values,
 } from "nuqs";
-import { INTERRUPTION_TYPES, SEVERITIES, SORTS, STATUSES, type Status } from "@/lib/domain/interruptions";
+import { ACTIVE_STATUSES, INTERRUPTION_TYPES, SEVERITIES, SORTS, STATUSES, type Status } from "@/lib/domain/interruptions";
 import { NS_PER_HOUR, nowNs } from "@/lib/domain/time";
 
 export const RANGES = ["1h", "24h", "7d", "custom"] as const;
 /** Triage tabs: each stands for a status (and, for review, an assignee) filter. */
-export const TABS = ["review", "unresolved", "acknowledged", "resolved"] as const;
+export const TABS = ["review", "unresolved", "acknowledged", "snoozed", "resolved"] as const;
 export type Tab = (typeof TABS)[number];
 
 export type SortKey = (typeof SORTS)[number];
@@ -72,11 +72,15 @@ export const hasFilters = (p: InboxParams) =>
   p.regressed ||
   p.fingerprint.length > 0;
 
-/** The status (and assignee) query values of each tab; `me` is resolved by the server. */
+/**
+ * The status (and assignee) query values of each tab; `me` is resolved by the server. The
+ * unresolved views name open and acknowledged: the API's `resolved=false` includes snoozed ones.
+ */
 export const TAB_QUERY: Record<Tab, { status?: string; resolved?: string; assignee?: string }> = {
   review: { status: "open", assignee: "none,me" },
-  unresolved: { resolved: "false" },
+  unresolved: { status: ACTIVE_STATUSES.join(",") },
   acknowledged: { status: "acknowledged" },
+  snoozed: { status: "snoozed" },
   resolved: { status: "resolved" },
 };
 
@@ -85,6 +89,7 @@ export function activeTab(p: InboxParams): Tab | null {
   if (p.tab) return p.tab;
   if (p.status.length === 0 && p.unresolved) return "unresolved";
   if (p.status.length === 1 && p.status[0] === "acknowledged") return "acknowledged";
+  if (p.status.length === 1 && p.status[0] === "snoozed") return "snoozed";
   if (p.status.length === 1 && p.status[0] === "resolved" && !p.unresolved) return "resolved";
   return null;
 }
@@ -98,6 +103,8 @@ export function effectiveStatus(p: InboxParams): { status: Status[]; unresolved:
       return { status: [], unresolved: true };
     case "acknowledged":
       return { status: ["acknowledged"], unresolved: true };
+    case "snoozed":
+      return { status: ["snoozed"], unresolved: true };
     case "resolved":
       return { status: ["resolved"], unresolved: false };
     default:
@@ -158,7 +165,9 @@ export function baseFilterQuery(p: InboxParams, anchorNs: bigint): FilterQuery {
 export function filterQuery(p: InboxParams, anchorNs: bigint): FilterQuery {
   const base = baseFilterQuery(p, anchorNs);
   if (p.tab) return { ...base, ...TAB_QUERY[p.tab] };
-  return { ...base, status: csv(p.status), resolved: p.unresolved ? "false" : undefined };
+  // "Unresolved only" without status chips: the statuses that need someone (snoozed ones wait)
+  const status = p.status.length ? p.status : p.unresolved ? ACTIVE_STATUSES : [];
+  return { ...base, status: csv(status), resolved: p.unresolved ? "false" : undefined };
 }
 
 /** Drops undefined values (for request bodies and stable query keys). */

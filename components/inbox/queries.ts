@@ -2,8 +2,9 @@
 // newer events, the agents for the filter, and the triage writes.
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient, type InfiniteData, type QueryClient } from "@tanstack/react-query";
 import { api } from "@/components/api/client";
-import type { BulkResult, CountResponse, InterruptionGroup, InterruptionRecord, ResolveResult } from "@/components/api/types";
+import type { BulkResult, CountResponse, GroupSnoozeResult, InterruptionGroup, InterruptionRecord, ResolveResult, SnoozeRecord } from "@/components/api/types";
 import { compact, PAGE_SIZE, TAB_QUERY, type FilterQuery, type InboxParams, type Tab } from "./params";
+import type { SnoozeBody } from "./SnoozeDialog";
 
 export type Page = { rows: InterruptionRecord[]; next: string | null };
 export type Count = CountResponse;
@@ -91,7 +92,8 @@ function patchRow(qc: QueryClient, id: string, patch: Partial<InterruptionRecord
 /** Everything but the inbox's own row lists (counts here, and any other page's data). */
 const notInboxRows = (key: readonly unknown[]) => !(key[0] === "inbox" && (key[1] === "list" || key[1] === "new"));
 
-export type RowAction = { id: string; action: "acknowledge" | "resolve" | "assign"; note?: string; assignee?: string | null };
+/** A row's action; `reopen` wakes a snoozed one by hand. */
+export type RowAction = { id: string; action: "acknowledge" | "resolve" | "assign" | "reopen"; note?: string; assignee?: string | null };
 
 export function useRowAction() {
   const qc = useQueryClient();
@@ -100,7 +102,7 @@ export function useRowAction() {
       const body = note?.trim() ? { note: note.trim() } : {};
       const path = `/api/interruptions/${encodeURIComponent(id)}/${action}`;
       if (action === "assign") return { id, patch: await api.post<InterruptionRecord>(path, { ...body, assignee: assignee ?? null }) };
-      if (action === "acknowledge") return { id, patch: await api.post<InterruptionRecord>(path, body) };
+      if (action === "acknowledge" || action === "reopen") return { id, patch: await api.post<InterruptionRecord>(path, body) };
       await api.post<ResolveResult>(path, body);
       return { id, patch: { status: "resolved", resolved: true } as Partial<InterruptionRecord> };
     },
@@ -143,6 +145,7 @@ export function useTabCounts(base: FilterQuery): Record<Tab, TabCount | undefine
   const review = useTabCount(q("review"));
   const unresolved = useTabCount(q("unresolved"));
   const acknowledged = useTabCount(q("acknowledged"));
+  const snoozed = useTabCount(q("snoozed")); // snoozed rows are unresolved: the count route counts them
   // Resolved rows: the groups route counts every status, so the sum of its counts is exact
   // (a lower bound, shown with "+", only past GROUP_CAP fingerprints).
   const rq = compact({ ...q("resolved"), limit: String(GROUP_CAP), buckets: "1" });
@@ -152,7 +155,7 @@ export function useTabCounts(base: FilterQuery): Record<Tab, TabCount | undefine
     placeholderData: keepPreviousData,
     select: (gs): TabCount => ({ n: gs.reduce((sum, g) => sum + g.count, 0), more: gs.length >= GROUP_CAP }),
   }).data;
-  return { review, unresolved, acknowledged, resolved };
+  return { review, unresolved, acknowledged, snoozed, resolved };
 }
 
 const GROUP_CAP = 5000;
@@ -169,6 +172,45 @@ export function useGroups(filter: FilterQuery, enabled: boolean) {
     queryFn: () => api.get<Group[]>("/api/interruptions/groups", query),
     enabled,
     refetchOnWindowFocus: false,
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** What a snooze applies to: one row (changed in place), a selection (ids or "all matching"), or a fingerprint group. */
+export type SnoozeTarget =
+  | { kind: "row"; row: InterruptionRecord }
+  | { kind: "selection"; count: number; ids: string[] | null; filter: Record<string, string> | null }
+  | { kind: "group"; group: Group };
+
+export type SnoozeOutcome = { kind: "row"; record: InterruptionRecord } | { kind: "selection"; result: BulkResult } | { kind: "group"; result: GroupSnoozeResult };
+
+export function useSnooze() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async ({ target, body }: { target: SnoozeTarget; body: SnoozeBody }): Promise<SnoozeOutcome> => {
+      if (target.kind === "row") {
+        return { kind: "row", record: await api.post<InterruptionRecord>(`/api/interruptions/${encodeURIComponent(target.row.interruption_id)}/snooze`, body) };
+      }
+      if (target.kind === "group") return { kind: "group", result: await api.post<GroupSnoozeResult>("/api/snoozes", { fingerprint: target.group.fingerprint, ...body }) };
+      const which = target.ids ? { ids: target.ids } : { filter: target.filter };
+      return { kind: "selection", result: await api.post<BulkResult>("/api/interruptions/bulk", { action: "snooze", snooze: body, ...which }) };
+    },
+    onSuccess: (out) => {
+      // one row changes in place (no jump); a selection or a group refetches everything
+      if (out.kind !== "row") return qc.invalidateQueries();
+      patchRow(qc, out.record.interruption_id, out.record);
+      return qc.invalidateQueries({ predicate: (q) => notInboxRows(q.queryKey) });
+    },
+  });
+}
+
+/** The active snoozes by id (what wakes each snoozed row), read only while snoozed rows are shown. */
+export function useActiveSnoozes(enabled: boolean) {
+  return useQuery({
+    queryKey: ["inbox", "snoozes"],
+    queryFn: () => api.get<SnoozeRecord[]>("/api/snoozes", { active: "true", limit: "5000" }),
+    enabled,
+    select: (list) => new Map(list.map((s) => [s.id, s])),
     placeholderData: keepPreviousData,
   });
 }

@@ -5,7 +5,7 @@ import { useCallback, useEffect, useMemo, useState } from "react";
 import { nowNs } from "@/lib/domain/time";
 import type { FilterPatch } from "./FilterBar";
 import { activeTab, baseFilterQuery, effectiveStatus, filterKey, filterQuery, timeWindow, useInboxParams, type SortKey } from "./params";
-import { TREND_BUCKETS, useGroups, useInterruptionPages, useNewSince, useTabCounts, useUnresolvedCount, type Group } from "./queries";
+import { TREND_BUCKETS, useActiveSnoozes, useGroups, useInterruptionPages, useNewSince, useTabCounts, useUnresolvedCount, type Group } from "./queries";
 
 export function useInboxView() {
   const [params, setParams] = useInboxParams();
@@ -21,6 +21,7 @@ export function useInboxView() {
   const list = useInterruptionPages(filter, params);
   const rows = useMemo(() => list.data?.pages.flatMap((p) => p.rows) ?? [], [list.data]);
   const loadedPages = list.data?.pages.length ?? 0;
+  const snoozes = useActiveSnoozes(rows.some((r) => r.status === "snoozed")).data;
 
   // Grouped view: one row per fingerprint, counted by the server over the same filters.
   const grouped = params.group;
@@ -82,6 +83,7 @@ export function useInboxView() {
     filter,
     list,
     rows,
+    snoozes,
     grouped,
     groupsQ,
     groups,

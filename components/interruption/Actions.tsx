@@ -2,18 +2,20 @@
 import { useState } from "react";
 import type { InterruptionRecord } from "@/components/api/types";
 import { canTriage, useCurrentUser } from "@/components/shell/Providers";
+import { SnoozeDialog } from "@/components/inbox/SnoozeDialog";
 import { useTriage } from "./queries";
 
 const btn = "rounded-md border px-3 py-1.5 text-sm font-medium disabled:cursor-not-allowed disabled:opacity-50";
 const primary = `${btn} border-transparent bg-[var(--accent)] text-[var(--bg)] hover:opacity-90`;
 const secondary = `${btn} border-default bg-[var(--bg)] hover:bg-subtle`;
 
-/** Acknowledge / resolve (with a note) / reopen / assign to me / add a note — for triage roles only. */
+/** Acknowledge / resolve (with a note) / reopen / snooze or wake / assign to me / add a note — for triage roles only. */
 export function Actions({ record }: { record: InterruptionRecord }) {
   const user = useCurrentUser();
   const triage = useTriage(record.interruption_id);
   const [resolveNote, setResolveNote] = useState("");
   const [note, setNote] = useState("");
+  const [snoozing, setSnoozing] = useState(false);
 
   if (!canTriage(user)) {
     return (
@@ -34,8 +36,21 @@ export function Actions({ record }: { record: InterruptionRecord }) {
           </button>
         )}
         {record.status !== "open" && (
-          <button type="button" className={secondary} disabled={busy} onClick={() => triage.mutate({ action: "reopen" })}>
-            Reopen
+          <button type="button" className={secondary} disabled={busy} onClick={() => triage.mutate({ action: "reopen" })} title={record.status === "snoozed" ? "Back to open now" : undefined}>
+            {record.status === "snoozed" ? "Wake" : "Reopen"}
+          </button>
+        )}
+        {record.status !== "resolved" && (
+          <button
+            type="button"
+            className={secondary}
+            disabled={busy}
+            onClick={() => {
+              triage.reset();
+              setSnoozing(true);
+            }}
+          >
+            {record.status === "snoozed" ? "Snooze again…" : "Snooze…"}
           </button>
         )}
         {!mine ? (
@@ -102,7 +117,16 @@ export function Actions({ record }: { record: InterruptionRecord }) {
           </button>
         </div>
       </form>
-      {triage.isError && (
+      <SnoozeDialog
+        open={snoozing}
+        title="Snooze interruption"
+        about={<p className="text-muted">It leaves the unresolved views and sends no alerts until it wakes.</p>}
+        pending={busy}
+        error={snoozing && triage.isError ? triage.error.message : null}
+        onCancel={() => setSnoozing(false)}
+        onConfirm={(body) => triage.mutate({ action: "snooze", body }, { onSuccess: () => setSnoozing(false) })}
+      />
+      {triage.isError && !snoozing && (
         <p role="alert" className="text-sm text-red-700 dark:text-red-400">
           {triage.error.message}
         </p>

@@ -28,6 +28,12 @@ function describe(e: ActivityEntry): string {
     }
     case "note":
       return "added a note";
+    case "snooze":
+      return "snoozed it";
+    case "mute":
+      return "muted it (a mute rule)";
+    case "wake":
+      return "woke it";
     case "terminate": {
       // the dead-loop action (SPEC §7); the note says for which pid and what the forwarder answered
       const signal = field(e.after, "signal") ?? "a signal";

@@ -8,6 +8,7 @@ import { CallMessagesView } from "@/components/trajectory/CallMessages";
 import { useCall } from "@/components/trajectory/queries";
 import { parseDetail, str } from "@/lib/trajectory/evidence";
 import { callDurationMs, formatMs } from "@/lib/trajectory/ns";
+import { notRecordedSize } from "@/lib/trajectory/recording";
 import { Section } from "@/components/ui/Section";
 
 /** The call around the interruption: its last few input messages, its output, tool pairing. */
@@ -66,6 +67,7 @@ export function CallContext({ record }: { record: InterruptionRecord }) {
                 ["tokens", `${q.data.input_tokens ?? "—"} in · ${q.data.output_tokens ?? "—"} out${q.data.max_tokens ? ` · max ${q.data.max_tokens}` : ""}`],
                 ["finish", q.data.finish_reasons.join(", ") || "—"],
                 ["messages", `${q.data.input_messages.length} in · ${q.data.output_messages.length} out`],
+                ...(q.data.recording_truncated ? ([["recording truncated", `${notRecordedSize(q.data.recording_truncated)} not recorded`]] as const) : []),
               ] as const}
           />
           <CallMessagesView call={q.data} tail={4} highlightToolCallId={toolCallId} />

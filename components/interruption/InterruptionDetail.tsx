@@ -8,6 +8,7 @@ import { formatTime, timeAgo } from "@/components/ui/format";
 import { Actions } from "./Actions";
 import { ActivityLog, actorLabel } from "./ActivityLog";
 import { CallContext } from "./CallContext";
+import { CostLine } from "./CostLine";
 import { Facts } from "@/components/ui/Facts";
 import { Section } from "@/components/ui/Section";
 import { Evidence } from "./Evidence";
@@ -87,6 +88,7 @@ function Header({ record: r }: { record: InterruptionRecord }) {
         {r.pid !== null && <> (pid {r.pid})</>} · {formatTime(r.occurred_at_ns)} ({timeAgo(r.occurred_at_ns)})
         {r.last_seen_ns !== r.occurred_at_ns && <> · last seen {timeAgo(r.last_seen_ns)}</>}
       </p>
+      <CostLine id={r.interruption_id} occurrences={r.occurrences} />
       {links.length > 0 && (
         <nav className="flex flex-wrap gap-2 text-xs" aria-label="Related">
           {links.map((l) => (

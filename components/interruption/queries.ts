@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api } from "@/components/api/client";
 import type { InterruptionRecord } from "@/components/api/types";
 import type { Activity as ActivityEntry } from "@/components/api/types";
+import type { SnoozeBody } from "@/components/inbox/SnoozeDialog";
 
 const enc = encodeURIComponent;
 
@@ -17,7 +18,8 @@ export function useActivity(id: string) {
 export type TriageAction =
   | { action: "acknowledge" | "resolve" | "reopen"; note?: string }
   | { action: "assign"; assignee: string | null }
-  | { action: "notes"; note: string };
+  | { action: "notes"; note: string }
+  | { action: "snooze"; body: SnoozeBody };
 
 /** One triage action on an interruption; refreshes the record, its activity and the lists. */
 export function useTriage(id: string) {
@@ -27,6 +29,7 @@ export function useTriage(id: string) {
       const path = `/api/interruptions/${enc(id)}/${a.action}`;
       if (a.action === "assign") return api.post<unknown>(path, { assignee: a.assignee });
       if (a.action === "notes") return api.post<unknown>(path, { note: a.note });
+      if (a.action === "snooze") return api.post<unknown>(path, a.body);
       return api.post<unknown>(path, a.note ? { note: a.note } : {});
     },
     onSettled: async () => {

@@ -8,6 +8,7 @@ import { useAgentCounts, useCounts, useSeries, useSessionsById, useStats, useTop
 import { chartWindow, RANGE_INFO, RANGES, useRange, useWindow } from "./range";
 import { SeverityCards } from "./SeverityCards";
 import { SeverityChart } from "./SeverityChart";
+import { SpendPanel } from "./SpendPanel";
 import { TopAgents, TopSessions, TopTypes } from "./TopPanels";
 
 const RANGE_OPTIONS = RANGES.map((r) => ({ value: r, label: RANGE_INFO[r].label, title: RANGE_INFO[r].long }));
@@ -93,6 +94,7 @@ function OverviewBody() {
         <TopAgents counts={agentCounts} range={range} />
         <TopSessions counts={topSessions} sessions={sessionNames} range={range} />
       </div>
+      <SpendPanel win={win} range={range} />
     </div>
   );
 }

@@ -7,10 +7,12 @@ import type { AgentCount, CountResponse, SessionCount, Timeseries as SeriesRespo
 import type { SessionSummary } from "@/components/sessions/types";
 import { UNASSIGNED } from "./derive";
 import type { Window } from "./range";
+import { ACTIVE_STATUSES } from "@/lib/domain/interruptions";
 
 export type { AgentCount, CountResponse, SessionCount, Timeseries as SeriesResponse } from "@/components/api/types";
 
-const windowQuery = (w: Window) => ({ start_ns: w.startNs, end_ns: w.endNs });
+// Open and acknowledged only: snoozed ones are set aside (SPEC §4), as in the inbox's unresolved views.
+const windowQuery = (w: Window) => ({ start_ns: w.startNs, end_ns: w.endNs, status: ACTIVE_STATUSES.join(",") });
 
 export function useCounts(w: Window) {
   return useQuery({

@@ -14,6 +14,7 @@ export type ConfigView = {
   /** sweeps and the dead-loop action (SPEC §3.5, §7) */
   operations: {
     retentionDays: number;
+    activityRetentionDays: number;
     maxDbSizeMb: number;
     checkIntervalSecs: number;
     staleTurnMinutes: number;
@@ -103,6 +104,7 @@ export function ConfigSection({ config }: { config: ConfigView }) {
           testId="config-operations"
           items={[
             ["Retention", `${op.retentionDays} days`],
+            ["Activity retention", `${op.activityRetentionDays} days (who acknowledged, resolved, assigned)`],
             ["Size cap", `${op.maxDbSizeMb} MB (oldest resolved trimmed first, down to 90 %)`],
             ["Sweep interval", `every ${op.checkIntervalSecs} s`],
             ["Unsettled turns", `flagged after ${op.staleTurnMinutes} min without activity`],

@@ -231,7 +231,7 @@ function TokensTable({ dashboardTokenId }: { dashboardTokenId: string }) {
             <tbody>
               {rows.map((t) => {
                 const state = stateOf(t, now);
-                const fileToken = t.id === dashboardTokenId;
+                const fileToken = t.id === dashboardTokenId || t.id.startsWith(`${dashboardTokenId}:`); // one row per data directory
                 return (
                   <tr key={t.id} data-testid="token-row" data-token-name={t.name} className={`border-b border-default align-top last:border-b-0 ${state === "active" ? "" : "text-muted"}`}>
                     <td className="py-2 pr-3">

@@ -1,35 +1,27 @@
 "use client";
-// Settings → Alert webhooks (SPEC §7). Admins add destinations (generic JSON signed with
-// HMAC-SHA256, or Slack), enable/disable and delete them, send a test, and see recent deliveries.
-// Names, URLs and receiver errors are untrusted text: rendered as text only.
+// Settings → Alert webhooks (SPEC §7, issue 15). Admins add rules — each new interruption, or a
+// rate of them — with a channel (generic JSON signed with HMAC-SHA256, Slack, PagerDuty, email),
+// enable/disable and delete them, send a test, see whether a rate rule fires, and recent
+// deliveries. Names, URLs and receiver errors are untrusted text: rendered as text only.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import type { CreatedWebhook, DeliveryRecord as Delivery, WebhookRecord, WebhookTestResult } from "@/components/api/types";
 import { api } from "@/components/api/client";
 import { isAdmin, useCurrentUser } from "@/components/shell/Providers";
 import { formatTime, timeAgo } from "@/components/ui/format";
-import { INTERRUPTION_TYPES, SEVERITIES, type Severity } from "@/lib/domain/interruptions";
 import { DangerConfirm } from "./DangerConfirm";
-import { Button, FormFooter, Chip, CopyButton, ErrorText, errorMessage, Field, inputClass, Notice } from "./ui";
+import { Button, Chip, CopyButton, ErrorText, errorMessage, Notice } from "./ui";
 import { Section } from "@/components/ui/Section";
-
-const KEY = ["settings", "webhooks"] as const;
-const KINDS = ["generic", "slack"] as const;
-type Kind = (typeof KINDS)[number];
+import { WEBHOOKS_KEY as KEY, WebhookForm } from "./WebhookForm";
+import { CHANNEL_LABEL, describeDestination, describeFilter, describeRule, localLink, type EmailSetup } from "./webhookText";
 
 type Created = CreatedWebhook;
 type TestResult = WebhookTestResult;
 
 const STATUS_TONE = { pending: "amber", delivered: "green", failed: "gray" } as const;
 
-function describeInterval(secs: number): string {
-  if (secs === 0) return "every time";
-  if (secs % 3600 === 0) return `${secs / 3600} h`;
-  if (secs % 60 === 0) return `${secs / 60} min`;
-  return `${secs} s`;
-}
-
-export function WebhooksSection() {
+/** `email`: the SMTP server email alerts go through, or null when none is configured. */
+export function WebhooksSection({ email = null }: { email?: EmailSetup }) {
   const admin = isAdmin(useCurrentUser());
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<Created | null>(null);
@@ -40,8 +32,9 @@ export function WebhooksSection() {
       title="Alert webhooks"
       description={
         <>
-          New or regressed interruptions at or above a severity are POSTed within seconds: generic JSON signed in{" "}
-          <code className="font-mono text-xs">X-SightDesk-Signature: sha256=…</code> (HMAC-SHA256 of the body), or a Slack message.
+          Each new or regressed interruption at or above a severity, or a rate of them (at least N within M minutes, with a second message when it
+          falls back), sent within seconds: generic JSON signed in <code className="font-mono text-xs">X-SightDesk-Signature: sha256=…</code>, a Slack
+          message, a PagerDuty alert (resolved when SightDesk sees the problem gone) or an email.
         </>
       }
       actions={
@@ -56,7 +49,8 @@ export function WebhooksSection() {
         <>
           {created?.secret && <NewSecret hook={created} onDone={() => setCreated(null)} />}
           {creating && (
-            <CreateForm
+            <WebhookForm
+              email={email}
               onCancel={() => setCreating(false)}
               onCreated={(w) => {
                 setCreating(false);
@@ -93,93 +87,9 @@ function NewSecret({ hook, onDone }: { hook: Created; onDone: () => void }) {
   );
 }
 
-const splitList = (text: string) => [...new Set(text.split(/[,\n]/).map((s) => s.trim()).filter(Boolean))];
-
-function CreateForm({ onCancel, onCreated }: { onCancel: () => void; onCreated: (w: Created) => void }) {
-  const queryClient = useQueryClient();
-  const [name, setName] = useState("");
-  const [url, setUrl] = useState("");
-  const [kind, setKind] = useState<Kind>("generic");
-  const [minSeverity, setMinSeverity] = useState<Severity>("high");
-  const [types, setTypes] = useState<string[]>([]);
-  const [agents, setAgents] = useState("");
-  const [repeat, setRepeat] = useState("60");
-  const create = useMutation({
-    mutationFn: (body: unknown) => api.post<Created>("/api/webhooks", body),
-    onSuccess: (w) => {
-      void queryClient.invalidateQueries({ queryKey: KEY });
-      onCreated(w);
-    },
-  });
-  function submit(e: FormEvent) {
-    e.preventDefault();
-    create.mutate({
-      name: name.trim(),
-      url: url.trim(),
-      kind,
-      min_severity: minSeverity,
-      types,
-      agents: splitList(agents),
-      repeat_interval_secs: Math.max(0, Math.round(Number(repeat) || 0) * 60),
-    });
-  }
-  return (
-    <form onSubmit={submit} aria-label="Add webhook" className="space-y-3 rounded border border-default p-3">
-      <h3 className="text-sm font-semibold">Add a webhook</h3>
-      <div className="grid gap-3 md:grid-cols-2">
-        <Field label="Name">
-          <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} autoFocus autoComplete="off" className={inputClass} />
-        </Field>
-        <Field label="URL" hint="Where alerts are POSTed (http or https).">
-          <input value={url} onChange={(e) => setUrl(e.target.value)} required type="url" maxLength={2000} placeholder="https://…" className={inputClass} />
-        </Field>
-        <Field label="Format">
-          <select value={kind} onChange={(e) => setKind(e.target.value as Kind)} className={inputClass}>
-            <option value="generic">Generic JSON (signed)</option>
-            <option value="slack">Slack incoming webhook</option>
-          </select>
-        </Field>
-        <Field label="Minimum severity">
-          <select value={minSeverity} onChange={(e) => setMinSeverity(e.target.value as Severity)} className={inputClass}>
-            {SEVERITIES.map((s) => (
-              <option key={s} value={s}>
-                {s} and above
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Types" hint="None selected: every type.">
-          <select multiple value={types} onChange={(e) => setTypes([...e.target.selectedOptions].map((o) => o.value))} className={`${inputClass} h-28`}>
-            {INTERRUPTION_TYPES.map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <div className="space-y-3">
-          <Field label="Agents" hint="Comma-separated agent names; empty: every agent.">
-            <input value={agents} onChange={(e) => setAgents(e.target.value)} maxLength={2000} autoComplete="off" className={inputClass} />
-          </Field>
-          <Field label="Repeat interval (minutes)" hint="No second alert for the same fingerprint within this time; 0 alerts every time.">
-            <input value={repeat} onChange={(e) => setRepeat(e.target.value)} type="number" min={0} max={10080} className={inputClass} />
-          </Field>
-        </div>
-      </div>
-      <FormFooter
-        error={create.error ? errorMessage(create.error) : null}
-        errorTestId="create-webhook-error"
-        pending={create.isPending}
-        submit="Add webhook"
-        pendingLabel="Adding…"
-        onCancel={onCancel}
-      />
-    </form>
-  );
-}
-
 function WebhooksList() {
-  const hooks = useQuery({ queryKey: KEY, queryFn: () => api.get<WebhookRecord[]>("/api/webhooks") });
+  // refreshed now and then: a rate rule's state changes by itself
+  const hooks = useQuery({ queryKey: KEY, queryFn: () => api.get<WebhookRecord[]>("/api/webhooks"), refetchInterval: 10_000 });
   const [deleting, setDeleting] = useState<WebhookRecord | null>(null);
   if (hooks.isPending) return <p className="text-sm text-muted">Loading webhooks…</p>;
   if (hooks.isError) return <ErrorText>Could not load webhooks: {errorMessage(hooks.error)}</ErrorText>;
@@ -220,12 +130,12 @@ function WebhookItem({ hook, onDelete }: { hook: WebhookRecord; onDelete: () => 
             <Chip tone={hook.enabled ? "green" : "gray"} testId="webhook-state">
               {hook.enabled ? "enabled" : "disabled"}
             </Chip>
-            <Chip>{hook.kind === "slack" ? "Slack" : "generic, signed"}</Chip>
+            <Chip testId="webhook-channel">{CHANNEL_LABEL[hook.kind]}</Chip>
+            {hook.rule === "rate" && <RateState hook={hook} />}
           </div>
-          <div className="font-mono text-xs break-all text-muted">{hook.url}</div>
-          <div className="text-xs text-muted">
-            {hook.min_severity} and above · {hook.types.length ? hook.types.join(", ") : "every type"} ·{" "}
-            {hook.agents.length ? `agents: ${hook.agents.join(", ")}` : "every agent"} · repeat {describeInterval(hook.repeat_interval_secs)}
+          <div className="font-mono text-xs break-all text-muted">{describeDestination(hook)}</div>
+          <div className="text-xs text-muted" data-testid="webhook-rule">
+            {describeRule(hook)} · {describeFilter(hook)}
           </div>
         </div>
         <div className="flex flex-wrap gap-2">
@@ -245,7 +155,7 @@ function WebhookItem({ hook, onDelete }: { hook: WebhookRecord; onDelete: () => 
       </div>
       {test && (
         <p role="status" data-testid="webhook-test-result" className={`mt-2 text-sm ${test.ok ? "text-green-700 dark:text-green-400" : "text-red-700 dark:text-red-400"}`}>
-          {test.ok ? `Test delivered (HTTP ${test.status_code}, ${test.duration_ms} ms).` : `Test failed: ${test.error ?? "no answer"}`}
+          {test.ok ? `Test delivered (${hook.kind === "email" ? "SMTP" : "HTTP"} ${test.status_code}, ${test.duration_ms} ms).` : `Test failed: ${test.error ?? "no answer"}`}
         </p>
       )}
       <ErrorText>{toggle.error ? errorMessage(toggle.error) : sendTest.error ? errorMessage(sendTest.error) : null}</ErrorText>
@@ -282,13 +192,7 @@ function Deliveries({ hookId }: { hookId: string }) {
                 {timeAgo(d.created_at_ns)}
               </td>
               <td className="py-1.5 pr-3">
-                {d.interruption_id ? (
-                  <a className="text-[var(--accent)] hover:underline" href={`/interruptions/${encodeURIComponent(d.interruption_id)}`}>
-                    {d.event}
-                  </a>
-                ) : (
-                  d.event
-                )}
+                <DeliveryEvent delivery={d} />
               </td>
               <td className="py-1.5 pr-3">
                 <Chip tone={STATUS_TONE[d.status]}>{d.status}</Chip>
@@ -304,6 +208,38 @@ function Deliveries({ hookId }: { hookId: string }) {
   );
 }
 
+/** The event, linked to what it is about: the interruption, or the inbox as the rate rule filters it. */
+function DeliveryEvent({ delivery: d }: { delivery: Delivery }) {
+  const href = d.interruption_id ? `/interruptions/${encodeURIComponent(d.interruption_id)}` : d.event === "webhook.test" ? null : localLink(d.url);
+  if (!href) return <>{d.event}</>;
+  return (
+    <a className="text-[var(--accent)] hover:underline" href={href}>
+      {d.event}
+    </a>
+  );
+}
+
+/** Whether a rate rule fires now, and since when (or when it last resolved). */
+function RateState({ hook }: { hook: WebhookRecord }) {
+  const s = hook.rate_state;
+  if (s?.firing) {
+    return (
+      <span title={s.fired_at_ns ? `since ${formatTime(s.fired_at_ns)}` : undefined}>
+        <Chip tone="amber" testId="rate-state">
+          firing ({s.fired_count})
+        </Chip>
+      </span>
+    );
+  }
+  return (
+    <span title={s?.resolved_at_ns ? `last resolved ${formatTime(s.resolved_at_ns)}` : undefined}>
+      <Chip tone="gray" testId="rate-state">
+        quiet
+      </Chip>
+    </span>
+  );
+}
+
 function DeleteDialog({ hook, onClose }: { hook: WebhookRecord | null; onClose: () => void }) {
   return (
     <DangerConfirm
@@ -315,7 +251,8 @@ function DeleteDialog({ hook, onClose }: { hook: WebhookRecord | null; onClose: 
       onClose={onClose}
     >
       <p>
-        Alerts stop going to <strong className="break-all">“{hook?.name}”</strong>, and its delivery history is deleted.
+        Alerts stop going to <strong className="break-all">“{hook?.name}”</strong>, and its delivery history is deleted. What it has paged about is
+        not resolved by this.
       </p>
     </DangerConfirm>
   );

@@ -110,7 +110,7 @@ export function CallMessagesView({ call, newFrom, tail = 4, highlightToolCallId 
       {all.length === 0 ? (
         <div className="text-xs text-muted">No messages were recorded for this call.</div>
       ) : (
-        <MessageList messages={all} inputCount={input.length} from={from} steps={steps} pairing={pairing} issues={issues} highlightToolCallId={highlightToolCallId} />
+        <MessageList messages={all} inputCount={input.length} from={from} steps={steps} pairing={pairing} issues={issues} highlightToolCallId={highlightToolCallId} recordedInPart={!!call.recording_truncated} />
       )}
     </div>
   );

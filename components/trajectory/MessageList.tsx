@@ -22,10 +22,12 @@ export type MessageListProps = {
   pairing: ToolPairing;
   issues: ToolIssues;
   highlightToolCallId?: string | null;
+  /** the capture layer left part of the bodies out: no output means none was recorded, not none was sent */
+  recordedInPart?: boolean;
 };
 
 /** A history's messages from `from` on: parts as text, tool calls paired with their responses. */
-export function MessageList({ messages, inputCount, from, steps, pairing, issues, highlightToolCallId }: MessageListProps) {
+export function MessageList({ messages, inputCount, from, steps, pairing, issues, highlightToolCallId, recordedInPart }: MessageListProps) {
   const toolNames = new Map<string, string>();
   for (const m of messages) for (const p of m.parts) if (p.type === "tool_call") toolNames.set(p.id, p.name);
   const items = [];
@@ -65,7 +67,7 @@ export function MessageList({ messages, inputCount, from, steps, pairing, issues
   if (inputCount === messages.length && messages.length >= from) {
     items.push(
       <div key="no-output" className="mt-1 text-xs text-muted">
-        No response messages (the call returned no output).
+        {recordedInPart ? "No response messages recorded (the response was over the capture layer's size cap)." : "No response messages (the call returned no output)."}
       </div>,
     );
   }

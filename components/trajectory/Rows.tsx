@@ -4,6 +4,7 @@ import Link from "next/link";
 import { memo } from "react";
 import { formatTime } from "@/components/ui/format";
 import { callDurationMs, callStartNs, diffMs, formatMs, formatOffset } from "@/lib/trajectory/ns";
+import { notRecordedSize } from "@/lib/trajectory/recording";
 import { isFailedStatus } from "@/lib/trajectory/timeline";
 import { turnEndLabel, type CallNode, type ConversationNode, type TurnNode } from "@/lib/trajectory/tree";
 import { CallMessages } from "./CallMessages";
@@ -183,6 +184,13 @@ export const CallRow = memo(function CallRow({
           {c.interruptions.map((m) => (
             <MarkerChip key={m.interruption_id} marker={m} />
           ))}
+          {c.recording_truncated ? (
+            <span data-testid="row-recording-truncated" className="shrink-0">
+              <Pill tone="warn" title={`${notRecordedSize(c.recording_truncated)} not recorded (over the capture layer's size cap): the bodies shown are incomplete`}>
+                recording truncated
+              </Pill>
+            </span>
+          ) : null}
           {unbalanced && (
             <span data-testid="row-unbalanced" className="truncate">
               <Pill tone="danger" title="the request history breaks tool-call pairing">
@@ -239,5 +247,7 @@ function CallMeta({ node }: { node: CallNode }) {
   ];
   if (c.is_sse) items.push(["stream", c.sse_done === false ? "SSE, no terminal event" : "SSE"]);
   if (c.cancelled) items.push(["cancelled", "yes"]);
+  const notRecorded = notRecordedSize(c.recording_truncated);
+  if (notRecorded) items.push(["not recorded", notRecorded]); // beside the row's "recording truncated" chip
   return <Facts items={items} layout="wrap" className="mb-2 gap-x-4 gap-y-0.5 text-xs" />;
 }

@@ -6,6 +6,7 @@ import { Facts } from "@/components/ui/Facts";
 import { formatTime } from "@/components/ui/format";
 import { diffMs, formatMs, toBigNs } from "@/lib/trajectory/ns";
 import { SEVERITIES } from "@/lib/domain/interruptions";
+import { SessionCost } from "./SessionCost";
 import type { SessionDetail } from "@/lib/trajectory/types";
 
 export function SessionHeader({
@@ -57,6 +58,7 @@ export function SessionHeader({
         </span>
       </div>
       <Facts items={facts} layout="wrap" minWidth="18rem" className="gap-x-6 gap-y-1 text-xs" labelClassName="w-24" mono={false} />
+      <SessionCost sessionId={session.session_id} callCount={session.call_count} />
       {session.exited_at_ns !== null && (
         <div
           data-testid="session-exit"

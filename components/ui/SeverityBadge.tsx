@@ -19,6 +19,8 @@ export function StatusBadge({ status }: { status: string }) {
       ? "border-green-600 text-green-700 dark:text-green-400"
       : status === "acknowledged"
         ? "border-amber-600 text-amber-700 dark:text-amber-400"
-        : "border-[var(--border)] text-[var(--fg)]";
+        : status === "snoozed"
+          ? "border-dashed border-sky-600 text-sky-700 dark:text-sky-400"
+          : "border-[var(--border)] text-[var(--fg)]";
   return <span className={`inline-block rounded border px-1.5 py-0.5 text-xs ${style}`}>{status}</span>;
 }

@@ -1,13 +1,30 @@
 // Alerts (SPEC §7): the pure parts — which interruptions a webhook wants, the retry schedule,
-// the timestamped HMAC signature and the bodies sent (generic JSON and Slack). No I/O here.
+// the timestamped HMAC signature and the generic body (the other channels render it:
+// lib/alerts/channels). No I/O here.
 import crypto from "node:crypto";
 import { SEVERITY_WEIGHT, type Severity } from "../domain/interruptions";
 
-export const WEBHOOK_KINDS = ["generic", "slack"] as const;
+/** The channel: how an alert is sent (signed JSON, a Slack message, a PagerDuty event, an email). */
+export const WEBHOOK_KINDS = ["generic", "slack", "pagerduty", "email"] as const;
 export type WebhookKind = (typeof WEBHOOK_KINDS)[number];
 
-export const ALERT_EVENTS = ["interruption.created", "interruption.regressed", "webhook.test"] as const;
+/** What fires: each new (or regressed) interruption, or a rate of them (lib/alerts/rate.ts). */
+export const RULE_KINDS = ["each", "rate"] as const;
+export type RuleKind = (typeof RULE_KINDS)[number];
+
+export const ALERT_EVENTS = [
+  "interruption.created",
+  "interruption.regressed",
+  /** PagerDuty only: the fingerprint paged about has no unresolved interruption left */
+  "interruption.resolved",
+  "rate.triggered",
+  "rate.resolved",
+  "webhook.test",
+] as const;
 export type AlertEvent = (typeof ALERT_EVENTS)[number];
+
+/** Events that close what an earlier one opened (PagerDuty `resolve`). */
+export const RESOLVING_EVENTS: ReadonlySet<string> = new Set(["interruption.resolved", "rate.resolved"]);
 
 export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -130,46 +147,6 @@ export function interruptionUrl(base: string, id: string): string {
 /** The generic payload (before JSON encoding; the record's `*_ns` values are bigints). */
 export function genericPayload(event: AlertEvent, record: { interruption_id: string } & Record<string, unknown>, base: string) {
   return { event, interruption: record, url: interruptionUrl(base, record.interruption_id) };
-}
-
-/** What the Slack renderer reads from a stored generic payload. */
-export type PayloadSummary = {
-  event: string;
-  url: string;
-  interruption: { interruption_id?: unknown; interruption_type?: unknown; severity?: unknown; agent_name?: unknown; session_id?: unknown; occurrences?: unknown };
-};
-
-const SEVERITY_ICON: Record<string, string> = { critical: ":red_circle:", high: ":large_orange_circle:", medium: ":large_yellow_circle:", low: ":white_circle:" };
-
-/** Slack mrkdwn treats &, < and > as markup: escape untrusted text. */
-export function slackEscape(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-
-const str = (v: unknown, fallback: string) => (typeof v === "string" && v ? v : fallback);
-
-/** A Slack-compatible body (`text` for notifications, `blocks` for the message). */
-export function slackPayload(p: PayloadSummary) {
-  const i = p.interruption;
-  const severity = str(i.severity, "unknown");
-  const type = str(i.interruption_type, "interruption");
-  const agent = str(i.agent_name, "unknown agent");
-  const verb = p.event === "interruption.regressed" ? "regressed" : p.event === "webhook.test" ? "test alert" : "new";
-  const text = `[${severity.toUpperCase()}] ${type} (${verb}) on ${agent}`;
-  const fields = [
-    { type: "mrkdwn", text: `*Severity*\n${slackEscape(severity)}` },
-    { type: "mrkdwn", text: `*Type*\n${slackEscape(type)}` },
-    { type: "mrkdwn", text: `*Agent*\n${slackEscape(agent)}` },
-  ];
-  if (typeof i.session_id === "string" && i.session_id) fields.push({ type: "mrkdwn", text: `*Session*\n${slackEscape(i.session_id)}` });
-  return {
-    text,
-    blocks: [
-      { type: "section", text: { type: "mrkdwn", text: `${SEVERITY_ICON[severity] ?? ""} *${slackEscape(text)}*`.trim() } },
-      { type: "section", fields },
-      { type: "actions", elements: [{ type: "button", text: { type: "plain_text", text: "Open in SightDesk" }, url: p.url }] },
-    ],
-  };
 }
 
 /** Parses a stored JSON list (types, agents); anything else is an empty list. */

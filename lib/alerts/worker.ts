@@ -1,20 +1,34 @@
-// The alert worker (SPEC §7): runs inside the server process, apart from ingest. Each tick it
-//  1. scans interruptions created since its high-water mark (kept in the Setting table) and
-//     queues one AlertDelivery per matching enabled webhook — deduplicated per webhook and
-//     interruption (a unique key) and per fingerprint within the webhook's repeat interval;
+// The alert worker (SPEC §7, issue 15): runs inside every server process, apart from ingest. Each tick it
+//  1. scans interruptions created since the high-water mark (kept in the Setting table) and
+//     queues one AlertDelivery per matching enabled webhook with an "each interruption" rule —
+//     deduplicated per webhook and interruption (a unique key) and per fingerprint within the
+//     webhook's repeat interval; evaluates the rate rules; and resolves what PagerDuty webhooks
+//     paged about once it is resolved (lib/alerts/ruleState.ts).
+//     One process at a time scans: the holder of the `alerts.scan` lease, renewed every tick;
+//     when it dies the lease expires and another process carries on from the stored mark;
 //  2. starts due deliveries without waiting for them (a small global and per-webhook limit, a
 //     timeout per attempt), so a hanging receiver delays neither ingest nor other webhooks.
-// Failed attempts are retried with exponential backoff. Clock, fetch and tick are injectable; the default
-// fetch goes only where the outbound policy allows (lib/config/outbound.ts).
-import crypto from "node:crypto";
+//     Every process sends; each delivery is claimed first (lib/coordination/claims.ts), so one
+//     process sends it, and a delivery whose process died mid-send is sent again once the
+//     claim expires — with the same X-SightDesk-Delivery id, for receivers that deduplicate.
+// Failed attempts are retried with exponential backoff (not those refused for good: a PagerDuty
+// 400, an SMTP 5xx). Clock, fetch, mail and tick are injectable; the default fetch goes only
+// where the outbound policy allows (lib/config/outbound.ts), mail through the configured SMTP server.
 import { interruptionRecord } from "../wire/records";
-import { stringifyExact } from "../wire/json";
 import type { Db } from "../db/client";
 import type { AlertDelivery, Interruption, Webhook } from "../db/generated/client";
 import { nowNs, NS_PER_MS } from "../domain/time";
-import { backoffMs, genericPayload, matchesRule, parseList, publicBaseUrl, severitiesAtOrAbove, type AlertEvent, type AlertRule } from "./rules";
+import { backoffMs, genericPayload, matchesRule, publicBaseUrl, severitiesAtOrAbove, type AlertEvent } from "./rules";
 import { outboundFetch } from "../config/outbound";
-import { DEFAULT_TIMEOUT_MS, sendOnce, type FetchLike } from "./send";
+import { claimPending, heldBy, releaseClaim, unclaimed } from "../coordination/claims";
+import { processHolder } from "../coordination/holder";
+import { acquireLease } from "../coordination/lease";
+import { alertable } from "./candidates";
+import { smtpMailer, type MailLike } from "./mailer";
+import { deliveryRow, isDuplicate, type QueuedAlert } from "./queue";
+import { ruled, type RuledHook } from "./ruled";
+import { evaluateRateRules, queuePagedTrigger, rateMemory, resolvePagedFingerprints } from "./ruleState";
+import { DEFAULT_TIMEOUT_MS, sendAlert, type Channels, type FetchLike } from "./send";
 
 export const MARK_KEY = "alerts.high_water_ns";
 const NS_PER_SEC = 1_000_000_000n;
@@ -24,49 +38,58 @@ const PAGE = 500;
 const MAX_PAGES = 20;
 const RETENTION_NS = 30n * 86_400n * NS_PER_SEC;
 const PRUNE_EVERY_NS = 3600n * NS_PER_SEC;
+export const SCAN_LEASE = "alerts.scan";
+/** How long the scanning process keeps the scan without renewing it (it renews every tick and page). */
+const SCAN_LEASE_MS = 5_000;
+/** A claim outlives the attempt's timeout by this much (time to record the outcome). */
+const CLAIM_MARGIN_MS = 5_000;
 
 export type AlertWorkerOptions = {
   db: Db;
   /** the clock, integer ns */
   now?: () => bigint;
   fetch?: FetchLike;
+  /** how email alerts are sent; default: the configured SMTP server (null: email is off) */
+  mail?: MailLike | null;
   timeoutMs?: number;
   /** deliveries in flight at once, and per webhook */
   concurrency?: number;
   perWebhook?: number;
   baseUrl?: string;
   log?: (message: string) => void;
+  /** this process's name on leases and claims (tests give two workers two names) */
+  holder?: string;
 };
-
-type Ruled = Webhook & { rule: AlertRule };
 
 export class AlertWorker {
   private readonly db: Db;
   private readonly now: () => bigint;
-  private readonly fetchImpl: FetchLike;
+  private readonly channels: Channels;
   private readonly timeoutMs: number;
   private readonly concurrency: number;
   private readonly perWebhook: number;
-  private readonly baseUrl: string;
   private readonly log: (message: string) => void;
+  private readonly holder: string;
   private ticking = false;
   private timer: ReturnType<typeof setInterval> | null = null;
   private mark: bigint | null = null;
   private lastPruneNs = 0n;
   /** pairs already decided (queued or suppressed) within the lookback: `${webhookId}|${interruptionId}` → createdAtNs */
   private readonly decided = new Map<string, bigint>();
+  /** when this process last counted each rate rule (it skips those that cannot have changed) */
+  private readonly rates = rateMemory();
   private readonly inflight = new Map<string, Promise<void>>();
   private readonly inflightByHook = new Map<string, number>();
 
   constructor(o: AlertWorkerOptions) {
     this.db = o.db;
     this.now = o.now ?? nowNs;
-    this.fetchImpl = o.fetch ?? outboundFetch();
+    this.channels = { fetch: o.fetch ?? outboundFetch(), mail: o.mail === undefined ? smtpMailer() : o.mail, baseUrl: o.baseUrl ?? publicBaseUrl() };
     this.timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.concurrency = o.concurrency ?? 8;
     this.perWebhook = o.perWebhook ?? 2;
-    this.baseUrl = o.baseUrl ?? publicBaseUrl();
     this.log = o.log ?? ((m) => console.error(`[alerts] ${m}`));
+    this.holder = o.holder ?? processHolder();
   }
 
   start(intervalMs = 1000): void {
@@ -80,14 +103,16 @@ export class AlertWorker {
     this.timer = null;
   }
 
-  /** One scan and dispatch; a tick that finds the previous one still running does nothing. */
+  /** One scan (by the lease holder only) and dispatch; a tick that finds the previous one still running does nothing. */
   async tick(): Promise<void> {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      await this.scan();
+      if (await this.holdScanLease()) {
+        await this.scan();
+        await this.prune();
+      }
       await this.dispatch();
-      await this.prune();
     } catch (e) {
       this.log(`tick failed: ${(e as Error)?.message ?? e}`);
     } finally {
@@ -106,6 +131,20 @@ export class AlertWorker {
 
   // ── 1. queue ────────────────────────────────────────────────────────────────────────────
 
+  /**
+   * Takes or renews the scan lease; true while this process holds it. Taking it over means
+   * another process scanned meanwhile: the mark is read again and the memory of decisions dropped.
+   */
+  private async holdScanLease(): Promise<boolean> {
+    const grant = await acquireLease(this.db, SCAN_LEASE, this.holder, this.now(), SCAN_LEASE_MS);
+    if (grant === "taken") {
+      this.mark = null;
+      this.decided.clear();
+      this.rates.evaluatedAt.clear();
+    }
+    return grant !== null;
+  }
+
   private async readMark(): Promise<bigint> {
     if (this.mark === null) {
       const row = await this.db.setting.findUnique({ where: { key: MARK_KEY } });
@@ -119,28 +158,37 @@ export class AlertWorker {
     await this.db.setting.upsert({ where: { key: MARK_KEY }, create: { key: MARK_KEY, value: String(mark) }, update: { value: String(mark) } });
   }
 
+  /** Queues what the enabled webhooks' rules call for now; the number of alerts queued. */
   async scan(): Promise<number> {
-    const hooks: Ruled[] = (await this.db.webhook.findMany({ where: { enabled: true } })).map((w) => ({
-      ...w,
-      rule: { minSeverity: w.minSeverity as AlertRule["minSeverity"], types: parseList(w.types), agents: parseList(w.agents) },
-    }));
+    const hooks = (await this.db.webhook.findMany({ where: { enabled: true } })).map(ruled);
+    if (!hooks.length) return 0;
+    const each = hooks.filter((w) => w.ruleKind === "each");
+    const now = this.now();
+    let queued = await this.scanNew(each);
+    queued += await evaluateRateRules(this.db, hooks, now, this.channels.baseUrl, this.rates);
+    queued += await resolvePagedFingerprints(this.db, each.filter((w) => w.kind === "pagerduty"), now, this.channels.baseUrl);
+    return queued;
+  }
+
+  /** Each new interruption, for the webhooks that want each one. */
+  private async scanNew(hooks: RuledHook[]): Promise<number> {
     if (!hooks.length) return 0;
     const mark = await this.readMark();
     const oldestHook = hooks.reduce((m, w) => (w.createdAtNs < m ? w.createdAtNs : m), hooks[0].createdAtNs);
     let lo = mark - LOOKBACK_NS;
     if (lo < oldestHook) lo = oldestHook - 1n;
     for (const [k, at] of this.decided) if (at <= lo) this.decided.delete(k);
-    const severities = [...new Set(hooks.flatMap((w) => severitiesAtOrAbove(w.rule.minSeverity)))];
+    const severities = [...new Set(hooks.flatMap((w) => severitiesAtOrAbove(w.filter.minSeverity)))];
 
     let queued = 0;
     let high = mark;
     let cursor: { at: bigint; id: string } | null = null;
     for (let page = 0; page < MAX_PAGES; page++) {
       const rows: Interruption[] = await this.db.interruption.findMany({
-        where: {
+        where: alertable({
           severity: { in: severities },
           ...(cursor ? { OR: [{ createdAtNs: { gt: cursor.at } }, { createdAtNs: cursor.at, id: { gt: cursor.id } }] } : { createdAtNs: { gt: lo } }),
-        },
+        }),
         orderBy: [{ createdAtNs: "asc" }, { id: "asc" }],
         take: PAGE,
       });
@@ -150,17 +198,18 @@ export class AlertWorker {
       cursor = { at: last.createdAtNs, id: last.id };
       if (last.createdAtNs > high) high = last.createdAtNs;
       if (rows.length < PAGE) break;
+      if (!(await this.holdScanLease())) break; // a long backlog: keep the lease, or stop if another process took over
     }
     if (high !== mark) await this.writeMark(high);
     return queued;
   }
 
-  private async queue(hooks: Ruled[], rows: Interruption[]): Promise<number> {
-    const pairs: { w: Ruled; i: Interruption; key: string }[] = [];
+  private async queue(hooks: RuledHook[], rows: Interruption[]): Promise<number> {
+    const pairs: { w: RuledHook; i: Interruption; key: string }[] = [];
     for (const i of rows) {
       for (const w of hooks) {
         const key = `${w.id}|${i.id}`;
-        if (this.decided.has(key) || i.createdAtNs < w.createdAtNs || !matchesRule(w.rule, i)) continue;
+        if (this.decided.has(key) || i.createdAtNs < w.createdAtNs || !matchesRule(w.filter, i)) continue;
         pairs.push({ w, i, key });
       }
     }
@@ -192,27 +241,23 @@ export class AlertWorker {
         }
       }
       const event: AlertEvent = isRegression ? "interruption.regressed" : "interruption.created";
-      const now = this.now();
+      const alert: QueuedAlert & { fingerprint: string } = {
+        webhookId: w.id,
+        event,
+        dedupeKey: i.id,
+        payload: genericPayload(event, interruptionRecord(i), this.channels.baseUrl),
+        now: this.now(),
+        interruptionId: i.id,
+        fingerprint: i.fingerprint,
+        sourceAtNs: i.createdAtNs,
+      };
       try {
-        await this.db.alertDelivery.create({
-          data: {
-            id: crypto.randomUUID(),
-            webhookId: w.id,
-            interruptionId: i.id,
-            fingerprint: i.fingerprint,
-            sourceAtNs: i.createdAtNs,
-            event,
-            dedupeKey: i.id,
-            status: "pending",
-            attempts: 0,
-            nextAttemptAtNs: now,
-            createdAtNs: now,
-            payload: stringifyExact(genericPayload(event, interruptionRecord(i), this.baseUrl)),
-          },
-        });
+        // PagerDuty keeps the fingerprint's alert open until it is resolved here
+        if (w.kind === "pagerduty") await queuePagedTrigger(this.db, alert);
+        else await this.db.alertDelivery.create({ data: deliveryRow(alert) });
         queued++;
       } catch (e) {
-        if ((e as { code?: string })?.code !== "P2002") throw e; // already queued: fine
+        if (!isDuplicate(e)) throw e; // already queued: fine
       }
       this.decided.set(key, i.createdAtNs);
     }
@@ -233,8 +278,10 @@ export class AlertWorker {
   async dispatch(): Promise<number> {
     const free = this.concurrency - this.inflight.size;
     if (free <= 0) return 0;
+    const now = this.now();
+    const unclaimedAt = { OR: [{ claimExpiresAtNs: null }, { claimExpiresAtNs: { lte: now } }] };
     const due = await this.db.alertDelivery.findMany({
-      where: { status: "pending", nextAttemptAtNs: { lte: this.now() }, id: { notIn: [...this.inflight.keys()] } },
+      where: { status: "pending", nextAttemptAtNs: { lte: now }, ...unclaimedAt },
       orderBy: [{ nextAttemptAtNs: "asc" }, { id: "asc" }],
       take: Math.max(50, free * 4),
     });
@@ -246,14 +293,16 @@ export class AlertWorker {
       const w = hooks.get(d.webhookId);
       if (!w || !w.enabled) {
         await this.db.alertDelivery.updateMany({
-          where: { id: d.id, status: "pending" },
+          where: { id: d.id, status: "pending", ...unclaimedAt },
           data: { status: "failed", lastError: w ? "webhook disabled before delivery" : "webhook deleted" },
         });
         continue;
       }
       if ((this.inflightByHook.get(w.id) ?? 0) >= this.perWebhook) continue;
+      const claimed = await this.claim(d.id, now);
+      if (!claimed) continue;
       this.inflightByHook.set(w.id, (this.inflightByHook.get(w.id) ?? 0) + 1);
-      const p = this.attempt(d, w).finally(() => {
+      const p = this.attempt(claimed, w).finally(() => {
         this.inflight.delete(d.id);
         const n = (this.inflightByHook.get(w.id) ?? 1) - 1;
         if (n <= 0) this.inflightByHook.delete(w.id);
@@ -265,29 +314,37 @@ export class AlertWorker {
     return started;
   }
 
+  /**
+   * Claims a delivery for this process, for the attempt's timeout and a margin; the row as it is
+   * now (another process may have attempted it since it was listed), or null when it is not ours
+   * to send.
+   */
+  private async claim(id: string, now: bigint): Promise<AlertDelivery | null> {
+    if (!(await claimPending(this.db, "AlertDelivery", id, this.holder, now, this.timeoutMs + CLAIM_MARGIN_MS))) return null;
+    const row = await this.db.alertDelivery.findUnique({ where: { id } });
+    if (row && row.claimedBy === this.holder && row.status === "pending" && row.nextAttemptAtNs <= now) return row;
+    await releaseClaim(this.db, "AlertDelivery", id, this.holder);
+    return null;
+  }
+
   private async attempt(d: AlertDelivery, w: Webhook): Promise<void> {
     try {
-      const result = await sendOnce(this.fetchImpl, w, { id: d.id, event: d.event, payload: d.payload }, this.timeoutMs);
+      const result = await sendAlert(this.channels, w, { id: d.id, event: d.event, payload: d.payload }, this.timeoutMs);
       const attempts = d.attempts + 1;
       const now = this.now();
-      if (result.ok) {
-        await this.db.alertDelivery.updateMany({
-          where: { id: d.id },
-          data: { status: "delivered", attempts, lastStatusCode: result.statusCode, lastError: null, deliveredAtNs: now },
-        });
-        return;
-      }
-      const delay = backoffMs(attempts);
-      await this.db.alertDelivery.updateMany({
-        where: { id: d.id },
-        data: {
-          status: delay === null ? "failed" : "pending",
-          attempts,
-          lastStatusCode: result.statusCode,
-          lastError: result.error,
-          nextAttemptAtNs: delay === null ? d.nextAttemptAtNs : now + BigInt(delay) * NS_PER_MS,
-        },
-      });
+      const delay = result.ok || result.retryable === false ? null : backoffMs(attempts);
+      const outcome = result.ok
+        ? { status: "delivered", attempts, lastStatusCode: result.statusCode, lastError: null, deliveredAtNs: now }
+        : {
+            status: delay === null ? "failed" : "pending",
+            attempts,
+            lastStatusCode: result.statusCode,
+            lastError: result.error,
+            nextAttemptAtNs: delay === null ? d.nextAttemptAtNs : now + BigInt(delay) * NS_PER_MS,
+          };
+      // only while the claim is still ours: past it, another process has taken the delivery over
+      const { count } = await this.db.alertDelivery.updateMany({ where: { id: d.id, ...heldBy(this.holder) }, data: { ...outcome, ...unclaimed } });
+      if (!count) this.log(`delivery ${d.id}: another process took it over before this attempt's outcome was recorded`);
     } catch (e) {
       this.log(`delivery ${d.id} could not be recorded: ${(e as Error)?.message ?? e}`);
     }
@@ -300,12 +357,14 @@ export class AlertWorker {
     if (now - this.lastPruneNs < PRUNE_EVERY_NS) return;
     this.lastPruneNs = now;
     await this.db.alertDelivery.deleteMany({ where: { createdAtNs: { lt: now - RETENTION_NS }, status: { not: "pending" } } });
+    // fingerprints paged about and resolved long ago (one row each would pile up)
+    await this.db.alertRuleState.deleteMany({ where: { state: "ok", key: { startsWith: "fp:" }, resolvedAtNs: { lt: now - RETENTION_NS } } });
   }
 }
 
 const globalForAlerts = globalThis as unknown as { sightdeskAlertWorker?: AlertWorker };
 
-/** Starts the process-wide worker once (server startup). */
+/** Starts the process-wide worker once (server startup); every process sharing the database runs one. */
 export function startAlertWorker(db: Db): AlertWorker {
   if (!globalForAlerts.sightdeskAlertWorker) {
     globalForAlerts.sightdeskAlertWorker = new AlertWorker({ db });

@@ -9,15 +9,16 @@ import { ApiError } from "./errors";
 
 const URL_SECRET_PARAMS = ["token", "access_token", "api_key", "apikey", "key"];
 
-function bearer(req: Request): string {
-  if (hasUrlSecret(req)) throw new ApiError(401, "Tokens are not accepted in URLs: send Authorization: Bearer <token>");
-  const header = req.headers.get("authorization") ?? "";
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+function bearer(header: string | null, urlSecret: boolean): string {
+  if (urlSecret) throw new ApiError(401, "Tokens are not accepted in URLs: send Authorization: Bearer <token>");
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
   if (!match) throw new ApiError(401, "Missing bearer token: send Authorization: Bearer <token>");
   return match[1];
 }
 
+/** Whether the query string names a secret (most requests have no query string: nothing to parse). */
 function hasUrlSecret(req: Request): boolean {
+  if (!req.url.includes("?")) return false;
   const url = new URL(req.url);
   return URL_SECRET_PARAMS.some((p) => url.searchParams.has(p));
 }
@@ -27,7 +28,9 @@ function hasUrlSecret(req: Request): boolean {
  * (401 / 403 otherwise). Cookie-authenticated writes must come from this origin (CSRF).
  */
 export async function authenticate(db: DbTx, req: Request, scope: Scope): Promise<Actor> {
-  if (req.headers.has("authorization") || hasUrlSecret(req)) return requireScope(await tokenActor(db, bearer(req)), scope);
+  const header = req.headers.get("authorization");
+  const urlSecret = hasUrlSecret(req);
+  if (header !== null || urlSecret) return requireScope(await tokenActor(db, bearer(header, urlSecret)), scope);
   const user = await sessionActor(db, req);
   if (!user) throw new ApiError(401, "Sign in, or send Authorization: Bearer <token>");
   if (req.method !== "GET" && req.method !== "HEAD" && !req.headers.get("origin")) {

@@ -6,6 +6,7 @@ import type { Db } from "../db/client";
 import { normalizeExchange } from "../ingest/adapters";
 import { prepareCall, type Prepared } from "../ingest/prepare";
 import { callSchema, eventSchema, httpExchangeSchema } from "../ingest/schema";
+import { ingestGrouped } from "../ingest/groupedIngest";
 import { ingestPrepared, type IngestResult } from "../ingest/storeCalls";
 import { ingestPreparedEvents, prepareEvent, type EventResult, type PreparedEvent } from "../ingest/storeEvents";
 import { SOURCE_HEADER, sourceFromHeader, type IngestSource } from "../domain/sources";
@@ -31,9 +32,13 @@ export function prepareIngestText(kind: IngestKind, text: string): PreparedBatch
   return prepareIngestBody(kind, parseJsonText(text));
 }
 
-/** Stores a prepared batch that arrived through `source` (the REST ingest API unless told). */
+/**
+ * Stores a prepared batch that arrived through `source` (the REST ingest API unless told). Calls
+ * share a transaction with other requests arriving meanwhile (group commit); the answer comes
+ * after that transaction committed.
+ */
 export function storePrepared(db: Db, batch: PreparedBatch, source: IngestSource = "api"): Promise<IngestResult | EventResult> {
-  return batch.kind === "events" ? ingestPreparedEvents(db, batch.events, undefined, source) : ingestPrepared(db, batch.calls, undefined, source);
+  return batch.kind === "events" ? ingestPreparedEvents(db, batch.events, undefined, source) : ingestGrouped(db, batch.calls, source);
 }
 
 /**

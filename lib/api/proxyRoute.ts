@@ -3,7 +3,10 @@
 // `X-SightDesk-Token: <ingest token>` (checked like a bearer token with the ingest scope, never
 // sent upstream). The upstream's address must pass the outbound policy (outbound.allow_private)
 // and the connection is pinned to the checked address. The exchange is stored through the
-// ingest path after the agent's answer has ended: storing never delays the agent.
+// ingest path after the agent's answer has ended: storing never delays the agent. A client on
+// this host is found by its connection (peer.ts, as the CLI proxy does), so its session is the
+// real process.
+import os from "node:os";
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import type { LookupFunction } from "node:net";
@@ -15,8 +18,9 @@ import { db } from "../db/client";
 import { OutboundBlockedError, resolveOutbound } from "../net/pinned";
 import type { WireExchange } from "../proxy/exchange";
 import { forward, proxyErrorBody, type ClientSink } from "../proxy/forward";
-import { upstreamMap } from "../proxy/routes";
-import { routeRequest } from "../proxy/routes";
+import { connectionPeer, fromCaller, withPeer } from "../proxy/peer";
+import { requestSocket } from "../proxy/requestSocket";
+import { routeRequest, upstreamMap } from "../proxy/routes";
 import { ApiError } from "./errors";
 import { prepareIngestBody, storePrepared } from "./ingest";
 import { errorResponse } from "./route";
@@ -61,10 +65,28 @@ export function untransformed(headers: [string, string][]): [string, string][] {
   return out;
 }
 
-/** A ReadableStream the forwarder writes into, and the Response around it once the status is known. */
+/**
+ * A ReadableStream the forwarder writes into, and the Response around it once the status is
+ * known. As in the CLI proxy, the first bytes go at once and the chunks that arrive after them in
+ * one turn of the event loop go as one, at the end of that turn (one write to the agent, not one
+ * per event).
+ */
 function webSink(onCancel: () => void): { sink: ClientSink; response: Promise<Response> } {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let drains: (() => void)[] = [];
+  let gathered: Buffer[] = [];
+  let gatheredBytes = 0;
+  let turnOpen = false;
+  let started = false;
+  const enqueue = (chunk: Buffer) => controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  const endOfTurn = () => {
+    turnOpen = false;
+    if (!gathered.length) return;
+    const bytes = gathered.length === 1 ? gathered[0] : Buffer.concat(gathered, gatheredBytes);
+    gathered = [];
+    gatheredBytes = 0;
+    if (!closed) enqueue(bytes);
+  };
   let resolve!: (r: Response) => void;
   const response = new Promise<Response>((r) => (resolve = r));
   let closed = false;
@@ -92,12 +114,23 @@ function webSink(onCancel: () => void): { sink: ClientSink; response: Promise<Re
     },
     write(chunk) {
       if (closed) return true;
-      controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-      return (controller.desiredSize ?? 1) > 0;
+      if (!started) {
+        started = true;
+        enqueue(chunk); // the first bytes at once
+        return (controller.desiredSize ?? 1) > 0;
+      }
+      gathered.push(chunk);
+      gatheredBytes += chunk.length;
+      if (!turnOpen) {
+        turnOpen = true;
+        setImmediate(endOfTurn);
+      }
+      return (controller.desiredSize ?? 1) - gatheredBytes > 0;
     },
     onDrain: (cb) => void drains.push(cb),
     end() {
       if (closed) return;
+      endOfTurn();
       closed = true;
       controller.close();
     },
@@ -140,6 +173,9 @@ export async function proxyRequest(req: Request): Promise<Response> {
   const { sink, response } = webSink(cancel);
   const agent = req.headers.get("x-sightdesk-agent")?.trim() || null;
   const session = req.headers.get("x-sightdesk-session")?.trim() || null;
+  // a client on this host: its process, as the CLI proxy finds it (once per connection)
+  const socket = requestSocket();
+  const peer = socket ? connectionPeer(socket) : null;
   void forward(
     {
       method: req.method,
@@ -151,7 +187,10 @@ export async function proxyRequest(req: Request): Promise<Response> {
       signal: abort.signal,
       lookup,
       origin: { agent_name: agent, session_id: session },
-      recorded: (x) => void store(x),
+      recorded: (x) => {
+        if (!peer) return void store(x);
+        withPeer(peer, (p) => void store(p ? { ...fromCaller(x, p), host: os.hostname() } : x));
+      },
     },
     sink,
   );

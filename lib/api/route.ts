@@ -8,6 +8,7 @@ import type { Contract } from "./contract";
 import { httpError } from "./errors";
 import type { IngestKind, PreparedBatch } from "./ingest";
 import { prepareIngest } from "./ingestOffload";
+import { arrivingCalls } from "../ingest/groupedIngest";
 import { stringifyExact } from "../wire/json";
 import { checkSameOrigin } from "./origin";
 import { parseBatch, parseOrThrow } from "./validation";
@@ -91,8 +92,11 @@ export function handleBatch<Q, B, R>(c: Contract<Q, B>, handler: (ctx: HandlerCo
 /**
  * An ingest route (SPEC §2): the body (one object or an array, validated against `c.body`) is
  * read as text and prepared — on the ingest worker thread when it is large — before `handler`
- * stores it.
+ * stores it. Calls being read are announced to the group commit, which waits for them.
  */
 export function handleIngest<Q, R>(c: Contract<Q, unknown>, kind: IngestKind, handler: (ctx: HandlerContext<Q, PreparedBatch>) => Promise<R | Response>) {
-  return handle(c as unknown as Contract<Q, PreparedBatch>, handler, { readBody: async (req) => prepareIngest(kind, await readBodyText(req)) });
+  const read = (req: Request) => async () => prepareIngest(kind, await readBodyText(req));
+  return handle(c as unknown as Contract<Q, PreparedBatch>, handler, {
+    readBody: (req) => (kind === "events" ? read(req)() : arrivingCalls(db(), read(req))),
+  });
 }

@@ -5,7 +5,7 @@ import { conflict, notFound } from "../domain/errors";
 import type { DbTx } from "../db/client";
 import type { ApiToken } from "../db/generated/client";
 import { nowNs } from "../domain/time";
-import { DASHBOARD_TOKEN_ID } from "./dashboardToken";
+import { isDashboardTokenId } from "./dashboardToken";
 import { forgetToken } from "./identity";
 import { parseScopes, type Scope } from "./scopes";
 import { hashToken, newSecret } from "./tokenSecrets";
@@ -46,7 +46,7 @@ export async function listTokens(db: DbTx) {
 export async function revokeToken(db: DbTx, id: string) {
   const token = await db.apiToken.findUnique({ where: { id } });
   if (!token) throw notFound("Token not found");
-  if (id === DASHBOARD_TOKEN_ID) throw conflict("The token file's token cannot be revoked here: delete the file and restart");
+  if (isDashboardTokenId(id)) throw conflict("The token file's token cannot be revoked here: delete the file and restart");
   if (token.revokedAtNs === null) await db.apiToken.update({ where: { id }, data: { revokedAtNs: nowNs() } });
   forgetToken(token.hash);
   return tokenRecord((await db.apiToken.findUnique({ where: { id } }))!);

@@ -1,6 +1,8 @@
 // The dashboard token file (like AgentSight's `.dashboard_token`): created on first start, mode
 // 0600, reused across restarts, carrying every scope, for local tools such as the CLI.
+import crypto from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { DbTx } from "../db/client";
 import { PRIVATE_FILE_MODE, tighten, writePrivateFile } from "../db/privateFiles";
@@ -10,6 +12,18 @@ import { SCOPES } from "./scopes";
 import { hashToken, newSecret } from "./tokenSecrets";
 
 export const DASHBOARD_TOKEN_ID = "dashboard-token-file";
+
+/**
+ * Each data directory (on each host) has its own token file, so its row is its own: several
+ * server processes on one database, each with a data directory of its own, must not replace
+ * one another's token. The bare id is the row of installations from before that.
+ */
+export function dashboardTokenId(dir = dataDir()): string {
+  const where = crypto.createHash("sha256").update(`${os.hostname()}\0${path.resolve(dir)}`).digest("hex").slice(0, 12);
+  return `${DASHBOARD_TOKEN_ID}:${where}`;
+}
+
+export const isDashboardTokenId = (id: string) => id === DASHBOARD_TOKEN_ID || id.startsWith(`${DASHBOARD_TOKEN_ID}:`);
 
 export function dashboardTokenPath(): string {
   return path.join(dataDir(), ".dashboard_token");
@@ -38,9 +52,12 @@ export function readOrCreateTokenFile(file = dashboardTokenPath()): string {
 export async function ensureDashboardToken(db: DbTx): Promise<string> {
   const secret = readOrCreateTokenFile();
   const hash = hashToken(secret);
+  const id = dashboardTokenId();
+  // An installation from before per-directory rows: its row becomes this directory's.
+  await db.apiToken.updateMany({ where: { id: DASHBOARD_TOKEN_ID, hash }, data: { id } });
   await db.apiToken.upsert({
-    where: { id: DASHBOARD_TOKEN_ID },
-    create: { id: DASHBOARD_TOKEN_ID, name: "dashboard token file", hash, scopes: SCOPES.join(","), createdAtNs: nowNs() },
+    where: { id },
+    create: { id, name: "dashboard token file", hash, scopes: SCOPES.join(","), createdAtNs: nowNs() },
     update: { hash, revokedAtNs: null },
   });
   return secret;

@@ -1,7 +1,9 @@
 // Identity behind a request's credentials: a bearer token's secret → the token's actor, a
 // session cookie → the signed-in user's actor. Rows are cached a few seconds per process, so a
 // burst of requests costs one lookup; revoking a token or changing a user forgets the entry at
-// once in this process, elsewhere within the cache time. Reading the credentials off the HTTP
+// once in this process, and every other server process on the database reads the row again
+// within CACHE_MS (5 s): an entry is dated when its read *starts*, so a row read just before a
+// revocation committed is never trusted longer than that. Reading the credentials off the HTTP
 // request (which header, same origin) is lib/api/auth.ts.
 import type { NextRequest } from "next/server";
 import { getToken } from "next-auth/jwt";
@@ -19,7 +21,8 @@ const LAST_USED_RESOLUTION_NS = 60_000_000_000n;
 
 type TokenRow = NonNullable<Awaited<ReturnType<DbTx["apiToken"]["findUnique"]>>>;
 
-const CACHE_MS = 5_000;
+/** The longest a process trusts a cached row: a revocation elsewhere takes effect here within it. */
+export const CACHE_MS = 5_000;
 // Kept on globalThis: Next.js may load this module once per route bundle in one process.
 const holder = globalThis as unknown as { sightdeskTokenCache?: Map<string, { row: TokenRow | null; at: number }> };
 const cache = (holder.sightdeskTokenCache ??= new Map());
@@ -31,9 +34,10 @@ export function forgetToken(hash: string): void {
 async function lookup(db: DbTx, hash: string): Promise<TokenRow | null> {
   const hit = cache.get(hash);
   if (hit && Date.now() - hit.at < CACHE_MS) return hit.row;
+  const at = Date.now(); // before the read: the row is at least this fresh
   const row = await db.apiToken.findUnique({ where: { hash } });
   if (cache.size > 10_000) cache.clear();
-  cache.set(hash, { row, at: Date.now() });
+  cache.set(hash, { row, at });
   return row;
 }
 
@@ -52,7 +56,6 @@ export async function tokenActor(db: DbTx, secret: string): Promise<Actor> {
   return { kind: "token", id: token.id, name: token.name, scopes };
 }
 
-const USER_CACHE_MS = 5_000;
 type CachedUser = { id: string; email: string; role: string; sessionVersion: number };
 const userHolder = globalThis as unknown as { sightdeskUserCache?: Map<string, { user: CachedUser | null; at: number }> };
 const userCache = (userHolder.sightdeskUserCache ??= new Map());
@@ -68,10 +71,11 @@ export async function sessionActor(db: DbTx, req: Request): Promise<Actor | null
   const uid = typeof jwt?.uid === "string" ? jwt.uid : null;
   if (!uid) return null;
   let hit = userCache.get(uid);
-  if (!hit || Date.now() - hit.at > USER_CACHE_MS) {
+  if (!hit || Date.now() - hit.at >= CACHE_MS) {
+    const at = Date.now();
     const user = await db.user.findUnique({ where: { id: uid }, select: { id: true, email: true, role: true, sessionVersion: true } });
     if (userCache.size > 10_000) userCache.clear();
-    userCache.set(uid, (hit = { user, at: Date.now() }));
+    userCache.set(uid, (hit = { user, at }));
   }
   // a password or role change since this cookie was issued ends it: signed out
   if (!hit.user || hit.user.sessionVersion !== tokenSessionVersion(jwt)) return null;

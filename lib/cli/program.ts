@@ -4,6 +4,7 @@ import * as forwarder from "./commands/forward";
 import * as proxyCmd from "./commands/proxy";
 import * as importer from "./commands/import";
 import * as interruption from "./commands/interruption";
+import * as snoozer from "./commands/snooze";
 import * as token from "./commands/token";
 import * as user from "./commands/user";
 import type { Context } from "./context";
@@ -29,6 +30,7 @@ Examples:
   $ sightdesk interruption count --agent CoshNG
   $ sightdesk interruption get 3f0c9e5d2b7a4c1e8f6a0b9d7c5e3a1f
   $ sightdesk interruption resolve 3f0c9e5d2b7a4c1e8f6a0b9d7c5e3a1f --note "provider recovered"
+  $ sightdesk interruption snooze 3f0c9e5d2b7a4c1e8f6a0b9d7c5e3a1f --for 8h --escalates --reason "provider incident"
   $ sightdesk token create --name ci-reader --scope read --expires 2027-01-31
   $ sightdesk user create --email alice@example.com --role admin
   $ sightdesk import agentsight ~/.agentsight --follow --url https://sightdesk.example.com
@@ -58,7 +60,7 @@ export function buildProgram(contextFor: ContextFactory, io: Io, version?: strin
   const i = program.command("interruption").alias("i").description("list, count and triage interruptions");
 
   addFilterOptions(i.command("list").description("interruptions, newest first"))
-    .addOption(new Option("--unresolved", "only open or acknowledged ones").conflicts("resolved"))
+    .addOption(new Option("--unresolved", "only unresolved ones (open, acknowledged or snoozed)").conflicts("resolved"))
     .addOption(new Option("--resolved", "only resolved ones").conflicts("unresolved"))
     .option("--session <id>", "only this session", parseNonEmpty)
     .option("--conversation <id>", "only this conversation", parseNonEmpty)
@@ -105,6 +107,19 @@ export function buildProgram(contextFor: ContextFactory, io: Io, version?: strin
     .option("--note <text>", "a note")
     .option("--json", "print the server's JSON response")
     .action((id: string, opts: interruption.NoteOptions, cmd: Command) => interruption.acknowledge(contextFor(cmd), id, opts));
+
+  i.command("snooze")
+    .description("set an interruption aside until a time, more occurrences or escalation (needs the triage scope)")
+    .argument("<id>", "the interruption id")
+    .option("--for <length>", "for 1h, 8h, 24h, 7d (or any N m|h|d)", snoozer.parseDuration)
+    .option("--until <time>", "until an ISO 8601 time or integer nanoseconds", snoozer.parseUntil)
+    .option("--occurrences <n>", "until N more occurrences of its fingerprint", parsePositiveInt)
+    .option("--escalates", "until it escalates: 3x its hourly rate when snoozed, or a more severe one")
+    .option("--group", "snooze its whole fingerprint group, new arrivals included")
+    .option("--reason <text>", "why (kept in the activity log)")
+    .option("--json", "print the server's JSON response")
+    .addHelpText("after", "\nThe first condition met wakes it (back to open). A snoozed interruption stays unresolved for\ncount, stats and list --unresolved.")
+    .action((id: string, opts: snoozer.SnoozeOptions, cmd: Command) => snoozer.snooze(contextFor(cmd), id, opts));
 
   const t = program.command("token").description("create, list and revoke API tokens (needs the admin scope)");
 
@@ -205,6 +220,7 @@ when it runs on this machine).`,
     .option("--spool <dir>", "where unsent exchanges wait while the server is unreachable (default: $SIGHTDESK_DATA_DIR/spool)")
     .option("--spool-max-mb <mb>", "the spool's size limit; the oldest exchanges are dropped beyond it", proxyCmd.parseMegabytes, proxyCmd.DEFAULT_SPOOL_MAX_MB)
     .option("--timeout <secs>", "seconds to wait for an upstream's response headers (then 504)", proxyCmd.parseSeconds, proxyCmd.DEFAULT_TIMEOUT_SECS)
+    .option("--idle-timeout <secs>", "seconds an upstream may stay silent mid-answer (then the answer is cut and recorded as timed out)", proxyCmd.parseSeconds, proxyCmd.DEFAULT_IDLE_TIMEOUT_SECS)
     .addHelpText(
       "after",
       `

@@ -6,7 +6,8 @@
 // present. Environment: `SIGHTDESK_` + the key in upper case with each dot as `__`, e.g.
 // `storage.interruptions.retention_days` ← `SIGHTDESK_STORAGE__INTERRUPTIONS__RETENTION_DAYS`,
 // `detection.severity.rate_limit` ← `SIGHTDESK_DETECTION__SEVERITY__RATE_LIMIT`. The legacy
-// `SIGHTDESK_DETECTION_ENABLED` still works (below the canonical variable).
+// `SIGHTDESK_DETECTION_ENABLED` still works (below the canonical variable). Structured keys
+// (`pricing.models`) take JSON text in their variable.
 //
 // Every value is validated with zod; an invalid or unknown key throws a ConfigError whose
 // message names the key. The parsed configuration is cached: it changes on restart only.
@@ -14,12 +15,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_SEVERITY, INTERRUPTION_TYPES, SEVERITIES, type InterruptionType, type Severity } from "../domain/interruptions";
+import { DEFAULT_PRICES, mergePrices, type ModelPrice, type PriceTable } from "../domain/pricing";
 import { parseCidr } from "../net/outbound";
 import type { DetectionConfig } from "./detection";
 
 export type SightDeskConfig = {
   detection: DetectionConfig;
   retentionDays: number;
+  /** days InterruptionActivity rows (the audit trail) are kept; longer than interruptions */
+  activityRetentionDays: number;
   maxDbSizeMb: number;
   checkIntervalSecs: number;
   staleTurnMinutes: number;
@@ -28,8 +32,25 @@ export type SightDeskConfig = {
   outbound: { allowPrivate: string[] };
   /** the server-mounted proxy's extra or replaced upstreams (`NAME=URL`; /proxy/NAME/*) */
   proxy: { upstreams: string[] };
+  /** where email alerts are sent from; null host: email alerts are off */
+  smtp: SmtpConfig;
+  /** USD per million tokens by model (the shipped defaults with `pricing.models` on top) */
+  pricing: PriceTable;
   /** where values came from, for Settings: the file read (if any) and the keys set by the environment */
   source: { file: string | null; env: string[] };
+};
+
+/** The SMTP server email alerts go through (lib/alerts/mailer.ts). */
+export type SmtpConfig = {
+  host: string | null;
+  port: number;
+  /** TLS from the start (usually port 465); otherwise STARTTLS when the server offers it */
+  secure: boolean;
+  user: string | null;
+  /** from SIGHTDESK_SMTP__PASSWORD only */
+  password: string | null;
+  /** the From address, e.g. "SightDesk <alerts@example.com>" */
+  from: string | null;
 };
 
 export class ConfigError extends Error {
@@ -39,8 +60,9 @@ export class ConfigError extends Error {
   }
 }
 
-type Kind = "bool" | "number" | "enum" | "list";
-type KeySpec = { kind: Kind; schema: z.ZodType; expected: string; default: unknown };
+type Kind = "bool" | "number" | "enum" | "list" | "json" | "string";
+/** `envOnly`: a secret, read from its environment variable only (refused in the file). */
+type KeySpec = { kind: Kind; schema: z.ZodType; expected: string; default: unknown; envOnly?: boolean };
 
 const bool = (d: boolean): KeySpec => ({ kind: "bool", schema: z.boolean(), expected: "true or false", default: d });
 const posInt = (d: number): KeySpec => ({ kind: "number", schema: z.number().int().positive(), expected: "a positive integer", default: d });
@@ -53,6 +75,17 @@ const severity = (d: Severity): KeySpec => ({
   expected: `one of ${SEVERITIES.join(", ")}`,
   default: d,
 });
+
+/** Text (e.g. a host name); "" is the same as unset. */
+const text = (expected: string, options: { envOnly?: boolean; max?: number } = {}): KeySpec => ({
+  kind: "string",
+  // a secret is taken as given (spaces may be part of a password)
+  schema: options.envOnly ? z.string().max(options.max ?? 500) : z.string().trim().max(options.max ?? 500),
+  expected,
+  default: "",
+  envOnly: options.envOnly,
+});
+const port = (d: number): KeySpec => ({ kind: "number", schema: z.number().int().min(1).max(65_535), expected: "a port number (1 to 65535)", default: d });
 
 const isCidr = (v: string) => {
   try {
@@ -89,10 +122,26 @@ const upstreamList = (d: string[]): KeySpec => ({
   default: d,
 });
 
+/** USD per million tokens: not negative, finite. */
+const usd = z.number({ error: "expected a number (USD per million tokens)" }).nonnegative("must not be negative").finite();
+const modelPrice = z.strictObject({ input: usd, output: usd, cache_read: usd.optional(), cache_write: usd.optional() });
+/**
+ * Model prices: an object of model name → {input, output, cache_read?, cache_write?} (USD per
+ * million tokens; cache prices default to the input price), or null to remove a shipped price.
+ * In the environment: the same object as JSON text.
+ */
+const priceOverrides = (): KeySpec => ({
+  kind: "json",
+  schema: z.record(z.string().trim().min(1).max(200), modelPrice.nullable()).refine((o) => Object.keys(o).length <= 1000, "at most 1000 models"),
+  expected: 'an object of model → {"input": n, "output": n, "cache_read"?: n, "cache_write"?: n} in USD per million tokens, or null to drop a default',
+  default: {},
+});
+
 /** Every key SightDesk reads, with its type and default (SPEC §3 and §7). */
 export const CONFIG_KEYS: Record<string, KeySpec> = {
   "features.interruption_detection.enabled": bool(true),
   "storage.interruptions.retention_days": posInt(30),
+  "storage.activity.retention_days": posInt(365),
   max_db_size_mb: posInt(100),
   check_interval_secs: posInt(60),
   "deadloop.enabled": bool(false),
@@ -100,6 +149,13 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
   "sweeps.stale_turn_minutes": posInt(30),
   "outbound.allow_private": cidrList([]),
   "proxy.upstreams": upstreamList([]),
+  "smtp.host": text("a host name or address"),
+  "smtp.port": port(587),
+  "smtp.secure": bool(false),
+  "smtp.user": text("a user name"),
+  "smtp.password": text("a password", { envOnly: true, max: 1000 }),
+  "smtp.from": text('an address, e.g. "SightDesk <alerts@example.com>"'),
+  "pricing.models": priceOverrides(),
   "detection.token_limit_ratio": ratio(0.95),
   "detection.context_overflow_input_factor": posNumber(4),
   "detection.sse_truncated_min_ms": nonNegInt(1000),
@@ -137,8 +193,16 @@ function flatten(obj: Record<string, unknown>, prefix: string, out: Map<string, 
 }
 
 function fromEnvText(spec: KeySpec, text: string): unknown {
+  if (spec.kind === "string") return text;
   const t = text.trim();
   if (spec.kind === "list") return t.split(",").map((x) => x.trim()).filter(Boolean);
+  if (spec.kind === "json") {
+    try {
+      return JSON.parse(t);
+    } catch {
+      return text; // reported as not of the expected shape
+    }
+  }
   if (spec.kind === "enum") return t.toLowerCase();
   if (spec.kind === "bool") {
     const lower = t.toLowerCase();
@@ -190,6 +254,7 @@ export function loadConfig(options: LoadOptions = {}): SightDeskConfig {
     for (const [given, v] of readFile(located.file)) {
       const key = KEY_ALIASES[given] ?? given;
       if (!(key in CONFIG_KEYS)) errors.push(`${given}: unknown configuration key (in ${located.file})`);
+      else if (CONFIG_KEYS[key].envOnly) errors.push(`${given}: a secret, read only from ${envName(key)} (remove it from ${located.file})`);
       else raw.set(key, v);
     }
   }
@@ -216,7 +281,8 @@ export function loadConfig(options: LoadOptions = {}): SightDeskConfig {
     }
     const parsed = spec.schema.safeParse(given.value);
     if (parsed.success) values[key] = parsed.data;
-    else errors.push(`${key}: expected ${spec.expected}, got ${JSON.stringify(given.value)} (from ${given.from})`);
+    else if (spec.kind === "json") errors.push(...jsonErrors(key, parsed.error, given));
+    else errors.push(`${key}: expected ${spec.expected}, got ${spec.envOnly ? "something else" : JSON.stringify(given.value)} (from ${given.from})`);
   }
   const window = values["detection.loop.window"] as number;
   for (const k of ["tool_repeat", "similarity_count", "token_burn_calls", "busy_wait_calls"]) {
@@ -224,6 +290,10 @@ export function loadConfig(options: LoadOptions = {}): SightDeskConfig {
     if (!errors.some((e) => e.startsWith(key)) && (values[key] as number) > window) {
       errors.push(`${key}: must not exceed detection.loop.window (${window}), or the rule can never fire`);
     }
+  }
+  const smtpText = (key: string) => (values[key] as string) || null;
+  if (smtpText("smtp.host") && !smtpText("smtp.from") && !errors.some((e) => e.startsWith("smtp."))) {
+    errors.push("smtp.from: required when smtp.host is set (the From address of email alerts)");
   }
   if (errors.length) throw new ConfigError(`invalid configuration:\n  ${errors.join("\n  ")}`);
 
@@ -248,14 +318,41 @@ export function loadConfig(options: LoadOptions = {}): SightDeskConfig {
   return {
     detection,
     retentionDays: n("storage.interruptions.retention_days"),
+    activityRetentionDays: n("storage.activity.retention_days"),
     maxDbSizeMb: n("max_db_size_mb"),
     checkIntervalSecs: n("check_interval_secs"),
     staleTurnMinutes: n("sweeps.stale_turn_minutes"),
     deadloop: { enabled: values["deadloop.enabled"] as boolean, killAfterCount: n("deadloop.kill_after_count") },
     outbound: { allowPrivate: values["outbound.allow_private"] as string[] },
     proxy: { upstreams: values["proxy.upstreams"] as string[] },
+    smtp: {
+      host: smtpText("smtp.host"),
+      port: n("smtp.port"),
+      secure: values["smtp.secure"] as boolean,
+      user: smtpText("smtp.user"),
+      password: smtpText("smtp.password"),
+      from: smtpText("smtp.from"),
+    },
+    pricing: pricingTable(values["pricing.models"] as Record<string, PriceOverride | null>),
     source: { file: located.file, env: envKeys },
   };
+}
+
+/** Errors of a structured value, each naming the key and the path inside it: `pricing.models["gpt-4o"].input: …`. */
+function jsonErrors(key: string, error: z.ZodError, given: Raw): string[] {
+  const step = (p: PropertyKey) => (typeof p === "number" ? `[${p}]` : /^[a-z_]\w*$/i.test(String(p)) ? `.${String(p)}` : `[${JSON.stringify(String(p))}]`);
+  const at = (path: PropertyKey[]) => path.map(step).join("");
+  if (typeof given.value === "string") return [`${key}: expected JSON text of ${CONFIG_KEYS[key].expected} (from ${given.from})`];
+  return error.issues.slice(0, 5).map((i) => `${key}${at(i.path)}: ${i.path.length ? i.message : `expected ${CONFIG_KEYS[key].expected}`} (from ${given.from})`);
+}
+
+type PriceOverride = { input: number; output: number; cache_read?: number; cache_write?: number };
+
+/** The shipped prices with the configured ones on top (cache prices default to the input price). */
+function pricingTable(overrides: Record<string, PriceOverride | null>): PriceTable {
+  const full: Record<string, ModelPrice | null> = {};
+  for (const [model, o] of Object.entries(overrides)) full[model] = o && { input: o.input, output: o.output, cache_read: o.cache_read ?? o.input, cache_write: o.cache_write ?? o.input };
+  return mergePrices(DEFAULT_PRICES, full);
 }
 
 /** The defaults alone (no file, no environment). */

@@ -7,25 +7,32 @@ import { providerOf, sqliteFilePath } from "./url";
 
 type AdapterFactory = PrismaBetterSQLite3 | PrismaPg;
 
+/** What Prisma connects through, for the plain-SQL hot path: the SQLite connection, or the PostgreSQL pool. */
+export type OnConnect = { sqlite?: (client: BetterSqlite3.Database) => void; postgres?: (pool: pg.Pool) => void };
+
 /**
  * The driver adapter factory for a database URL (a `file:` SQLite path or a PostgreSQL URL).
- * `onConnect` receives the SQLite connection Prisma opens, for the plain-SQL hot path.
+ * `onConnect` is told what each connect of Prisma's opened.
  */
-export function createAdapterFactory(url: string, onConnect?: (client: BetterSqlite3.Database) => void): AdapterFactory {
-  if (providerOf(url) === "postgresql") return postgresFactory(url);
+export function createAdapterFactory(url: string, onConnect: OnConnect = {}): AdapterFactory {
+  if (providerOf(url) === "postgresql") return observeConnect(postgresFactory(url), (adapter) => onConnect.postgres?.(adapter.underlyingDriver() as pg.Pool));
   const file = sqliteFilePath(url)!;
   preparePrivateSqliteFile(file); // 0600, and so its -wal and -shm files (0700 folder when made here)
   const factory = new PrismaBetterSQLite3({ url: file, timeout: 10_000 });
-  if (!onConnect) return factory;
+  return observeConnect(factory, (adapter) => onConnect.sqlite?.((adapter as unknown as { client: BetterSqlite3.Database }).client));
+}
+
+function observeConnect<F extends AdapterFactory>(factory: F, seen: (adapter: { underlyingDriver(): unknown }) => void): F {
   const connect = factory.connect.bind(factory);
   factory.connect = async () => {
     const adapter = await connect();
-    onConnect((adapter as unknown as { client: BetterSqlite3.Database }).client);
+    seen(adapter as unknown as { underlyingDriver(): unknown });
     return adapter;
   };
   return factory;
 }
 
+/** Connections per server process (SIGHTDESK_PG_POOL_SIZE): Prisma's queries and the ingest transactions share them. */
 function postgresFactory(url: string): PrismaPg {
   const max = Number(process.env.SIGHTDESK_PG_POOL_SIZE) || 10;
   return new PrismaPg({ connectionString: url, max, Client: CatalogTypesAsTextClient });

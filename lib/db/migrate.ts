@@ -1,44 +1,150 @@
-// Applies the committed migrations with `prisma migrate deploy` (the WebAssembly engine works
-// offline, see STACK.md): prisma.config.ts picks the migration folder of the URL's provider.
+// Applies the committed migrations (prisma/migrations, or prisma/migrations-pg for PostgreSQL).
+// A start with nothing to migrate compares the migration folders with Prisma's migration table
+// directly and never starts the schema engine: `prisma migrate deploy` spends ~10 s on
+// PostgreSQL even when it has nothing to do (its WebAssembly engine waits on a timer). When
+// something is pending the engine runs (offline, see STACK.md) — on PostgreSQL under an advisory
+// lock, so that server processes starting together migrate once: each takes the lock in turn
+// and looks again. On SQLite the engine's own lock on the file is enough. Every start then makes
+// sure the triggers that keep the per-session counts exist (lib/db/openCounts.ts).
 import { spawnSync } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
 import path from "node:path";
-import { createDb } from "./client";
-import { ensureOpenCounts } from "./openCounts";
-import { createDatabase, databaseName, withClient } from "./postgresAdmin";
-import { databaseUrl, providerOf, redactedUrl } from "./url";
+import BetterSqlite3 from "better-sqlite3";
+import pg from "pg";
+import { ensureOpenCountsPostgres, ensureOpenCountsSqlite } from "./openCounts";
+import { createDatabase, databaseName } from "./postgresAdmin";
+import { PRISMA_FILES } from "./schemaFiles";
+import { databaseUrl, providerOf, redactedUrl, sqliteFilePath } from "./url";
 
 const PRISMA_CLI = path.join(process.cwd(), "node_modules", "prisma", "build", "index.js");
+const LOCK = "SELECT pg_advisory_lock(hashtextextended('sightdesk.migrate', 0))";
+const UNLOCK = "SELECT pg_advisory_unlock(hashtextextended('sightdesk.migrate', 0))";
 
-export async function migrate(url = databaseUrl()): Promise<void> {
-  const provider = providerOf(url);
-  if (provider === "postgresql") await ensurePostgresDatabase(url);
+export type Migration = { name: string; checksum: string };
+/** A row of Prisma's `_prisma_migrations` table (the columns read here). */
+export type AppliedMigration = { migration_name: string; checksum: string; finished_at: unknown; rolled_back_at: unknown };
+export type MigrateResult = { applied: string[] };
+
+/** The migration folders of the URL's provider, in the order deploy applies them, with Prisma's checksum (SHA-256 of migration.sql). */
+export function committedMigrations(url: string, root = process.cwd()): Migration[] {
+  const dir = path.join(root, PRISMA_FILES[providerOf(url)].migrations);
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && fs.existsSync(path.join(dir, d.name, "migration.sql")))
+    .map((d) => ({ name: d.name, checksum: crypto.createHash("sha256").update(fs.readFileSync(path.join(dir, d.name, "migration.sql"))).digest("hex") }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * The committed migrations the database has not applied (one that failed or was rolled back
+ * counts as not applied: the engine then says what to do). An applied migration whose file has
+ * changed since is not re-applied by `migrate deploy` either: it is only reported.
+ */
+export function pendingMigrations(committed: Migration[], applied: AppliedMigration[], warn: (m: string) => void = console.warn): Migration[] {
+  const done = new Map(applied.filter((r) => r.finished_at !== null && r.rolled_back_at === null).map((r) => [r.migration_name, r.checksum]));
+  for (const m of committed) {
+    const checksum = done.get(m.name);
+    if (checksum !== undefined && checksum !== m.checksum) warn(`[sightdesk] warning: migration ${m.name} was changed after it was applied`);
+  }
+  return committed.filter((m) => !done.has(m.name));
+}
+
+export async function migrate(url = databaseUrl()): Promise<MigrateResult> {
+  const committed = committedMigrations(url);
+  return providerOf(url) === "postgresql" ? migratePostgres(url, committed) : migrateSqlite(url, committed);
+}
+
+/** `prisma migrate deploy`: prisma.config.ts picks the migration folder of the URL's provider. */
+function runEngine(url: string): void {
   const run = spawnSync(process.execPath, [PRISMA_CLI, "migrate", "deploy"], {
     env: { ...process.env, DATABASE_URL: url, CHECKPOINT_DISABLE: "1", PRISMA_HIDE_UPDATE_MESSAGE: "1" },
     encoding: "utf8",
   });
-  if (run.status !== 0) {
-    throw new Error(`Database migration failed:\n${run.stdout}\n${run.stderr}`);
-  }
-  const db = createDb(url);
+  if (run.status !== 0) throw new Error(`Database migration failed:\n${run.stdout}\n${run.stderr}`);
+}
+
+// ── PostgreSQL ────────────────────────────────────────────────────────────────────────────
+
+async function migratePostgres(url: string, committed: Migration[]): Promise<MigrateResult> {
+  const client = await connectCreating(url);
   try {
-    // WAL lets readers work while ingest writes; it is a property of the file.
-    if (provider === "sqlite") await db.$queryRawUnsafe("PRAGMA journal_mode = WAL");
-    await ensureOpenCounts(db);
+    let applied: string[] = [];
+    if (pendingMigrations(committed, await appliedOnPostgres(client), () => undefined).length) {
+      await client.query(LOCK);
+      try {
+        // another process may have migrated while this one waited for the lock
+        const pending = pendingMigrations(committed, await appliedOnPostgres(client));
+        if (pending.length) runEngine(url);
+        applied = pending.map((m) => m.name);
+      } finally {
+        await client.query(UNLOCK);
+      }
+    }
+    await ensureOpenCountsPostgres(client);
+    return { applied };
   } finally {
-    await db.$disconnect();
+    await client.end().catch(() => undefined);
   }
 }
 
-/** Creates the URL's database when the server has none of that name (first start on a new server). */
-async function ensurePostgresDatabase(url: string): Promise<void> {
-  const failed = (e: unknown) => new Error(`DATABASE_URL: cannot prepare database "${databaseName(url)}" at ${redactedUrl(url)}: ${(e as Error).message}`);
+async function appliedOnPostgres(client: pg.Client): Promise<AppliedMigration[]> {
   try {
-    await withClient(url, async () => undefined);
-    return;
+    return (await client.query<AppliedMigration>("SELECT migration_name, checksum, finished_at, rolled_back_at FROM _prisma_migrations")).rows;
+  } catch (e) {
+    if ((e as { code?: string }).code === "42P01") return []; // no migration table: a new database
+    throw e;
+  }
+}
+
+/** A connection to the URL's database, created first when the server has none of that name (first start). */
+async function connectCreating(url: string): Promise<pg.Client> {
+  const failed = (e: unknown) => new Error(`DATABASE_URL: cannot prepare database "${databaseName(url)}" at ${redactedUrl(url)}: ${(e as Error).message}`);
+  const connect = async () => {
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      return client;
+    } catch (e) {
+      await client.end().catch(() => undefined);
+      throw e;
+    }
+  };
+  try {
+    return await connect();
   } catch (e) {
     if ((e as { code?: string }).code !== "3D000") throw failed(e); // 3D000: no such database
   }
-  await createDatabase(url).catch((e) => {
+  await createDatabase(url).catch((e: { code?: string }) => {
+    if (e.code !== "42P04") throw failed(e); // 42P04: another process created it meanwhile
+  });
+  return connect().catch((e) => {
     throw failed(e);
   });
+}
+
+// ── SQLite ────────────────────────────────────────────────────────────────────────────────
+
+async function migrateSqlite(url: string, committed: Migration[]): Promise<MigrateResult> {
+  const file = sqliteFilePath(url)!;
+  const pending = fs.existsSync(file) ? pendingMigrations(committed, withSqlite(file, appliedOnSqlite)) : committed;
+  if (pending.length) runEngine(url);
+  // WAL lets readers work while ingest writes; it is a property of the file.
+  withSqlite(file, (db) => db.pragma("journal_mode = WAL"));
+  await ensureOpenCountsSqlite(file);
+  return { applied: pending.map((m) => m.name) };
+}
+
+function withSqlite<T>(file: string, fn: (db: BetterSqlite3.Database) => T): T {
+  const db = new BetterSqlite3(file, { fileMustExist: true, timeout: 10_000 });
+  try {
+    return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+function appliedOnSqlite(db: BetterSqlite3.Database): AppliedMigration[] {
+  if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_prisma_migrations'").get()) return [];
+  return db.prepare("SELECT migration_name, checksum, finished_at, rolled_back_at FROM _prisma_migrations").all() as AppliedMigration[];
 }

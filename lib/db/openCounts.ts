@@ -7,9 +7,11 @@
 // creates them and recounts both tables (`ensureOpenCounts`). Changing a trigger's definition
 // means giving it a new name, so that existing databases pick up the new one.
 import { SEVERITIES, UNASSIGNED, UNRESOLVED_STATUSES } from "../domain/interruptions";
+import BetterSqlite3 from "better-sqlite3";
+import type pg from "pg";
 import type { Db } from "./client";
 import { sessionCountJson, typeCountJson, typeCountsJson } from "./jsonSql";
-import { dialectOf, readSql, transaction, type Dialect, type Sql } from "./sql";
+import { readSql, toNumbered, transaction, type Dialect, type Row, type Sql } from "./sql";
 
 const TABLE = '"SessionOpenCount"';
 const CELLS = '"SessionOpenCell"';
@@ -121,29 +123,80 @@ async function presentTriggers(sql: Sql): Promise<string[]> {
 
 const current = (present: string[]) => present.join() === [...OPEN_COUNT_TRIGGERS].sort().join();
 
+/** Creates the triggers afresh and recounts the tables unless (without `force`) they are current. */
+async function install(sql: Sql, force: boolean): Promise<boolean> {
+  // several servers may start at once on one PostgreSQL: one of them does it
+  if (sql.dialect === "postgres") await sql.run("SELECT pg_advisory_xact_lock(hashtextextended('sightdesk.openCounts', 0))");
+  const present = await presentTriggers(sql);
+  if (!force && current(present)) return false;
+  for (const name of present) await sql.run(`DROP TRIGGER "${name}"${sql.dialect === "postgres" ? ' ON "Interruption"' : ""}`);
+  for (const statement of [...triggerSql(sql.dialect), ...recountSql(sql.dialect)]) await sql.run(statement);
+  return true;
+}
+
 /**
  * Makes sure the triggers exist as defined here; when not (a new database, a migration rebuilt
  * the table, a definition changed), creates them and recounts the tables. True when it did.
  */
 export async function ensureOpenCounts(db: Db): Promise<boolean> {
   if (current(await presentTriggers(readSql(db)))) return false;
-  return rebuildOpenCounts(db, false);
+  return transaction(db, (sql) => install(sql, false), 600_000);
 }
 
 /** Creates the triggers afresh and recounts the tables, in one transaction. */
-export async function rebuildOpenCounts(db: Db, force = true): Promise<boolean> {
-  const dialect = dialectOf(db);
-  return transaction(
-    db,
-    async (sql) => {
-      // several servers may start at once on one PostgreSQL: one of them does it
-      if (dialect === "postgres") await sql.run("SELECT pg_advisory_xact_lock(hashtextextended('sightdesk.openCounts', 0))");
-      const present = await presentTriggers(sql);
-      if (!force && current(present)) return false;
-      for (const name of present) await sql.run(`DROP TRIGGER "${name}"${dialect === "postgres" ? ' ON "Interruption"' : ""}`);
-      for (const statement of [...triggerSql(dialect), ...recountSql(dialect)]) await sql.run(statement);
-      return true;
+export const rebuildOpenCounts = (db: Db): Promise<boolean> => transaction(db, (sql) => install(sql, true), 600_000);
+
+/** Plain SQL on a connection of its own (what the migration step holds; no Prisma client). */
+function connectionSql(dialect: Dialect, query: (text: string, params: unknown[]) => Promise<{ rows: Row[]; changes: number }>): Sql {
+  return {
+    dialect,
+    all: async (text, params = []) => (await query(text, params)).rows,
+    run: async (text, params = []) => void (await query(text, params)),
+    runEach: async (text, lists) => {
+      const changed: number[] = [];
+      for (const params of lists) changed.push((await query(text, params)).changes);
+      return changed;
     },
-    600_000,
-  );
+  };
+}
+
+/** ensureOpenCounts on the migration's SQLite connection: a start with nothing to do costs one catalog read. */
+export async function ensureOpenCountsSqlite(file: string): Promise<boolean> {
+  const db = new BetterSqlite3(file, { fileMustExist: true, timeout: 10_000 });
+  try {
+    const sql = connectionSql("sqlite", async (text, params) => {
+      const stmt = db.prepare(text);
+      return stmt.reader ? { rows: stmt.all(...params) as Row[], changes: 0 } : { rows: [], changes: stmt.run(...params).changes };
+    });
+    if (current(await presentTriggers(sql))) return false;
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      const done = await install(sql, false);
+      db.exec("COMMIT");
+      return done;
+    } catch (e) {
+      db.exec("ROLLBACK");
+      throw e;
+    }
+  } finally {
+    db.close();
+  }
+}
+
+/** ensureOpenCounts on the migration's PostgreSQL connection. */
+export async function ensureOpenCountsPostgres(client: pg.Client): Promise<boolean> {
+  const sql = connectionSql("postgres", async (text, params) => {
+    const result = await client.query(toNumbered(text), params);
+    return { rows: result.rows as Row[], changes: result.rowCount ?? 0 };
+  });
+  if (current(await presentTriggers(sql))) return false;
+  await client.query("BEGIN");
+  try {
+    const done = await install(sql, false);
+    await client.query("COMMIT");
+    return done;
+  } catch (e) {
+    await client.query("ROLLBACK");
+    throw e;
+  }
 }

@@ -1,7 +1,10 @@
-// Plain SQL inside a Prisma transaction, for the ingest hot path. On SQLite the statements run
-// directly on the connection Prisma's transaction holds (same transaction, cached prepared
-// statements, no per-query ORM overhead); elsewhere they go through Prisma's raw queries.
+// Plain SQL inside a transaction, for the ingest hot path. On SQLite the statements run directly
+// on the connection Prisma's transaction holds (same transaction, cached prepared statements, no
+// per-query ORM overhead). On PostgreSQL, `sqlTransaction` runs on a connection of Prisma's pool
+// with named (server-side prepared) statements; `transaction`, which also hands out Prisma's
+// transaction client, sends them through Prisma's raw queries.
 import type BetterSqlite3 from "better-sqlite3";
+import pg from "pg";
 import type { Db, DbTx } from "./client";
 
 export type Row = Record<string, unknown>;
@@ -17,9 +20,10 @@ export interface Sql {
 // Kept on the client object itself: Next.js may load this module more than once per process
 // (instrumentation and route bundles), while the client is shared.
 const SQLITE_CLIENT = Symbol.for("sightdesk.sqliteClient");
+const POSTGRES_POOL = Symbol.for("sightdesk.postgresPool");
 const SQLITE_SQL = Symbol.for("sightdesk.sqliteSql");
 const DIALECT = Symbol.for("sightdesk.dialect");
-type WithSqlite = { [SQLITE_CLIENT]?: BetterSqlite3.Database; [SQLITE_SQL]?: Sql; [DIALECT]?: Dialect };
+type WithSqlite = { [SQLITE_CLIENT]?: BetterSqlite3.Database; [SQLITE_SQL]?: Sql; [DIALECT]?: Dialect; [POSTGRES_POOL]?: pg.Pool };
 export type Dialect = Sql["dialect"];
 
 /** Remembers which database a Prisma client talks to (set when the client is created). */
@@ -35,6 +39,11 @@ export function dialectOf(db: Db): Dialect {
 export function registerSqliteClient(db: object, client: BetterSqlite3.Database): void {
   (db as WithSqlite)[SQLITE_CLIENT] = client;
   delete (db as WithSqlite)[SQLITE_SQL];
+}
+
+/** Remembers the PostgreSQL pool behind a Prisma client (set by the adapter factory on each connect). */
+export function registerPostgresPool(db: object, pool: pg.Pool): void {
+  (db as WithSqlite)[POSTGRES_POOL] = pool;
 }
 
 const STATEMENT_CACHE_SIZE = 200;
@@ -109,6 +118,57 @@ export function toNumbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++i}`);
 }
 
+// Statements are prepared on the server once per connection under a name (parse and plan once).
+// Each text keeps its name for the life of the process; a batch of n rows is its own text, so
+// only texts up to NAMED_MAX_PARAMS parameters are named, and at most NAMED_MAX texts.
+const NAMED_MAX_PARAMS = 200;
+const NAMED_MAX = 1000;
+const statementNames = new Map<string, string>();
+
+function statementName(text: string, params: number): string | undefined {
+  if (params > NAMED_MAX_PARAMS) return undefined;
+  let name = statementNames.get(text);
+  if (!name && statementNames.size < NAMED_MAX) statementNames.set(text, (name = `sightdesk_${statementNames.size + 1}`));
+  return name;
+}
+
+// int8 as bigint, as Prisma's raw queries read it (pg's default is a string).
+const INT8 = 20;
+const parseInt8 = (v: string) => BigInt(v);
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: string) => (oid === INT8 && format !== "binary" ? parseInt8 : pg.types.getTypeParser(oid, format as "text"))) as pg.CustomTypesConfig["getTypeParser"],
+};
+
+class PostgresSql implements Sql {
+  readonly dialect = "postgres";
+
+  constructor(private readonly client: pg.PoolClient) {}
+
+  private async query(sql: string, params: unknown[]): Promise<Row[]> {
+    const text = toNumbered(sql);
+    const values = params.map(bindPrisma);
+    return (await this.client.query<Row>({ name: statementName(text, values.length), text, values, types: pgTypes })).rows;
+  }
+
+  all(sql: string, params: unknown[] = []): Promise<Row[]> {
+    return this.query(sql, params);
+  }
+
+  async run(sql: string, params: unknown[] = []): Promise<void> {
+    await this.query(sql, params);
+  }
+
+  async runEach(sql: string, paramLists: unknown[][]): Promise<number[]> {
+    const text = toNumbered(sql);
+    const changed: number[] = [];
+    for (const params of paramLists) {
+      const values = params.map(bindPrisma);
+      changed.push((await this.client.query({ name: statementName(text, values.length), text, values, types: pgTypes })).rowCount ?? 0);
+    }
+    return changed;
+  }
+}
+
 function sqlFor(db: Db, tx: DbTx): Sql {
   const holder = db as unknown as WithSqlite;
   const client = holder[SQLITE_CLIENT];
@@ -130,17 +190,56 @@ export async function transaction<T>(db: Db, fn: (sql: Sql, tx: DbTx) => Promise
   }
 }
 
+/**
+ * `transaction` for work done in plain SQL only. On PostgreSQL it runs on a connection of
+ * Prisma's pool, outside Prisma: no query compilation per statement, prepared statements.
+ */
+export async function sqlTransaction<T>(db: Db, fn: (sql: Sql) => Promise<T>): Promise<T> {
+  const holder = db as unknown as WithSqlite;
+  if (dialectOf(db) !== "postgres") return transaction(db, (sql) => fn(sql));
+  if (!holder[POSTGRES_POOL]) await db.$connect(); // Prisma connects lazily: the pool comes with it
+  const pool = holder[POSTGRES_POOL];
+  if (!pool) return transaction(db, (sql) => fn(sql));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await onPooledConnection(pool, fn);
+    } catch (e) {
+      if (attempt >= 3 || !isDeadlock(e)) throw e;
+    }
+  }
+}
+
+const SQL_TRANSACTION_TIMEOUT_MS = 120_000;
+
+async function onPooledConnection<T>(pool: pg.Pool, fn: (sql: Sql) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    // no statement waits (e.g. for a lock) longer than Prisma would let its transaction run
+    await client.query(`BEGIN; SET LOCAL statement_timeout = ${SQL_TRANSACTION_TIMEOUT_MS}`);
+    const result = await fn(new PostgresSql(client));
+    await client.query("COMMIT");
+    return result;
+  } catch (e) {
+    await client.query("ROLLBACK").catch((rollback: Error) => (broken = rollback));
+    throw e;
+  } finally {
+    client.release(broken); // a connection that could not roll back is closed, not reused
+  }
+}
+
 const isDeadlock = (e: unknown) => /deadlock detected|could not serialize access/i.test(String((e as Error)?.message ?? e));
 
 /**
  * Makes transactions that touch the same keys (e.g. one agent process's rows) run one after the
  * other: on PostgreSQL an advisory lock per key, held to the end of the transaction and taken in
- * sorted order so two batches never wait on each other in a cycle. SQLite runs one writing
- * transaction at a time anyway.
+ * sorted order so two batches never wait on each other in a cycle — all in one statement (the
+ * function scan takes them in the array's order). SQLite runs one writing transaction at a time anyway.
  */
 export async function lockKeys(sql: Sql, keys: Iterable<string>): Promise<void> {
   if (sql.dialect !== "postgres") return;
-  for (const key of [...new Set(keys)].sort()) await sql.run("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", [key]);
+  const sorted = [...new Set(keys)].sort();
+  if (sorted.length) await sql.run("SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM json_array_elements_text(?::json) AS t(k)", [JSON.stringify(sorted)]);
 }
 
 /** `?, ?, ?` for n values. */
@@ -153,3 +252,14 @@ export const asText = (v: unknown): string | null => (v === null || v === undefi
 
 /** A read outside any transaction, with `?` placeholders on every database. */
 export const readSql = (db: Db): Sql => sqlFor(db, db);
+
+/**
+ * Whether the database answers (throws when not): a `SELECT 1` straight on the driver (SQLite's
+ * connection, a PostgreSQL pool connection) once Prisma has connected, without Prisma in between.
+ */
+export async function ping(db: Db): Promise<void> {
+  const holder = db as unknown as WithSqlite;
+  if (holder[SQLITE_CLIENT]) await readSql(db).all("SELECT 1");
+  else if (holder[POSTGRES_POOL]) await holder[POSTGRES_POOL].query({ name: "sightdesk_ping", text: "SELECT 1" });
+  else await db.$queryRawUnsafe("SELECT 1"); // connects
+}

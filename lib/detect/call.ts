@@ -18,6 +18,8 @@ export type CallFacts = {
   /** the call's turn ended steered / drained / dispatched / awaiting */
   turnSuspended: boolean;
   outputPartCount: number;
+  /** the capture layer left part of the bodies out: an answer not seen whole is not known to be empty */
+  recordingTruncated?: boolean;
   model: string | null;
   maxTokens: number | null;
   inputTokens: number | null;
@@ -164,7 +166,7 @@ function findFailure(f: CallFacts, cfg: DetectionConfig): Finding | null {
   if (answered && f.isSse && !streamCompleted(f) && f.durationMs !== null && f.durationMs >= cfg.sseTruncatedMinMs) {
     return { type: "sse_truncated", detail: { duration_ms: f.durationMs, finish_reasons: f.finishReasons, model: f.model } };
   }
-  if (is2xx(f.statusCode) && f.outputPartCount === 0 && !f.turnSuspended) {
+  if (is2xx(f.statusCode) && f.outputPartCount === 0 && !f.turnSuspended && !f.recordingTruncated) {
     return { type: "empty_response", detail: { status_code: f.statusCode, finish_reasons: f.finishReasons, model: f.model } };
   }
   return null;

@@ -65,6 +65,8 @@ export type NormalizedCall = CallOrigin & {
   input_messages: ChatMessage[];
   output_messages: ChatMessage[];
   tools?: unknown;
+  /** bytes of the exchange its capture layer did not record (e.g. the proxy's 3 MiB cap per side) */
+  recording_truncated?: number | null;
   /** fields the sender gave that are not part of the normalized form */
   extra?: Record<string, unknown>;
 };
@@ -84,4 +86,6 @@ export type HttpExchange = CallOrigin & {
   } | null;
   error?: string | null;
   cancelled?: boolean | null;
+  /** bytes the capture layer left out of the bodies (over its cap) */
+  recording_truncated?: number | null;
 };

@@ -43,8 +43,8 @@ export const DEFAULT_SEVERITY = {
 export type InterruptionType = keyof typeof DEFAULT_SEVERITY;
 export const INTERRUPTION_TYPES = Object.keys(DEFAULT_SEVERITY) as InterruptionType[];
 
-/** Lifecycle of an interruption (SPEC §4). */
-export const STATUSES = ["open", "acknowledged", "resolved"] as const;
+/** Lifecycle of an interruption (SPEC §4); `snoozed` is set aside until its snooze wakes it. */
+export const STATUSES = ["open", "acknowledged", "snoozed", "resolved"] as const;
 export type Status = (typeof STATUSES)[number];
 
 /** How lists can be ordered; ties are newest first. */
@@ -78,8 +78,14 @@ export type InterruptionFilter = {
 /** Interruptions without a session or conversation are counted under this key (SPEC §5.1). */
 export const UNASSIGNED = "__unassigned__";
 
-/** The statuses that still need someone (counts, badges, "unresolved" filters). */
-export const UNRESOLVED_STATUSES: readonly Status[] = ["open", "acknowledged"];
+/**
+ * Not resolved, in AgentSight's sense (`resolved: false`; the count routes, session badges):
+ * snoozed interruptions are set aside, not resolved (SPEC §4).
+ */
+export const UNRESOLVED_STATUSES: readonly Status[] = ["open", "acknowledged", "snoozed"];
+
+/** The statuses that need someone now: the inbox's unresolved views and alerts leave snoozed out. */
+export const ACTIVE_STATUSES: readonly Status[] = ["open", "acknowledged"];
 
 export type SeverityCounts = Record<Severity, number>;
 

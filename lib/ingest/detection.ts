@@ -70,6 +70,7 @@ export class BatchDetection {
       cancelled: call.cancelled === true,
       turnSuspended: NON_FAILURE_TURN_ENDS.has(turn.endReason ?? ""),
       outputPartCount: outputParts(call.output_messages),
+      recordingTruncated: (call.recording_truncated ?? 0) > 0,
       model: call.model ?? null,
       maxTokens: call.max_tokens ?? null,
       inputTokens: call.input_tokens ?? null,

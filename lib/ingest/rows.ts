@@ -41,6 +41,7 @@ function callRow(p: Prepared, balance: string | null) {
     outputCount: p.output.length,
     balance,
     extra: p.extra,
+    recordingTruncated: call.recording_truncated ?? null,
   };
 }
 

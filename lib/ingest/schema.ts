@@ -16,6 +16,8 @@ const optionalNs = nsSchema.nullish();
 const optionalText = z.string().max(1_000_000).nullish();
 const optionalId = z.string().min(1).max(512).nullish();
 const count = z.number().int().nonnegative().max(MAX_INT).nullish();
+/** Bytes a capture layer left out: any count is accepted, stored at most MAX_INT (an Int column). */
+const bytesLeftOut = z.number().int().nonnegative().transform((n) => Math.min(n, MAX_INT)).nullish();
 /** A pid or an exit code: an integer that fits an Int column. */
 const int = z.number().int().min(MIN_INT).max(MAX_INT);
 
@@ -76,6 +78,7 @@ const callFields = {
   input_messages: z.array(messageSchema).default([]),
   output_messages: z.array(messageSchema).default([]),
   tools: z.unknown().optional(),
+  recording_truncated: bytesLeftOut,
 };
 
 const KNOWN_CALL_FIELDS = new Set(Object.keys(callFields));
@@ -114,6 +117,7 @@ export const httpExchangeSchema: z.ZodType<HttpExchange, unknown> = z.object({
     .nullish(),
   error: optionalText,
   cancelled: z.boolean().nullish(),
+  recording_truncated: bytesLeftOut,
 });
 
 export const TURN_END_REASONS = ["completed", "steered", "drained", "dispatched", "awaiting", "failed", "cancelled"] as const;

@@ -7,7 +7,7 @@
 import { detectionConfig, type DetectionConfig } from "../config/detection";
 import { existingIds } from "../db/multiRow";
 import type { Db } from "../db/client";
-import { lockKeys, transaction, type Sql } from "../db/sql";
+import { lockKeys, sqlTransaction, type Sql } from "../db/sql";
 import { emitDeadLoopDetections } from "./afterCommit";
 import { loadBatchState } from "./batchState";
 import { BatchDetection, interruptionContext } from "./detection";
@@ -53,28 +53,56 @@ export function ingestCalls(db: Db, calls: NormalizedCall[], cfg: DetectionConfi
 
 /** `ingestCalls` of calls read by `prepareCall` (perhaps on another thread), arrived through `source`. */
 export async function ingestPrepared(db: Db, calls: Prepared[], cfg: DetectionConfig = detectionConfig(), source: IngestSource = "api"): Promise<IngestResult> {
+  return (await ingestRequests(db, [{ calls, source }], cfg))[0];
+}
+
+/** One ingest request's calls (validated on their own) and the way they came in. */
+export type IngestRequest = { calls: Prepared[]; source: IngestSource };
+
+/**
+ * Stores several requests' calls in one transaction, as one batch would be stored (a call_id
+ * sent twice is stored for the first request that sent it), and answers each request for its
+ * own calls. All or nothing: when it throws, nothing of any request was written.
+ */
+export async function ingestRequests(db: Db, requests: IngestRequest[], cfg: DetectionConfig = detectionConfig()): Promise<IngestResult[]> {
+  const calls = requests.flatMap((r) => r.calls);
+  const requestOf = new Map<Prepared, number>(requests.flatMap((r, i) => r.calls.map((p) => [p, i] as const)));
   const deadLoopSessions: string[] = [];
-  const result = await transaction(db, async (sql) => {
+  const results = await sqlTransaction(db, async (sql) => {
     await lockKeys(sql, calls.map((p) => p.keys.sessionId)); // a session's state is read, then rewritten
     const prepared = await freshCalls(sql, calls);
-    const result: IngestResult = { received: calls.length, accepted: prepared.length, duplicates: calls.length - prepared.length, interruptions: 0 };
-    // last: on PostgreSQL the upserted rows stay locked until commit, and every batch of an agent touches its row
+    const results = requests.map((r): IngestResult => ({ received: r.calls.length, accepted: 0, duplicates: r.calls.length, interruptions: 0 }));
+    for (const p of prepared) {
+      const result = results[requestOf.get(p)!];
+      result.accepted += 1;
+      result.duplicates -= 1;
+    }
+    // last: on PostgreSQL the upserted rows stay locked until commit, and every batch of an agent
+    // touches its row; sources in one order, like the rows of each (no deadlocks between processes)
     const fresh = new Set(prepared);
-    const arrived = () => recordArrivals(sql, source, calls.map((p) => ({ agentName: p.call.agent_name, stored: fresh.has(p) })));
+    const arrived = async () => {
+      for (const source of [...new Set(requests.map((r) => r.source))].sort()) {
+        const arrivals = requests.filter((r) => r.source === source).flatMap((r) => r.calls.map((p) => ({ agentName: p.call.agent_name, stored: fresh.has(p) })));
+        await recordArrivals(sql, source, arrivals);
+      }
+    };
     if (!prepared.length) {
       await arrived();
-      return result;
+      return results;
     }
     const known = await knownNodes(sql, prepared);
     markNewSuffixes(prepared, known); // before the tool calls to load: they come from the new suffixes
     const state = await loadBatchState(sql, prepared, toolCallRowIdsAdded(prepared));
     const batch: CallBatch = { state, messages: new MessageStore(known), calls: new CallRows(), detection: new BatchDetection(cfg, state.grouped) };
     for (const p of prepared) addCall(batch, p);
-    result.interruptions = await writeBatch(sql, batch);
+    const created = await writeBatch(sql, batch);
+    // every interruption a call batch creates names the call that showed it
+    const requestOfCall = new Map(prepared.map((p) => [p.call.call_id, requestOf.get(p)!]));
+    for (const row of created) results[requestOfCall.get(row.callId ?? "") ?? 0].interruptions += 1;
     await arrived();
     deadLoopSessions.push(...batch.detection.deadLoopSessions);
-    return result;
+    return results;
   });
   emitDeadLoopDetections(deadLoopSessions); // committed: listeners may act (never inside the transaction)
-  return result;
+  return results;
 }

@@ -14,6 +14,7 @@ import type { LifecycleEvent, ProcessExitEvent, ToolResultEvent, TurnEndEvent } 
 import { NON_FAILURE_TURN_ENDS } from "./detection";
 import type { IngestSource } from "../domain/sources";
 import { recordArrivals } from "./sources";
+import { admitOne } from "../triage/arrivals";
 
 export type EventResult = { received: number; interruptions: number; withdrawn: number };
 
@@ -44,7 +45,7 @@ export function crashReason(e: Pick<ProcessExitEvent, "oom" | "signal" | "exit_c
   return null;
 }
 
-async function processExit(tx: DbTx, e: ProcessExitEvent, cfg: DetectionConfig): Promise<number> {
+async function processExit(sql: Sql, tx: DbTx, e: ProcessExitEvent, cfg: DetectionConfig): Promise<number> {
   const session = await findSession(tx, e);
   if (session) {
     await tx.session.update({
@@ -66,7 +67,7 @@ async function processExit(tx: DbTx, e: ProcessExitEvent, cfg: DetectionConfig):
     agentName: e.agent_name,
     model: session?.lastModel ?? null,
   }, cfg);
-  await tx.interruption.create({ data: row });
+  await tx.interruption.create({ data: await admitOne(sql, row, nowNs()) });
   return 1;
 }
 
@@ -147,17 +148,16 @@ async function toolResult(sql: Sql, tx: DbTx, e: PreparedToolResult, cfg: Detect
   if (await tx.interruption.findUnique({ where: { id: iid }, select: { id: true } })) return 0;
   const session = await tx.session.findUnique({ where: { id: e.session_id }, select: { agentName: true, pid: true, lastModel: true } });
   const detail = { ...finding.detail, tool_call_id: e.tool_call_id, tool_name: e.name };
-  await tx.interruption.create({
-    data: buildInterruption(iid, finding.type, detail, e.at_ns, {
-      sessionId: e.session_id,
-      conversationId,
-      turnId: call?.turnId ?? null,
-      callId: e.call_id ?? null,
-      pid: session?.pid ?? null,
-      agentName: session?.agentName ?? null,
-      model: session?.lastModel ?? null,
-    }, cfg),
-  });
+  const interruption = buildInterruption(iid, finding.type, detail, e.at_ns, {
+    sessionId: e.session_id,
+    conversationId,
+    turnId: call?.turnId ?? null,
+    callId: e.call_id ?? null,
+    pid: session?.pid ?? null,
+    agentName: session?.agentName ?? null,
+    model: session?.lastModel ?? null,
+  }, cfg);
+  await tx.interruption.create({ data: await admitOne(sql, interruption, nowNs()) });
   return 1;
 }
 
@@ -173,7 +173,7 @@ export async function ingestPreparedEvents(db: Db, events: PreparedEvent[], cfg:
       await lockKeys(sql, events.map(sessionOf)); // call ingest rewrites the same session rows
       const result: EventResult = { received: events.length, interruptions: 0, withdrawn: 0 };
       for (const e of events) {
-        if (e.kind === "process_exit") result.interruptions += await processExit(tx, e, cfg);
+        if (e.kind === "process_exit") result.interruptions += await processExit(sql, tx, e, cfg);
         else if (e.kind === "turn_end") result.withdrawn += await turnEnd(tx, e);
         else result.interruptions += await toolResult(sql, tx, e, cfg);
       }

@@ -3,7 +3,6 @@
 // created here (loaded rows come from batchState.ts).
 import type { BatchState, ConversationState, SessionState, TurnState } from "./batchState";
 import type { Prepared } from "./prepare";
-import { MAX_INT } from "../domain/calls";
 
 /** Records call `p`, which ended (or started) at `at`, on its session, conversation, turn and agent. */
 export function touchCall(state: BatchState, p: Prepared, at: bigint): { conversation: ConversationState; turn: TurnState } {
@@ -33,9 +32,9 @@ function touchSession(sessions: Map<string, SessionState>, { call, keys }: Prepa
   s.processName ??= call.process_name ?? null;
   if (call.start_ns < s.firstSeenNs) s.firstSeenNs = call.start_ns;
   if (at > s.lastSeenNs) s.lastSeenNs = at;
-  // Session totals saturate at the largest Int rather than overflow the column.
-  s.inputTokens = Math.min(MAX_INT, s.inputTokens + (call.input_tokens ?? 0));
-  s.outputTokens = Math.min(MAX_INT, s.outputTokens + (call.output_tokens ?? 0));
+  // Session totals are 64-bit columns; they saturate where a JSON number stops being exact.
+  s.inputTokens = Math.min(Number.MAX_SAFE_INTEGER, s.inputTokens + (call.input_tokens ?? 0));
+  s.outputTokens = Math.min(Number.MAX_SAFE_INTEGER, s.outputTokens + (call.output_tokens ?? 0));
   s.lastModel = call.model ?? s.lastModel;
   s.dirty = true;
   return s;

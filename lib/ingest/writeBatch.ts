@@ -2,6 +2,8 @@
 // (`insertRows`): new rows are inserted, changed ones updated on conflict.
 import { existingIds, insertRows } from "../db/multiRow";
 import type { Sql } from "../db/sql";
+import { nowNs } from "../domain/time";
+import { admitArrivals, asAdmitted } from "../triage/arrivals";
 import type { BatchState, GroupedState } from "./batchState";
 import type { BatchDetection } from "./detection";
 import type { InterruptionRow } from "./interruptions";
@@ -11,8 +13,8 @@ import { agentRow, conversationRow, sessionRow, toolCallRow, turnRow, type CallR
 /** What a batch of calls has gathered: the state it read and changed, and the rows it adds. */
 export type CallBatch = { state: BatchState; messages: MessageStore; calls: CallRows; detection: BatchDetection };
 
-/** Writes a batch; returns how many interruptions it created (updates of open ones not counted). */
-export async function writeBatch(sql: Sql, { state, messages, calls, detection }: CallBatch): Promise<number> {
+/** Writes a batch; returns the interruptions it created (updates of open ones not included). */
+export async function writeBatch(sql: Sql, { state, messages, calls, detection }: CallBatch): Promise<InterruptionRow[]> {
   await insertRows(sql, "Agent", [...state.agents].map(agentRow), { key: ["name"], update: ["lastSeenNs"] });
   await insertRows(sql, "Session", touched(state.sessions).map(sessionRow), { key: ["id"], update: "all" });
   await insertRows(sql, "Conversation", touched(state.conversations).map(conversationRow), { key: ["id"], update: "all" });
@@ -30,14 +32,16 @@ export async function writeBatch(sql: Sql, { state, messages, calls, detection }
 }
 
 /** One-off interruptions already stored (a replayed tool result, say) are left as they are. */
-async function writeInterruptions(sql: Sql, candidates: Map<string, InterruptionRow>, grouped: Map<string, GroupedState>): Promise<number> {
+async function writeInterruptions(sql: Sql, candidates: Map<string, InterruptionRow>, grouped: Map<string, GroupedState>): Promise<InterruptionRow[]> {
   const ids = [...candidates.keys()];
   const stored = await existingIds(sql, "Interruption", ids);
   const fresh = ids.filter((id) => !stored.has(id)).map((id) => candidates.get(id)!);
-  await insertRows(sql, "Interruption", fresh, { key: ["id"], update: "nothing" });
   const open = touched(grouped);
-  await insertRows(sql, "Interruption", open.map((g) => g.row), { key: ["id"], update: ["occurrences", "lastSeenNs", "detail"] });
-  return fresh.length + open.filter((g) => g.isNew).length;
+  // snoozes and mute rules (SPEC §4): new ones may arrive snoozed, repeats count toward snoozes
+  const admission = await admitArrivals(sql, [...fresh, ...open.filter((g) => g.isNew).map((g) => g.row)], open.filter((g) => !g.isNew).map((g) => g.row), nowNs());
+  await insertRows(sql, "Interruption", asAdmitted(fresh, admission), { key: ["id"], update: "nothing" });
+  await insertRows(sql, "Interruption", asAdmitted(open.map((g) => g.row), admission), { key: ["id"], update: ["occurrences", "lastSeenNs", "detail"] });
+  return [...fresh, ...open.filter((g) => g.isNew).map((g) => g.row)];
 }
 
 function touched<T extends { isNew: boolean; dirty: boolean }>(items: Map<string, T>): T[] {

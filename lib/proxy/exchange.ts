@@ -25,7 +25,7 @@ export type WireExchange = Omit<CallOrigin, "call_id"> & {
   response: { status: number; headers: Record<string, string>; body?: string | null; sse?: string } | null;
   error?: string;
   cancelled?: boolean;
-  /** bytes the proxy did not record (over its cap); not part of §2.2, dropped by the server */
+  /** bytes the proxy did not record (over its cap), kept with the call */
   recording_truncated?: number;
 };
 
@@ -85,6 +85,9 @@ function decode(bytes: Buffer, encoding: string | undefined): Buffer {
   return bytes;
 }
 
+/** How an exchange ended. */
+export type ExchangeEnd = { error?: string; cancelled?: boolean; endNs?: bigint };
+
 export type ExchangeStart = {
   method: string;
   /** the upstream URL (credentials are removed when recorded) */
@@ -127,14 +130,18 @@ export class ExchangeRecorder {
     this.response?.push(chunk);
   }
 
-  /** The exchange as it ended: `error` when it failed, `cancelled` when the agent hung up. */
-  finish(end: { error?: string; cancelled?: boolean } = {}): WireExchange {
+  /**
+   * The exchange as it ended: `error` when it failed, `cancelled` when the agent hung up;
+   * `endNs` when it ended earlier than now (the forwarder builds the record after the agent's
+   * answer has gone out).
+   */
+  finish(end: ExchangeEnd = {}): WireExchange {
     const reqBytes = decode(this.request.headBuffer(), headerValue(this.start.requestHeaders, "content-encoding"));
     const out: WireExchange = {
       call_id: this.callId,
       ...this.origin,
       start_ns: this.startNs.toString(),
-      end_ns: nowNs().toString(),
+      end_ns: (end.endNs ?? nowNs()).toString(),
       request: {
         method: this.start.method,
         url: recordedUrl(this.start.url),

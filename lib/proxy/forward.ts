@@ -7,15 +7,24 @@
 // no response headers within the timeout → 504 (both JSON, the exchange with its `error`); the
 // agent hanging up → the upstream request aborted, recorded `cancelled`; the upstream cutting
 // the stream → the agent's connection cut the same way, recorded as far as it came (no error
-// text is added: the server judges what arrived, e.g. a stream without its terminal event).
+// text is added: the server judges what arrived, e.g. a stream without its terminal event); the
+// upstream going silent mid-answer for the idle timeout → the upstream aborted, the agent's
+// connection cut as for a cut stream, recorded with the timeout as its `error` (network_timeout).
+//
+// The recorded exchange is built after the agent's answer has gone out (the next turn of the
+// event loop): building and serializing it never sits between two chunks of anyone's answer.
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
-import { ExchangeRecorder, type ExchangeStart, type WireExchange } from "./exchange";
+import { nowNs } from "../domain/time";
+import { ExchangeRecorder, type ExchangeEnd, type ExchangeStart, type WireExchange } from "./exchange";
 import { clientResponseHeaders, pairsFromRaw, upstreamRequestHeaders } from "./headers";
 
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 600_000;
+/** Most time between two chunks of an answer (a reasoning model can think for minutes between them). */
+export const DEFAULT_IDLE_TIMEOUT_MS = 600_000;
+const IDLE_TICKS = 4;
 
 /** Where the agent's answer goes. `write` returns false when the agent reads slower than the upstream sends. */
 export interface ClientSink {
@@ -38,6 +47,8 @@ export type ForwardOptions = {
   origin?: ExchangeStart["origin"];
   /** ms to wait for the upstream's response headers (504 after) */
   timeoutMs?: number;
+  /** ms the upstream may stay silent once it has answered (the answer is cut after) */
+  idleTimeoutMs?: number;
   /** pins the upstream's address (the server's outbound policy) */
   lookup?: LookupFunction;
   /** called once, after the agent's answer has ended, with the recorded exchange */
@@ -78,20 +89,26 @@ function jsonError(sink: ClientSink, status: number, type: string, message: stri
 export function forward(opts: ForwardOptions, sink: ClientSink): Promise<void> {
   const rec = new ExchangeRecorder({ method: opts.method, url: opts.target, requestHeaders: opts.headers, origin: opts.origin });
   const timeoutMs = opts.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const idleMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const secure = opts.target.protocol === "https:";
   return new Promise<void>((resolve) => {
     let done = false;
     let answered = false; // the agent has been sent a status line
-    const finish = (end: { error?: string; cancelled?: boolean }) => {
+    let idle: NodeJS.Timeout | null = null;
+    const finish = (end: ExchangeEnd) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
+      if (idle) clearInterval(idle);
       opts.signal.removeEventListener("abort", onAbort);
-      try {
-        opts.recorded(rec.finish(end));
-      } finally {
-        resolve();
-      }
+      const endNs = nowNs();
+      setImmediate(() => {
+        try {
+          opts.recorded(rec.finish({ ...end, endNs }));
+        } finally {
+          resolve();
+        }
+      });
     };
     const upstream = (secure ? https : http).request(opts.target, {
       method: opts.method,
@@ -137,7 +154,26 @@ export function forward(opts: ForwardOptions, sink: ClientSink): Promise<void> {
       rec.responseHead(res.statusCode ?? 502, pairs);
       sink.head(res.statusCode ?? 502, clientResponseHeaders(pairs));
       let paused = false;
+      // Silent for too long mid-answer: cut both ends, recorded with the timeout as its error
+      // (not while the agent is the slow one: then the upstream is paused, not silent). A
+      // watchdog ticking at a quarter of the timeout, so that a chunk costs a counter, not a
+      // timer reset; it cuts after between 1 and 1.25 times the timeout of silence.
+      let heard = 0;
+      let silentTicks = 0;
+      idle = setInterval(() => {
+        if (done) return;
+        if (heard || paused) {
+          heard = 0;
+          silentTicks = 0;
+          return;
+        }
+        if (++silentTicks < IDLE_TICKS) return;
+        sink.abort();
+        finish({ error: `upstream timed out mid-answer: no data for ${idleMs} ms` });
+        upstream.destroy();
+      }, idleMs / IDLE_TICKS);
       res.on("data", (chunk: Buffer) => {
+        heard++;
         rec.responseChunk(chunk);
         if (!sink.write(chunk) && !paused) {
           paused = true;

@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { WireExchange } from "./exchange";
+import { postExchanges } from "./ingestPost";
 
 export type SenderOptions = {
   url: string;
@@ -19,8 +20,13 @@ export type SenderOptions = {
   batchSize?: number;
   /** most bytes of JSON per POST (the server's body limit is 10 MiB) */
   batchBytes?: number;
+  /**
+   * most bytes of JSON held in memory while a POST is under way; what piles up beyond goes to
+   * the spool. Large enough for a healthy server's round trip under heavy streaming (50 MB/s of
+   * recorded streams fill 8 MiB in 150 ms), small enough that a hung server cannot grow memory.
+   */
+  memoryBytes?: number;
   log?: (line: string) => void;
-  fetch?: typeof fetch;
 };
 
 export type SenderStats = { sent: number; spooled: number; dropped: number; pending: number; spoolFiles: number };
@@ -28,6 +34,8 @@ export type SenderStats = { sent: number; spooled: number; dropped: number; pend
 const SUFFIX = ".jsonl";
 
 export class ExchangeSender {
+  /** added, not serialized yet */
+  private fresh: WireExchange[] = [];
   private queue: string[] = [];
   private queueBytes = 0;
   private timer: ReturnType<typeof setInterval> | null = null;
@@ -35,10 +43,12 @@ export class ExchangeSender {
   private seq = 0;
   private readonly stats = { sent: 0, spooled: 0, dropped: 0 };
   private serverDown = false;
-  private readonly o: Required<Omit<SenderOptions, "log" | "fetch">> & Pick<SenderOptions, "log" | "fetch">;
+  private readonly o: Required<Omit<SenderOptions, "log">> & Pick<SenderOptions, "log">;
+  private readonly ingestUrl: URL;
 
   constructor(options: SenderOptions) {
-    this.o = { intervalMs: 1000, batchSize: 1000, batchBytes: 2 * 1024 * 1024, ...options };
+    this.o = { intervalMs: 1000, batchSize: 1000, batchBytes: 2 * 1024 * 1024, memoryBytes: 32 * 1024 * 1024, ...options };
+    this.ingestUrl = new URL("api/ingest/http", this.o.url.endsWith("/") ? this.o.url : `${this.o.url}/`); // under any path prefix of the server URL
     fs.mkdirSync(this.o.spoolDir, { recursive: true, mode: 0o700 });
   }
 
@@ -48,19 +58,38 @@ export class ExchangeSender {
     void this.flush();
   }
 
-  /** Queues one exchange (cheap: the agent's request never waits on delivery). */
+  /**
+   * Queues one exchange. Cheap: it is serialized later, with the others of the same turn of the
+   * event loop, so that no agent's answer waits behind the JSON of a finished exchange.
+   */
   add(x: WireExchange): void {
-    const line = JSON.stringify(x);
-    this.queue.push(line);
-    this.queueBytes += line.length;
+    this.fresh.push(x);
+    if (this.fresh.length === 1) setImmediate(() => this.queueFresh());
+  }
+
+  /** Serializes what was added since the last time, then sends (or spools) what is due. */
+  private queueFresh(): void {
+    this.serializeFresh();
     // a slow server must not grow memory: while a send hangs, what piles up goes to the spool
     // (named by time, so it still sorts after the batch in flight should that one fail)
-    if (this.busy && this.queueBytes >= 4 * this.o.batchBytes) this.spool(this.takeAll());
+    if (this.busy && this.queueBytes >= this.o.memoryBytes) this.spool(this.takeAll());
     else if (this.queue.length >= this.o.batchSize || this.queueBytes >= this.o.batchBytes) void this.flush();
   }
 
+  /** Moves what was added to the queue as JSON lines (and nothing else: a run calls it too). */
+  private serializeFresh(): void {
+    if (!this.fresh.length) return;
+    const xs = this.fresh;
+    this.fresh = [];
+    for (const x of xs) {
+      const line = JSON.stringify(x);
+      this.queue.push(line);
+      this.queueBytes += line.length;
+    }
+  }
+
   snapshot(): SenderStats {
-    return { ...this.stats, pending: this.queue.length, spoolFiles: this.spoolFiles().length };
+    return { ...this.stats, pending: this.queue.length + this.fresh.length, spoolFiles: this.spoolFiles().length };
   }
 
   /** Sends (or spools) everything queued, spool first. Concurrent calls share one run. */
@@ -75,10 +104,12 @@ export class ExchangeSender {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.flush();
-    if (this.queue.length) this.spool(this.take());
+    this.serializeFresh();
+    if (this.queue.length) this.spool(this.takeAll());
   }
 
   private take(): string[] {
+    this.serializeFresh();
     const out: string[] = [];
     let bytes = 0;
     while (this.queue.length && out.length < this.o.batchSize && (out.length === 0 || bytes + this.queue[0].length < this.o.batchBytes)) {
@@ -151,24 +182,17 @@ export class ExchangeSender {
 
   /** "sent" | "retry" (server unreachable or busy) | "reject" (the server refuses this batch for good). */
   private async post(lines: string[]): Promise<"sent" | "retry" | "reject"> {
-    const f = this.o.fetch ?? fetch;
     try {
-      const res = await f(`${this.o.url}/api/ingest/http`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${this.o.token}`, "x-sightdesk-source": "proxy" },
-        body: `[${lines.join(",")}]`,
-        signal: AbortSignal.timeout(30_000),
-      });
-      const text = await res.text().catch(() => "");
-      if (res.ok) return "sent";
-      if (res.status === 400 || res.status === 413) {
-        this.o.log?.(`the server refused a batch of ${lines.length} exchanges (HTTP ${res.status}: ${text.slice(0, 300)}); dropped`);
+      const { status, text } = await postExchanges(this.ingestUrl, this.o.token, lines);
+      if (status >= 200 && status < 300) return "sent";
+      if (status === 400 || status === 413) {
+        this.o.log?.(`the server refused a batch of ${lines.length} exchanges (HTTP ${status}: ${text.slice(0, 300)}); dropped`);
         return "reject";
       }
-      this.o.log?.(`the server answered HTTP ${res.status} (${text.slice(0, 200)}); spooling`);
+      this.o.log?.(`the server answered HTTP ${status} (${text.slice(0, 200)}); spooling`);
       return "retry";
     } catch (e) {
-      if (!this.serverDown) this.o.log?.(`cannot reach ${this.o.url} (${(e as Error).cause ? String((e as { cause: { code?: string } }).cause.code ?? (e as Error).message) : (e as Error).message}); spooling to ${this.o.spoolDir}`);
+      if (!this.serverDown) this.o.log?.(`cannot reach ${this.o.url} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); spooling to ${this.o.spoolDir}`);
       return "retry";
     }
   }
@@ -193,6 +217,7 @@ export class ExchangeSender {
       else this.stats.dropped += lines.length;
       fs.rmSync(p, { force: true });
     }
+    this.serializeFresh();
     while (this.queue.length) {
       const takenAt = Date.now();
       const lines = this.take();
@@ -211,6 +236,7 @@ export class ExchangeSender {
   }
 
   private takeAll(): string[] {
+    this.serializeFresh();
     const all = this.queue;
     this.queue = [];
     this.queueBytes = 0;

@@ -8,7 +8,7 @@ import os from "node:os";
 import type { WireExchange } from "./exchange";
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, forward, proxyErrorBody, type ClientSink } from "./forward";
 import { headerValue, pairsFromRaw } from "./headers";
-import { findPeer, isLoopback, type Peer } from "./peer";
+import { connectionPeer, fromCaller, withPeer } from "./peer";
 import { routeRequest, type Upstreams } from "./routes";
 
 export type ProxyOptions = {
@@ -17,6 +17,8 @@ export type ProxyOptions = {
   upstreams: Upstreams;
   agentName?: string;
   timeoutMs?: number;
+  /** ms the upstream may stay silent mid-answer */
+  idleTimeoutMs?: number;
   /** look up the calling process of loopback clients (Linux); default on */
   peers?: boolean;
   onExchange: (x: WireExchange) => void;
@@ -24,10 +26,38 @@ export type ProxyOptions = {
 
 export type RunningProxy = { url: string; server: http.Server; close: () => Promise<void> };
 
-/** How long a finished exchange waits for its peer lookup (a first scan of /proc can take ~100 ms on a busy host) before it is queued without one; the agent never waits for it. */
-const PEER_WAIT_MS = 1000;
-
+/**
+ * The agent's answer on a Node response. The first bytes go out at once (with the headers);
+ * the chunks that arrive after them in one turn of the event loop leave together, as one
+ * buffer in one write, at the end of that turn (the check phase, before any wait for more
+ * input): a stream of small events costs a write per turn, not three buffers per event in a
+ * writev, and no event is held for the next one.
+ */
 function nodeSink(res: http.ServerResponse): ClientSink {
+  let gathered: Buffer[] = [];
+  let gatheredBytes = 0;
+  let turnOpen = false; // a write is scheduled for the end of this turn
+  let drainWaiters: (() => void)[] = [];
+  const wakeWhenDrained = () => {
+    if (!drainWaiters.length) return;
+    if (res.writableNeedDrain) return void res.once("drain", wakeWhenDrained);
+    const waiters = drainWaiters;
+    drainWaiters = [];
+    for (const cb of waiters) cb();
+  };
+  const takeGathered = (): Buffer | null => {
+    if (!gathered.length) return null;
+    const out = gathered.length === 1 ? gathered[0] : Buffer.concat(gathered, gatheredBytes);
+    gathered = [];
+    gatheredBytes = 0;
+    return out;
+  };
+  const endOfTurn = () => {
+    turnOpen = false;
+    const bytes = takeGathered();
+    if (bytes && !res.destroyed) res.write(bytes);
+    wakeWhenDrained();
+  };
   return {
     head(status, headers) {
       res.writeHead(status, headers.flat());
@@ -37,19 +67,25 @@ function nodeSink(res: http.ServerResponse): ClientSink {
         if (!res.headersSent && !res.destroyed) res.flushHeaders();
       });
     },
-    // Chunks read in one turn of the event loop leave in one write at the end of that turn (the
-    // check phase, before any wait for more input): fewer syscalls under load, no event held for
-    // the next one.
     write(chunk) {
-      if (!res.headersSent) return res.write(chunk); // the first bytes (and the headers) at once
-      if (!res.writableCorked) {
-        res.cork();
-        setImmediate(() => res.uncork());
+      if (!turnOpen) {
+        turnOpen = true;
+        setImmediate(endOfTurn);
+        if (!res.headersSent) return res.write(chunk); // the first bytes (and the headers) at once
       }
-      return res.write(chunk);
+      gathered.push(chunk);
+      gatheredBytes += chunk.length;
+      return !res.writableNeedDrain && gatheredBytes + res.writableLength < res.writableHighWaterMark;
     },
-    onDrain: (cb) => void res.once("drain", cb),
-    end: () => void res.end(),
+    onDrain(cb) {
+      drainWaiters.push(cb);
+      if (!turnOpen) wakeWhenDrained();
+    },
+    end() {
+      const bytes = takeGathered();
+      if (bytes) res.end(bytes);
+      else res.end();
+    },
     abort: () => void res.destroy(),
   };
 }
@@ -62,31 +98,12 @@ function notFound(res: http.ServerResponse, path: string, upstreams: Upstreams):
 }
 
 export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
-  type Lookup = { promise: Promise<Peer | null>; settled: boolean; value: Peer | null };
-  const peers = new WeakMap<net.Socket, Lookup>();
   const hostName = os.hostname();
-  const peerOf = (socket: net.Socket, serverPort: number): Lookup => {
-    let l = peers.get(socket);
-    if (!l) {
-      const wanted = o.peers !== false && isLoopback(socket.remoteAddress) && socket.remotePort;
-      const lookup: Lookup = { promise: Promise.resolve(null), settled: !wanted, value: null };
-      if (wanted) {
-        lookup.promise = findPeer(socket.remotePort!, serverPort).then((p) => {
-          lookup.settled = true;
-          lookup.value = p;
-          return p;
-        });
-      }
-      peers.set(socket, (l = lookup));
-    }
-    return l;
-  };
-
   const server = http.createServer({ noDelay: true, keepAliveTimeout: 65_000 }, (req, res) => {
     const route = routeRequest(req.url ?? "/", o.upstreams);
     if (!route) return notFound(res, req.url ?? "/", o.upstreams);
     const pairs = pairsFromRaw(req.rawHeaders);
-    const peer = peerOf(req.socket, (req.socket.localPort ?? 0));
+    const peer = o.peers === false ? null : connectionPeer(req.socket);
     const abort = new AbortController();
     res.on("close", () => {
       if (!res.writableFinished) abort.abort();
@@ -101,27 +118,11 @@ export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
         body: req,
         signal: abort.signal,
         timeoutMs: o.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+        idleTimeoutMs: o.idleTimeoutMs,
         origin: { agent_name: agent ?? null, session_id: session ?? null, host: hostName },
         recorded: (x) => {
-          const deliver = (p: Peer | null) => {
-            if (p) {
-              x.pid = p.pid;
-              x.process_name = p.processName;
-              if (!x.agent_name && p.processName) x.agent_name = p.processName;
-            }
-            o.onExchange(x);
-          };
-          if (peer.settled) return deliver(peer.value);
-          let waiting = true;
-          const t = setTimeout(() => {
-            waiting = false;
-            deliver(null);
-          }, PEER_WAIT_MS);
-          void peer.promise.then((p) => {
-            if (!waiting) return;
-            clearTimeout(t);
-            deliver(p);
-          });
+          if (!peer) return o.onExchange(x);
+          withPeer(peer, (p) => o.onExchange(fromCaller(x, p)));
         },
       },
       nodeSink(res),

@@ -1,4 +1,7 @@
-// Work done once when the server process starts.
+// Work done once when the server process starts. Several processes may start at once on one
+// database (a rolling restart, `npm run start:cluster`): what they create first (the token row,
+// the first admin) tolerates losing that race, and the background work they all start is
+// coordinated through the database (leases and claims, lib/coordination).
 import { ensureDashboardToken, dashboardTokenPath } from "../auth/dashboardToken";
 import { ensureFirstAdmin } from "../auth/users";
 import { db } from "../db/client";
@@ -7,6 +10,18 @@ import { startAlertWorker } from "../alerts/worker";
 import { config } from "../config/load";
 import { startDeadLoopAction } from "../deadloop/action";
 import { startSweeps } from "../sweeps/scheduler";
+import { processHolder } from "../coordination/holder";
+import { trackRequestSockets } from "../proxy/requestSocket";
+
+/** Runs `create` again once when another process created the same row first (unique key). */
+async function racing<T>(create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (e) {
+    if ((e as { code?: string })?.code !== "P2002") throw e;
+    return create();
+  }
+}
 
 export async function startup(): Promise<void> {
   // Configuration first: an invalid key stops the server before it touches anything.
@@ -17,15 +32,18 @@ export async function startup(): Promise<void> {
     console.error(`[sightdesk] refusing to start: ${(e as Error).message}`);
     throw e;
   }
+  // Requests know their connection, so the mounted proxy can find its caller (SPEC §2.6).
+  trackRequestSockets();
   // The data directory 0700 and SightDesk's files in it 0600, before anything is written there.
   secureDataDir();
   const database = db();
   // Per-connection pragmas: WAL writes need only NORMAL sync; wait for a busy writer.
   await database.$queryRawUnsafe("PRAGMA synchronous = NORMAL").catch(() => undefined);
-  await ensureDashboardToken(database);
+  await racing(() => ensureDashboardToken(database));
   console.log(`[sightdesk] API token file: ${dashboardTokenPath()}`);
-  const admin = await ensureFirstAdmin(database);
+  const admin = await racing(() => ensureFirstAdmin(database));
   if (admin) console.log(`[sightdesk] created the first admin: ${admin}`);
+  console.log(`[sightdesk] background work shared with other processes on this database as ${processHolder()}`);
   startAlertWorker(database);
   startSweeps(database, cfg);
   if (cfg.deadloop.enabled) {

@@ -1,13 +1,15 @@
 // What the size cap measures and how it gives space back, per database (used by sweep.ts).
-//   SQLite: the file plus its WAL; live bytes = pages in use; VACUUM returns free pages.
-//   PostgreSQL: the on-disk size of SightDesk's tables with their indexes and TOAST; live bytes
-//   are estimated from each table's share of rows deleted so far; VACUUM FULL of the tables
-//   that lost rows returns the space (a short exclusive lock per table — like SQLite's VACUUM,
-//   it runs only when the cap was exceeded).
+//   SQLite: the file plus its WAL; live bytes = pages in use; VACUUM returns free pages to the
+//     file system (it rewrites the file and holds the write lock while it does).
+//   PostgreSQL: the bytes SightDesk's data occupies (postgresSpace.ts), so space that a plain
+//     VACUUM made reusable counts as free; after deletes, a plain VACUUM of the tables that lost
+//     rows — no VACUUM FULL, no table rewrite, no lock that stops ingest. The files keep their
+//     size and new rows fill the freed space.
 import fs from "node:fs";
 import { quote } from "../db/multiRow";
 import type { Db } from "../db/client";
 import { dialectOf } from "../db/sql";
+import { occupiedBytes, POSTGRES_TABLES_SQL, toTableSpace } from "./postgresSpace";
 
 /** Rows deleted per table (Prisma model names, e.g. "Call"). */
 export type Deleted = Record<string, number>;
@@ -19,8 +21,13 @@ export interface StorageMeter {
   prepare(): Promise<void>;
   /** Bytes live rows would occupy once `deleted` is reclaimed. */
   liveBytes(deleted: Deleted): Promise<number>;
-  /** Gives the space of deleted rows back to the file system. */
+  /** Makes the space of rows the size cap deleted free (SQLite: back to the file system). */
   reclaim(deleted: Deleted): Promise<void>;
+  /**
+   * Makes the space of rows deleted by retention count as free before the cap is checked:
+   * PostgreSQL vacuums those tables; SQLite needs nothing (free pages count as free already).
+   */
+  release(deleted: Deleted): Promise<void>;
 }
 
 const statSize = (file: string) => {
@@ -51,31 +58,40 @@ async function sqliteMeter(db: Db): Promise<StorageMeter | null> {
       await db.$executeRawUnsafe("VACUUM");
       await checkpoint();
     },
+    release: async () => undefined,
   };
 }
 
-/** Each SightDesk table with its on-disk bytes (rows, indexes, TOAST). */
-export const POSTGRES_TABLE_SIZES_SQL = `SELECT tablename AS name, pg_total_relation_size(format('%I.%I', schemaname, tablename)::regclass) AS bytes
-  FROM pg_tables WHERE schemaname = current_schema() AND tablename <> '_prisma_migrations'`;
+const postgresTables = async (db: Db) => (await db.$queryRawUnsafe<Record<string, unknown>[]>(POSTGRES_TABLES_SQL)).map(toTableSpace);
 
 function postgresMeter(db: Db): StorageMeter {
-  const tableSizes = async () =>
-    (await db.$queryRawUnsafe<{ name: string; bytes: unknown }[]>(POSTGRES_TABLE_SIZES_SQL)).map((r) => ({ table: r.name, bytes: Number(r.bytes) }));
-  let before: { table: string; bytes: number; rows: number }[] = [];
+  let before: { name: string; occupied: number; rows: number }[] = [];
+  /**
+   * A plain VACUUM (never FULL): it takes no lock that conflicts with reads or writes and rewrites
+   * nothing. TRUNCATE false: handing empty trailing pages back would need a brief exclusive lock.
+   * ANALYZE only for a table without column statistics yet (the occupied size needs them).
+   */
+  const vacuum = async (deleted: Deleted) => {
+    const analyzed = new Set((await postgresTables(db)).filter((t) => t.width !== null).map((t) => t.name));
+    for (const [table, n] of Object.entries(deleted)) {
+      if (n > 0) await db.$executeRawUnsafe(`VACUUM (TRUNCATE false${analyzed.has(table) ? "" : ", ANALYZE"}) ${quote(table)}`);
+    }
+  };
   return {
-    bytes: async () => (await tableSizes()).reduce((sum, t) => sum + t.bytes, 0),
+    bytes: async () => (await postgresTables(db)).reduce((sum, t) => sum + occupiedBytes(t), 0),
+    // Rows counted exactly: the statistics' counts lag seconds behind the writes (and start from
+    // zero after a crash), and a count of zero here would make deletes look as if they freed nothing.
     prepare: async () => {
-      before = [];
-      for (const t of await tableSizes()) {
-        const rows = Number((await db.$queryRawUnsafe<{ n: unknown }[]>(`SELECT count(*) AS n FROM ${quote(t.table)}`))[0].n);
-        before.push({ ...t, rows });
-      }
+      const tables = await postgresTables(db);
+      const counts = tables.map((t, i) => `(SELECT count(*) FROM ${quote(t.name)}) AS "${i}"`);
+      const [rows] = tables.length ? await db.$queryRawUnsafe<Record<string, unknown>[]>(`SELECT ${counts.join(", ")}`) : [{}];
+      before = tables.map((t, i) => ({ name: t.name, occupied: occupiedBytes(t), rows: Number(rows[String(i)]) }));
     },
+    // deleted rows take their table's average share of its occupied bytes with them
     liveBytes: async (deleted) =>
-      before.reduce((sum, t) => sum + (t.rows ? (t.bytes * Math.max(0, t.rows - (deleted[t.table] ?? 0))) / t.rows : t.bytes), 0),
-    reclaim: async (deleted) => {
-      for (const [table, n] of Object.entries(deleted)) if (n > 0) await db.$executeRawUnsafe(`VACUUM FULL ${quote(table)}`);
-    },
+      before.reduce((sum, t) => sum + (t.rows > 0 ? (t.occupied * Math.max(0, t.rows - (deleted[t.name] ?? 0))) / t.rows : t.occupied), 0),
+    reclaim: vacuum,
+    release: vacuum,
   };
 }
 

@@ -1,8 +1,7 @@
 // The periodic sweep (SPEC §3.5, §7): retention by age, the size cap, and unsettled turns.
 //
-// Every delete runs in batches of at most BATCH rows, one short transaction each, so ingest
-// (which shares the database) never waits long. InterruptionActivity rows are never deleted:
-// the audit trail outlives the interruptions it describes.
+// Every delete runs in batches of at most BATCH rows, one short transaction each (batches.ts), so ingest
+// (which shares the database) never waits long. No step rewrites a table on PostgreSQL.
 //
 // Retention (cutoff = now − retention_days):
 //   - interruptions whose last evidence (lastSeenNs) is older than the cutoff;
@@ -12,29 +11,38 @@
 //     Message row is shared by every later call of its conversation), then the conversation;
 //   - sessions last seen (and exited, if they did) before it.
 //   Content-addressed blobs (system prompts, tool definitions) are shared and small; they stay.
+//   InterruptionActivity rows (the audit trail) outlive the interruptions they describe: they
+//   have their own, longer retention (storage.activity.retention_days) and the size cap never
+//   trims them.
 // Size cap: when the database (storage.ts says how each kind is measured) exceeds
 //   max_db_size_mb, delete the oldest resolved interruptions, then apply retention with a cutoff
 //   moving forward over the oldest calls and interruptions, until the live data fits in 90 % of
-//   the cap; then reclaim (VACUUM) so the space goes back to the file system.
+//   the cap; then reclaim the space (SQLite: VACUUM; PostgreSQL: plain VACUUM, which makes it
+//   reusable and so free in what the cap measures).
 // Unsettled turns: a turn with calls, no turn_end and no activity for stale_turn_minutes gets
 //   one state_machine_error {rule: "unsettled_turn"} (deterministic id: never duplicated). Only
 //   turns of sessions that have reported at least one turn_end are judged: an agent that never
 //   sends turn_end events cannot be told apart from one whose turns all hang.
 import type { SightDeskConfig } from "../config/load";
 import type { Db } from "../db/client";
-import { buildInterruption } from "../ingest/interruptions";
+import { existingIds, insertRows } from "../db/multiRow";
+import { marks, transaction } from "../db/sql";
+import { buildInterruption, type InterruptionRow } from "../ingest/interruptions";
 import { interruptionId } from "../ingest/keys";
+import { batch, BATCH, deleteBatch, inBatches, sqlOf } from "./batches";
 import { storageMeter, type Deleted, type StorageMeter } from "./storage";
+import { admitArrivals, asAdmitted } from "../triage/arrivals";
+import { wakeDueSnoozes } from "../triage/wake";
 
-// Under 999: Prisma refuses a deleteMany with more bound ids than SQLite's historical limit (P2029).
-export const BATCH = 500;
+export { BATCH } from "./batches";
+
 const NS_PER_SEC = 1_000_000_000n;
 const NS_PER_DAY = 86_400n * NS_PER_SEC;
 const MB = 1024 * 1024;
-/** Conversations whose messages are removed per pass (each with its own message batches). */
+/** Conversations whose messages are removed per pass (their messages in batches of BATCH). */
 const CONVERSATION_BATCH = 100;
 
-export type SweepConfig = Pick<SightDeskConfig, "detection" | "retentionDays" | "maxDbSizeMb" | "staleTurnMinutes">;
+export type SweepConfig = Pick<SightDeskConfig, "detection" | "retentionDays" | "activityRetentionDays" | "maxDbSizeMb" | "staleTurnMinutes">;
 
 export type DeleteCounts = {
   interruptions: number;
@@ -44,6 +52,8 @@ export type DeleteCounts = {
   turns: number;
   conversations: number;
   sessions: number;
+  /** InterruptionActivity rows (their own retention; never trimmed by the size cap) */
+  activity: number;
 };
 
 export type SweepResult = {
@@ -59,7 +69,7 @@ export type SweepResult = {
   unsettledTurns: number;
 };
 
-const zero = (): DeleteCounts => ({ interruptions: 0, calls: 0, toolCalls: 0, messages: 0, turns: 0, conversations: 0, sessions: 0 });
+const zero = (): DeleteCounts => ({ interruptions: 0, calls: 0, toolCalls: 0, messages: 0, turns: 0, conversations: 0, sessions: 0, activity: 0 });
 
 function add(a: DeleteCounts, b: DeleteCounts): DeleteCounts {
   const out = { ...a };
@@ -69,89 +79,54 @@ function add(a: DeleteCounts, b: DeleteCounts): DeleteCounts {
 
 const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
 
-/** Repeats `step` (one batch in one transaction, returning rows deleted) until a batch comes up short. */
-async function inBatches(step: () => Promise<number>): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const n = await step();
-    total += n;
-    if (n < BATCH) return total;
-  }
-}
-
 /** Deletes everything older than `cutoff` (ns), batch by batch. */
 export async function deleteOlderThan(db: Db, cutoff: bigint): Promise<DeleteCounts> {
   const c = zero();
-  c.interruptions = await inBatches(() =>
-    db.$transaction(async (tx) => {
-      const rows = await tx.interruption.findMany({ where: { occurredAtNs: { lt: cutoff }, lastSeenNs: { lt: cutoff } }, select: { id: true }, take: BATCH });
-      if (rows.length) await tx.interruption.deleteMany({ where: { id: { in: ids(rows) } } });
-      return rows.length;
-    }),
-  );
+  c.interruptions = await inBatches(() => deleteBatch(db, "Interruption", `"occurredAtNs" < ? AND "lastSeenNs" < ?`, [cutoff, cutoff]));
+  // calls go with the tool-call rows they made, in one transaction
   c.calls = await inBatches(() =>
-    db.$transaction(async (tx) => {
-      const rows = await tx.call.findMany({ where: { startNs: { lt: cutoff } }, select: { id: true }, take: BATCH });
-      if (!rows.length) return 0;
-      const callIds = ids(rows);
-      c.toolCalls += (await tx.toolCall.deleteMany({ where: { callId: { in: callIds } } })).count;
-      await tx.call.deleteMany({ where: { id: { in: callIds } } });
-      return rows.length;
-    }),
+    batch(
+      db,
+      async (tx) => {
+        const callIds = ids(await tx.$queryRawUnsafe<{ id: string }[]>(sqlOf(db, `SELECT "id" FROM "Call" WHERE "startNs" < ? LIMIT ${BATCH}`), cutoff));
+        if (!callIds.length) return 0;
+        c.toolCalls += await tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "ToolCall" WHERE "callId" IN (${marks(callIds.length)})`), ...callIds);
+        return tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Call" WHERE "id" IN (${marks(callIds.length)})`), ...callIds);
+      },
+      true,
+    ),
   );
-  c.toolCalls += await inBatches(() =>
-    db.$transaction(async (tx) => {
-      const rows = await tx.toolCall.findMany({ where: { atNs: { lt: cutoff } }, select: { id: true }, take: BATCH });
-      if (rows.length) await tx.toolCall.deleteMany({ where: { id: { in: ids(rows) } } });
-      return rows.length;
-    }),
-  );
-  c.turns = await inBatches(() =>
-    db.$transaction(async (tx) => {
-      const rows = await tx.turn.findMany({ where: { lastSeenNs: { lt: cutoff } }, select: { id: true }, take: BATCH });
-      if (rows.length) await tx.turn.deleteMany({ where: { id: { in: ids(rows) } } });
-      return rows.length;
-    }),
-  );
+  c.toolCalls += await inBatches(() => deleteBatch(db, "ToolCall", `"atNs" < ?`, [cutoff]));
+  c.turns = await inBatches(() => deleteBatch(db, "Turn", `"lastSeenNs" < ?`, [cutoff]));
   // Message chains: only of conversations with no call at or after the cutoff.
   for (;;) {
-    const conversations = await db.conversation.findMany({ where: { lastSeenNs: { lt: cutoff } }, select: { id: true }, take: CONVERSATION_BATCH });
-    for (const { id } of conversations) {
-      c.messages += await inBatches(() =>
-        db.$transaction(async (tx) => {
-          const rows = await tx.message.findMany({ where: { conversationId: id }, select: { id: true }, take: BATCH });
-          if (rows.length) await tx.message.deleteMany({ where: { id: { in: ids(rows) } } });
-          return rows.length;
-        }),
-      );
-      // a call that arrived meanwhile moved lastSeenNs forward: the conversation then stays
-      c.conversations += (await db.conversation.deleteMany({ where: { id, lastSeenNs: { lt: cutoff } } })).count;
-    }
+    const conversations = ids(await db.conversation.findMany({ where: { lastSeenNs: { lt: cutoff } }, select: { id: true }, take: CONVERSATION_BATCH }));
+    if (!conversations.length) break;
+    c.messages += await inBatches(() => deleteBatch(db, "Message", `"conversationId" IN (${marks(conversations.length)})`, conversations));
+    // a call that arrived meanwhile moved lastSeenNs forward: that conversation then stays
+    c.conversations += await deleteBatch(db, "Conversation", `"id" IN (${marks(conversations.length)}) AND "lastSeenNs" < ?`, [...conversations, cutoff]);
     if (conversations.length < CONVERSATION_BATCH) break;
   }
-  c.sessions = await inBatches(() =>
-    db.$transaction(async (tx) => {
-      const rows = await tx.session.findMany({
-        where: { lastSeenNs: { lt: cutoff }, OR: [{ exitedAtNs: null }, { exitedAtNs: { lt: cutoff } }] },
-        select: { id: true },
-        take: BATCH,
-      });
-      if (rows.length) await tx.session.deleteMany({ where: { id: { in: ids(rows) } } });
-      return rows.length;
-    }),
-  );
+  c.sessions = await inBatches(() => deleteBatch(db, "Session", `"lastSeenNs" < ? AND ("exitedAtNs" IS NULL OR "exitedAtNs" < ?)`, [cutoff, cutoff]));
   return c;
 }
+
+/** Deletes activity rows older than `cutoff` (ns), batch by batch. */
+export const deleteActivityOlderThan = (db: Db, cutoff: bigint): Promise<number> =>
+  inBatches(() => deleteBatch(db, "InterruptionActivity", `"atNs" < ?`, [cutoff]));
 
 // ---------------------------------------------------------------------------------------------
 // Size cap
 
+/** Most calls one move of the size cap's cutoff passes (their rows still go in batches of BATCH). */
+const CUTOFF_STEP = 10 * BATCH;
+
 /**
- * The timestamp just past the end of the oldest `share` of the calls (at most BATCH of them, at least one),
+ * The timestamp just past the end of the oldest `share` of the calls (at most CUTOFF_STEP of them, at least one),
  * or of the interruptions when no call is left; null when there is nothing to trim.
  */
 async function nextCutoff(db: Db, share: number): Promise<bigint | null> {
-  const step = (count: number) => Math.max(1, Math.min(BATCH, Math.ceil(count * share)));
+  const step = (count: number) => Math.max(1, Math.min(CUTOFF_STEP, Math.ceil(count * share)));
   const calls = await db.call.count();
   if (calls) {
     const [row] = await db.call.findMany({ select: { startNs: true, endNs: true }, orderBy: { startNs: "asc" }, skip: step(calls) - 1, take: 1 });
@@ -166,8 +141,9 @@ async function nextCutoff(db: Db, share: number): Promise<bigint | null> {
 }
 
 /** Rows deleted per table, as the storage meter counts them. */
-const byTable = (c: DeleteCounts, resolvedInterruptions: number): Deleted => ({
+const byTable = (c: DeleteCounts, resolvedInterruptions = 0): Deleted => ({
   Interruption: c.interruptions + resolvedInterruptions, Call: c.calls, ToolCall: c.toolCalls, Message: c.messages, Turn: c.turns, Conversation: c.conversations, Session: c.sessions,
+  InterruptionActivity: c.activity,
 });
 
 const RECLAIM_ROUNDS = 3;
@@ -180,15 +156,11 @@ async function trimTo(db: Db, meter: StorageMeter, target: number): Promise<{ re
   const deleted = () => byTable(rows, resolvedInterruptions);
   // 1. the oldest resolved interruptions
   while ((await meter.liveBytes(deleted())) > target) {
-    const n = await db.$transaction(async (tx) => {
-      const found = await tx.interruption.findMany({ where: { status: "resolved" }, select: { id: true }, orderBy: { occurredAtNs: "asc" }, take: BATCH });
-      if (found.length) await tx.interruption.deleteMany({ where: { id: { in: ids(found) } } });
-      return found.length;
-    });
+    const n = await deleteBatch(db, "Interruption", `"status" = 'resolved'`, [], `"occurredAtNs"`);
     resolvedInterruptions += n;
     if (n < BATCH) break;
   }
-  // 2. then the oldest of everything, a cutoff moving forward BATCH calls at a time
+  // 2. then the oldest of everything, a cutoff moving forward at most CUTOFF_STEP calls at a time
   for (let live = await meter.liveBytes(deleted()); live > target; live = await meter.liveBytes(deleted())) {
     // drop about the share of rows that is over the target, oldest first, then measure again
     const cutoff = await nextCutoff(db, (live - target) / live);
@@ -200,14 +172,14 @@ async function trimTo(db: Db, meter: StorageMeter, target: number): Promise<{ re
   return { resolvedInterruptions, rows };
 }
 
-export async function enforceSizeCap(db: Db, maxDbSizeMb: number): Promise<SweepResult["sizeCap"]> {
+export async function enforceSizeCap(db: Db, maxDbSizeMb: number, meter: StorageMeter | null = null): Promise<SweepResult["sizeCap"]> {
   const out: SweepResult["sizeCap"] = { bytesBefore: null, bytesAfter: null, resolvedInterruptions: 0, trimmed: zero(), vacuumed: false };
-  const meter = await storageMeter(db);
+  meter ??= await storageMeter(db);
   if (!meter) return out;
   const cap = maxDbSizeMb * MB;
   const target = Math.floor(cap * 0.9);
   let bytes = (out.bytesBefore = await meter.bytes());
-  // PostgreSQL's live size is an estimate: when reclaiming leaves it over the cap, measure again
+  // PostgreSQL's occupied size is an estimate: when reclaiming leaves it over the cap, measure again
   for (let round = 0; round < RECLAIM_ROUNDS && bytes > cap; round++) {
     const trimmed = await trimTo(db, meter, target);
     out.resolvedInterruptions += trimmed.resolvedInterruptions;
@@ -226,6 +198,28 @@ export async function enforceSizeCap(db: Db, maxDbSizeMb: number): Promise<Sweep
 
 // ---------------------------------------------------------------------------------------------
 // Unsettled turns (SPEC §3.5)
+
+type TurnRef = { id: string; conversationId: string | null };
+const CALL_SUMMARY = { id: true, turnId: true, traceId: true, model: true, agentName: true } as const;
+
+/** Each turn's latest call, by turn id (read through the conversation's index). */
+async function lastCallOfTurns(db: Db, turns: TurnRef[]) {
+  const out = new Map<string, { id: string; traceId: string | null; model: string | null; agentName: string | null }>();
+  const inConversations = turns.filter((t) => t.conversationId !== null);
+  const calls = inConversations.length
+    ? await db.call.findMany({
+        where: { conversationId: { in: [...new Set(inConversations.map((t) => t.conversationId!))] }, turnId: { in: inConversations.map((t) => t.id) } },
+        orderBy: { startNs: "desc" },
+        select: CALL_SUMMARY,
+      })
+    : [];
+  for (const c of calls) if (!out.has(c.turnId!)) out.set(c.turnId!, c);
+  for (const t of turns.filter((t) => t.conversationId === null)) {
+    const c = await db.call.findFirst({ where: { conversationId: null, turnId: t.id }, orderBy: { startNs: "desc" }, select: CALL_SUMMARY });
+    if (c) out.set(t.id, c);
+  }
+  return out;
+}
 
 export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint): Promise<number> {
   if (!cfg.detection.enabled) return 0;
@@ -253,32 +247,31 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
           (s) => [s.id, s],
         ),
       );
-      flagged += await db.$transaction(async (tx) => {
-        let n = 0;
-        for (const t of candidates) {
-          const id = idOf.get(t.id)!;
-          if (await tx.interruption.findUnique({ where: { id }, select: { id: true } })) continue;
-          const lastCall = await tx.call.findFirst({
-            where: { conversationId: t.conversationId, turnId: t.id },
-            orderBy: { startNs: "desc" },
-            select: { id: true, traceId: true, model: true, agentName: true },
-          });
-          const session = sessions.get(t.sessionId!);
-          const detail = { rule: "unsettled_turn", turn_id: t.id, last_seen_ns: String(t.lastSeenNs), calls: t.callCount, stale_minutes: cfg.staleTurnMinutes };
-          const row = buildInterruption(id, "state_machine_error", detail, t.lastSeenNs, {
-            sessionId: t.sessionId,
-            conversationId: t.conversationId,
-            turnId: t.id,
-            callId: lastCall?.id ?? null,
-            traceId: lastCall?.traceId ?? null,
-            pid: session?.pid ?? null,
-            agentName: lastCall?.agentName ?? session?.agentName ?? null,
-            model: lastCall?.model ?? session?.lastModel ?? null,
-          }, cfg.detection);
-          await tx.interruption.create({ data: row });
-          n += 1;
-        }
-        return n;
+      const lastCalls = await lastCallOfTurns(db, candidates);
+      const rows: InterruptionRow[] = [];
+      for (const t of candidates) {
+        const lastCall = lastCalls.get(t.id);
+        const session = sessions.get(t.sessionId!);
+        const detail = { rule: "unsettled_turn", turn_id: t.id, last_seen_ns: String(t.lastSeenNs), calls: t.callCount, stale_minutes: cfg.staleTurnMinutes };
+        rows.push(buildInterruption(idOf.get(t.id)!, "state_machine_error", detail, t.lastSeenNs, {
+          sessionId: t.sessionId,
+          conversationId: t.conversationId,
+          turnId: t.id,
+          callId: lastCall?.id ?? null,
+          traceId: lastCall?.traceId ?? null,
+          pid: session?.pid ?? null,
+          agentName: lastCall?.agentName ?? session?.agentName ?? null,
+          model: lastCall?.model ?? session?.lastModel ?? null,
+        }, cfg.detection));
+      }
+      // one statement; a row another sweep stored meanwhile (same deterministic id) is left alone
+      flagged += await transaction(db, async (sql) => {
+        const stored = await existingIds(sql, "Interruption", rows.map((r) => r.id));
+        const fresh = rows.filter((r) => !stored.has(r.id));
+        // a mute rule or a snoozed group may make them arrive snoozed (SPEC §4)
+        const admission = await admitArrivals(sql, fresh, [], now);
+        await insertRows(sql, "Interruption", asAdmitted(fresh, admission), { key: ["id"], update: "nothing" });
+        return fresh.length;
       });
     }
     if (turns.length < BATCH) break;
@@ -291,7 +284,12 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
 /** One sweep at time `now` (integer ns): retention, size cap, unsettled turns. */
 export async function runSweep(db: Db, cfg: SweepConfig, now: bigint): Promise<SweepResult> {
   const retention = await deleteOlderThan(db, now - BigInt(cfg.retentionDays) * NS_PER_DAY);
-  const sizeCap = await enforceSizeCap(db, cfg.maxDbSizeMb);
+  retention.activity = await deleteActivityOlderThan(db, now - BigInt(cfg.activityRetentionDays) * NS_PER_DAY);
+  const meter = await storageMeter(db);
+  // what retention freed must count as free before the cap trims anything (else autovacuum sees to it)
+  if (meter && Object.values(retention).some((n) => n > 0) && (await meter.bytes()) > cfg.maxDbSizeMb * MB) await meter.release(byTable(retention));
+  const sizeCap = await enforceSizeCap(db, cfg.maxDbSizeMb, meter);
   const unsettledTurns = await flagUnsettledTurns(db, cfg, now);
+  await wakeDueSnoozes(db, now); // snoozes and mute rules whose time is up (SPEC §4)
   return { retention, sizeCap, unsettledTurns };
 }

@@ -32,6 +32,8 @@ export type CallSummary = {
   is_sse?: boolean | null;
   sse_done?: boolean | null;
   cancelled?: boolean | null;
+  /** bytes the capture layer did not record (the call's bodies are incomplete) */
+  recording_truncated?: number | null;
   max_tokens?: number | null;
   input_tokens: number | null;
   output_tokens: number | null;

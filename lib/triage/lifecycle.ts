@@ -1,31 +1,34 @@
 // The lifecycle of an interruption (SPEC §4): open → acknowledged → resolved, reopen, assign,
 // notes. Every change writes an activity row naming the actor; a change that would change
-// nothing (resolving a resolved one) is a no-op and writes nothing.
+// nothing (resolving a resolved one) is a no-op and writes nothing. A snoozed interruption
+// (./snooze.ts) that is acknowledged, resolved or reopened by hand leaves its snooze.
 import { conflict, notFound } from "../domain/errors";
 import type { Db, DbTx } from "../db/client";
 import type { Prisma } from "../db/generated/client";
+import { transaction, type Sql } from "../db/sql";
 import { nowNs } from "../domain/time";
+import { endEmptied } from "./snoozeStore";
 
 export const ACTIONS = ["acknowledge", "resolve", "reopen", "assign", "note"] as const;
 export type Action = (typeof ACTIONS)[number];
 
 export type ActionInput = { action: Action; actor: string; note?: string | null; assignee?: string | null };
 
-type Current = { id: string; status: string; assignee: string | null };
+type Current = { id: string; status: string; assignee: string | null; snoozeId: string | null };
 
 /** What the action changes on a row in this state, or null when it changes nothing. */
 function changeFor(row: Current, input: ActionInput, at: bigint): Prisma.InterruptionUpdateManyMutationInput | null {
   switch (input.action) {
     case "acknowledge":
-      return row.status === "open" ? { status: "acknowledged", acknowledgedBy: input.actor, acknowledgedAtNs: at } : null;
+      return row.status === "open" || row.status === "snoozed" ? { status: "acknowledged", acknowledgedBy: input.actor, acknowledgedAtNs: at, snoozeId: null } : null;
     case "resolve":
       return row.status === "resolved"
         ? null
-        : { status: "resolved", resolvedBy: input.actor, resolvedAtNs: at, resolutionNote: input.note ?? null };
+        : { status: "resolved", resolvedBy: input.actor, resolvedAtNs: at, resolutionNote: input.note ?? null, snoozeId: null };
     case "reopen":
       return row.status === "open"
         ? null
-        : { status: "open", acknowledgedBy: null, acknowledgedAtNs: null, resolvedBy: null, resolvedAtNs: null, resolutionNote: null };
+        : { status: "open", acknowledgedBy: null, acknowledgedAtNs: null, resolvedBy: null, resolvedAtNs: null, resolutionNote: null, snoozeId: null };
     case "assign":
       return (input.assignee ?? null) === row.assignee ? null : { assignee: input.assignee ?? null };
     case "note":
@@ -44,16 +47,17 @@ export async function applyToMany(db: Db, ids: string[], input: ActionInput): Pr
   let changed = 0;
   for (let i = 0; i < ids.length; i += CHUNK) {
     const chunk = ids.slice(i, i + CHUNK);
-    const result = await db.$transaction((tx) => applyChunk(tx, chunk, input));
+    const result = await transaction(db, (sql, tx) => applyChunk(sql, tx, chunk, input));
     matched += result.matched;
     changed += result.changed;
   }
   return { matched, changed };
 }
 
-async function applyChunk(tx: DbTx, ids: string[], input: ActionInput): Promise<{ matched: number; changed: number }> {
+async function applyChunk(sql: Sql, tx: DbTx, ids: string[], input: ActionInput): Promise<{ matched: number; changed: number }> {
   const at = nowNs();
-  const rows = await tx.interruption.findMany({ where: { id: { in: ids } }, select: { id: true, status: true, assignee: true } });
+  const rows = await tx.interruption.findMany({ where: { id: { in: ids } }, select: { id: true, status: true, assignee: true, snoozeId: true } });
+  const leftSnoozes: string[] = [];
   let changed = 0;
   const activity: Prisma.InterruptionActivityCreateManyInput[] = [];
   for (const row of rows) {
@@ -62,6 +66,7 @@ async function applyChunk(tx: DbTx, ids: string[], input: ActionInput): Promise<
     if (Object.keys(data).length) {
       const updated = await tx.interruption.updateMany({ where: { id: row.id, status: row.status, assignee: row.assignee }, data });
       if (updated.count === 0) continue; // changed by someone else meanwhile
+      if (row.snoozeId && data.snoozeId === null) leftSnoozes.push(row.snoozeId);
     }
     changed += 1;
     activity.push({
@@ -75,6 +80,7 @@ async function applyChunk(tx: DbTx, ids: string[], input: ActionInput): Promise<
     });
   }
   if (activity.length) await tx.interruptionActivity.createMany({ data: activity });
+  await endEmptied(sql, leftSnoozes, at);
   return { matched: rows.length, changed };
 }
 

@@ -25,6 +25,7 @@ export function interruptionRecord(i: Interruption & { regressed?: boolean }) {
     last_seen_ns: i.lastSeenNs,
     fingerprint: i.fingerprint,
     regressed: i.regressed ?? false,
+    snooze_id: i.snoozeId,
   };
 }
 

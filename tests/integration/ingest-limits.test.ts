@@ -69,13 +69,14 @@ describe("numbers that do not fit a column", () => {
     expect((await post("/api/ingest/calls", call({ end_ns: "9223372036854775807" }))).status).toBe(200);
   });
 
-  it("a session's token totals stop at the largest Int instead of overflowing it", async () => {
+  it("a session's token totals pass 2^31 (64-bit columns) and read back exactly", async () => {
     const sessionId = uid("totals");
-    for (let i = 0; i < 2; i++) {
-      expect((await post("/api/ingest/calls", call({ session_id: sessionId, input_tokens: MAX_INT, output_tokens: MAX_INT }))).status).toBe(200);
+    for (let i = 0; i < 3; i++) {
+      expect((await post("/api/ingest/calls", call({ session_id: sessionId, input_tokens: MAX_INT, output_tokens: MAX_INT - 1 }))).status).toBe(200);
     }
     const session = await get(`/api/sessions/${sessionId}`);
     expect(session.status).toBe(200);
-    expect(JSON.stringify(session.body)).toContain(`"input_tokens":${MAX_INT}`);
+    expect(JSON.stringify(session.body)).toContain(`"input_tokens":${3 * MAX_INT}`);
+    expect(JSON.stringify(session.body)).toContain(`"output_tokens":${3 * (MAX_INT - 1)}`);
   });
 });

@@ -240,6 +240,33 @@ describe("POST /api/otlp/v1/traces: the protocol's edges", () => {
     expect((await post("{}", "text/plain")).status).toBe(415);
   });
 
+  it("a malformed or hostile protobuf body gets 400 naming the problem, small or large (worker thread)", async () => {
+    const reason = async (res: Response) => ({ status: res.status, text: Buffer.from(await res.arrayBuffer()).toString("latin1") });
+    // AnyValue{array_value{values: [AnyValue{…}]}} `levels` deep in one span attribute, built from the inside out
+    const nested = (levels: number) => {
+      const header = (field: number, size: number) => { const out = [(field << 3) | 2]; for (; size >= 0x80; size = Math.floor(size / 128)) out.push((size % 128) | 0x80); return [...out, size]; };
+      const headers: number[][] = [];
+      let size = 3;
+      for (let i = 0; i < levels; i++) {
+        const values = header(1, size);
+        const array = header(5, size + values.length);
+        headers.push([...array, ...values]);
+        size += values.length + array.length;
+      }
+      const value = Buffer.concat([Buffer.from(headers.reverse().flat()), Buffer.from([0x0a, 0x01, 0x78])]);
+      const wrap = (field: number, b: Buffer) => Buffer.concat([Buffer.from(header(field, b.length)), b]);
+      const keyValue = Buffer.concat([wrap(1, Buffer.from("deep")), wrap(2, value)]);
+      return wrap(1, wrap(2, wrap(2, wrap(9, keyValue))));
+    };
+    for (const levels of [200, 100_000]) {
+      const deep = await reason(await post(nested(levels), "application/x-protobuf"));
+      expect(deep.status, `${levels} levels`).toBe(400);
+      expect(deep.text).toMatch(/Not an OTLP ExportTraceServiceRequest \(protobuf\): protobuf messages nested more than 100 deep/);
+    }
+    const truncated = await reason(await post(Buffer.from([0x0a, 0x05, 0x01]), "application/x-protobuf"));
+    expect(truncated).toMatchObject({ status: 400, text: expect.stringMatching(/truncated protobuf message/) });
+  });
+
   it("needs an ingest token: 401 without, 403 with a read-only one", async () => {
     expect((await post("{}", "application/json", {}, null)).status).toBe(401);
     const reader = await createToken(server, uid("otlp-reader"), ["read"]);

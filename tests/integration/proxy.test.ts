@@ -2,7 +2,8 @@
 // unchanged, pointed at the proxy by base URL, against a fake provider speaking the real wire
 // formats; the exchanges go to a real SightDesk server, which must show the right interruption
 // (or none). Also: keys never reach SightDesk, spool-then-deliver across a proxy restart, a
-// client hanging up, the calling process found from the socket, and the server-mounted route.
+// client hanging up, a stream that stalls, answers over the recording cap, the calling process
+// found from the socket (CLI proxy and server-mounted route), and the server-mounted route.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -145,6 +146,58 @@ describe("OpenAI through the proxy", () => {
     const [call] = await arrived(s);
     expect(call).toMatchObject({ status_code: 200, is_sse: true, sse_done: false, error: null });
     expect(types(call)).toEqual(["sse_truncated"]);
+  });
+
+  it("a stream that stalls after its first events is cut by the idle timeout for the client and recorded timed out", async () => {
+    const p = await startProxy({
+      host: "127.0.0.1", port: 0, idleTimeoutMs: 300, peers: false,
+      upstreams: upstreamMap([`openai=${fake.url}`]),
+      onExchange: (x) => {
+        recorded.push(x);
+        sender.add(x);
+      },
+    });
+    try {
+      const s = sid("oa-stall");
+      const chunks: unknown[] = [];
+      const err = await (async () => {
+        for await (const c of await openai(s, `${p.url}/openai/v1`).chat.completions.create({ model: "stall", stream: true, messages: [{ role: "user", content: "x" }] })) chunks.push(plain(c));
+      })().catch((e) => e);
+      expect(err).toBeInstanceOf(Error); // ended as a cut stream ends, not as a clean end
+      expect(chunks).toEqual(openaiChunks("stall", 8).slice(0, 3));
+      const [call] = await arrived(s);
+      expect(call).toMatchObject({ status_code: 200, is_sse: true, sse_done: false });
+      expect(call.error).toMatch(/timed out mid-answer: no data for 300 ms/);
+      expect(types(call)).toEqual(["network_timeout"]);
+      // the upstream request was aborted too
+      const deadline = Date.now() + 5000;
+      const upstream = () => fake.seen.filter((f) => f.body.includes('"stall"')).at(-1)!;
+      while (!upstream().closedEarly && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(upstream().closedEarly).toBe(true);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it("answers over the 3 MiB recording cap reach the client whole; the call says its recording was truncated", async () => {
+    const s = sid("oa-huge");
+    const json = await openai(s).chat.completions.create({ model: "huge-json", messages: [{ role: "user", content: "x" }] });
+    expect(json.choices[0].message.content).toHaveLength(4 * 1024 * 1024);
+    let streamed = 0;
+    for await (const c of await openai(s).chat.completions.create({ model: "huge-stream", stream: true, messages: [{ role: "user", content: "x" }] })) streamed += c.choices[0]?.delta?.content?.length ?? 0;
+    expect(streamed).toBeGreaterThan(4 * 1024 * 1024);
+    const calls = await arrived(s, 2);
+    const [jsonCall, streamCall] = [calls.find((c) => c.model === "huge-json")!, calls.find((c) => c.model === "huge-stream")!];
+    expect(jsonCall.recording_truncated).toBeGreaterThan(1024 * 1024); // the whole body was left out
+    expect(streamCall.recording_truncated).toBeGreaterThan(512 * 1024); // the middle was left out
+    expect(streamCall).toMatchObject({ is_sse: true, sse_done: true, finish_reasons: ["stop"] }); // the head and the terminal event were kept
+    // an answer not seen whole is not judged (no empty_response for the JSON body left out)
+    expect(calls.flatMap(types)).toEqual([]);
+    const detail = (await (await server.api(`/api/calls/${encodeURIComponent(jsonCall.call_id)}`)).json()) as CallRecord;
+    expect(detail.recording_truncated).toBe(jsonCall.recording_truncated);
+    // a call recorded whole says nothing
+    await openai(s).chat.completions.create({ model: "json", messages: [{ role: "user", content: "x" }] });
+    expect((await arrived(s, 3)).find((c) => c.model === "json")!.recording_truncated).toBeNull();
   });
 
   it("a slow answer waits as long as it takes and is not an interruption", async () => {
@@ -378,6 +431,19 @@ describe("the proxy mounted in the server (/proxy/*)", () => {
     expect(before + text).toBe(fake.sent.get("gated"));
     await arrived(s);
   });
+  it("finds the calling process (pid, name) of a loopback client, as the CLI proxy does", async () => {
+    const agent = `mounted-pid-agent-${process.pid}-${Date.now()}`;
+    const client = new OpenAI({ apiKey: OPENAI_KEY, baseURL: `${server.url}/proxy/openai/v1`, maxRetries: 0, defaultHeaders: { "X-SightDesk-Token": server.token, "X-SightDesk-Agent": agent } });
+    await client.chat.completions.create({ model: "json", messages: [{ role: "user", content: "who am i" }] });
+    const deadline = Date.now() + 10_000;
+    let sessions: { pid: number | null; process_name: string | null }[] = [];
+    while (!sessions.length && Date.now() < deadline) {
+      sessions = (await (await server.api(`/api/sessions?agent_name=${encodeURIComponent(agent)}`)).json()) as typeof sessions;
+      if (!sessions.length) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(sessions[0]).toMatchObject({ pid: process.pid, process_name: fs.readFileSync(`/proc/${process.pid}/comm`, "utf8").trim() });
+  });
+
   it("a client hanging up aborts the upstream request; recorded cancelled, no interruption", async () => {
     const s = sid("mounted-hangup");
     const controller = new AbortController();

@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 type Rec = { interruption_id: string; regressed: boolean; assignee: string | null; fingerprint: string; status: string };
-type Group = { fingerprint: string; count: number; by_status: { open: number; acknowledged: number; resolved: number }; regressed: boolean; trend: number[]; last_seen_ns: string };
+type Group = { fingerprint: string; count: number; by_status: { open: number; acknowledged: number; snoozed: number; resolved: number }; regressed: boolean; trend: number[]; last_seen_ns: string };
 
 async function get<T>(route: string): Promise<T> {
   const res = await server.api(route);
@@ -78,14 +78,14 @@ describe("grouped view", () => {
     const groups = await get<Group[]>(`/api/interruptions/groups?agent_name=${agent}&buckets=6`);
     expect(groups).toHaveLength(2);
     const big = groups.find((g) => g.count === 3)!;
-    expect(big.by_status).toEqual({ open: 3, acknowledged: 0, resolved: 0 });
+    expect(big.by_status).toEqual({ open: 3, acknowledged: 0, snoozed: 0, resolved: 0 });
     expect(big.trend).toHaveLength(6);
     expect(big.trend.reduce((s, n) => s + n, 0)).toBe(3);
 
     const result = await post("/api/interruptions/bulk", { action: "resolve", filter: { agent_name: agent, fingerprint: big.fingerprint } });
     expect(result).toEqual({ matched: 3, changed: 3 });
     const after = await get<Group[]>(`/api/interruptions/groups?agent_name=${agent}`);
-    expect(after.find((g) => g.fingerprint === big.fingerprint)!.by_status).toEqual({ open: 0, acknowledged: 0, resolved: 3 });
+    expect(after.find((g) => g.fingerprint === big.fingerprint)!.by_status).toEqual({ open: 0, acknowledged: 0, snoozed: 0, resolved: 3 });
   });
 
   it("rejects a bad buckets value naming it", async () => {

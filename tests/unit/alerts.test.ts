@@ -14,10 +14,10 @@ import {
   SIGNATURE_TOLERANCE_SECS,
   signBody,
   signedContent,
-  slackEscape,
-  slackPayload,
   verifySignature,
 } from "@/lib/alerts/rules";
+import { readPayload } from "@/lib/alerts/channels/payload";
+import { slackEscape, slackPayload } from "@/lib/alerts/channels/slack";
 import { renderRequest, sendOnce } from "@/lib/alerts/send";
 import { stringifyExact } from "@/lib/wire/json";
 
@@ -130,11 +130,15 @@ describe("payloads", () => {
   });
 
   it("renders a short Slack message with severity, type, agent and link, escaping untrusted text", () => {
-    const body = slackPayload({
-      event: "interruption.created",
-      url: "https://desk.example/interruptions/i-1",
-      interruption: { interruption_id: "i-1", severity: "critical", interruption_type: "agent_crash", agent_name: "<!channel> & co", session_id: "s-1" },
-    });
+    const body = slackPayload(
+      readPayload(
+        JSON.stringify({
+          event: "interruption.created",
+          url: "https://desk.example/interruptions/i-1",
+          interruption: { interruption_id: "i-1", severity: "critical", interruption_type: "agent_crash", agent_name: "<!channel> & co", session_id: "s-1" },
+        }),
+      ),
+    );
     expect(body.text).toBe("[CRITICAL] agent_crash (new) on <!channel> & co");
     const json = JSON.stringify(body.blocks);
     expect(json).toContain("&lt;!channel&gt; &amp; co");

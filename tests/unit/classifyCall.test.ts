@@ -491,6 +491,10 @@ describe("empty_response", () => {
     expect(failureOf({ outputPartCount: 0, turnSuspended: true })).toBeNull();
   });
 
+  it("a call whose answer was not recorded whole (the capture layer's cap) is not empty_response", () => {
+    expect(failureOf({ outputPartCount: 0, recordingTruncated: true })).toBeNull();
+  });
+
   it("a non-2xx call with no output is its failure type, not empty_response", () => {
     expect(failureOf({ statusCode: 500, outputPartCount: 0 })).toBe("llm_error");
   });

@@ -24,6 +24,7 @@ describe("configuration", () => {
     const c = loadConfig({ env: env(), file: null });
     expect(c.detection.enabled).toBe(true);
     expect(c.retentionDays).toBe(30);
+    expect(c.activityRetentionDays).toBe(365);
     expect(c.maxDbSizeMb).toBe(100);
     expect(c.checkIntervalSecs).toBe(60);
     expect(c.staleTurnMinutes).toBe(30);
@@ -38,13 +39,14 @@ describe("configuration", () => {
   it("maps keys to environment variable names", () => {
     expect(envName("storage.interruptions.retention_days")).toBe("SIGHTDESK_STORAGE__INTERRUPTIONS__RETENTION_DAYS");
     expect(envName("max_db_size_mb")).toBe("SIGHTDESK_MAX_DB_SIZE_MB");
+    expect(envName("storage.activity.retention_days")).toBe("SIGHTDESK_STORAGE__ACTIVITY__RETENTION_DAYS");
     expect(envName("detection.severity.rate_limit")).toBe("SIGHTDESK_DETECTION__SEVERITY__RATE_LIMIT");
   });
 
   it("reads a JSON file, nested or with dotted keys", () => {
     const f = file({
       features: { interruption_detection: { enabled: false } },
-      storage: { interruptions: { retention_days: 7 } },
+      storage: { interruptions: { retention_days: 7 }, activity: { retention_days: 400 } },
       max_db_size_mb: 50,
       "deadloop.enabled": true,
       deadloop: { kill_after_count: 5 },
@@ -54,6 +56,7 @@ describe("configuration", () => {
     const c = loadConfig({ env: env(), file: f });
     expect(c.detection.enabled).toBe(false);
     expect(c.retentionDays).toBe(7);
+    expect(c.activityRetentionDays).toBe(400);
     expect(c.maxDbSizeMb).toBe(50);
     expect(c.deadloop).toEqual({ enabled: true, killAfterCount: 5 });
     expect(c.detection.slowResponseMs).toBe(60_000);
@@ -79,6 +82,7 @@ describe("configuration", () => {
     const c = loadConfig({
       env: env({
         SIGHTDESK_STORAGE__INTERRUPTIONS__RETENTION_DAYS: "3",
+        SIGHTDESK_STORAGE__ACTIVITY__RETENTION_DAYS: "90",
         SIGHTDESK_FEATURES__INTERRUPTION_DETECTION__ENABLED: "false",
         SIGHTDESK_DETECTION__LOOP__SIMILARITY: "0.9",
         SIGHTDESK_DETECTION__SEVERITY__TOOL_FAILURE: "Critical",
@@ -86,12 +90,13 @@ describe("configuration", () => {
       file: f,
     });
     expect(c.retentionDays).toBe(3);
+    expect(c.activityRetentionDays).toBe(90);
     expect(c.maxDbSizeMb).toBe(50);
     expect(c.detection.enabled).toBe(false);
     expect(c.detection.loop.similarity).toBe(0.9);
     expect(c.detection.severity.tool_failure).toBe("critical");
     expect(c.source.env.sort()).toEqual(
-      ["detection.loop.similarity", "detection.severity.tool_failure", "features.interruption_detection.enabled", "storage.interruptions.retention_days"].sort(),
+      ["detection.loop.similarity", "detection.severity.tool_failure", "features.interruption_detection.enabled", "storage.activity.retention_days", "storage.interruptions.retention_days"].sort(),
     );
   });
 
@@ -139,5 +144,32 @@ describe("configuration", () => {
     expect(() => loadConfig({ env: env({ SIGHTDESK_CHECK_INTERVAL_SECS: "0" }), file: file({ max_db_size_mb: 0 }) })).toThrow(
       /max_db_size_mb: expected a positive integer[\s\S]*check_interval_secs: expected a positive integer/,
     );
+  });
+});
+
+describe("SMTP (email alerts)", () => {
+  it("is off by default", () => {
+    expect(loadConfig({ env: env(), file: null }).smtp).toEqual({ host: null, port: 587, secure: false, user: null, password: null, from: null });
+  });
+
+  it("reads host, port, TLS, user and From from the file or the environment, the password from the environment only", () => {
+    const f = file({ smtp: { host: "mail.example.com", port: 465, secure: true, from: "SightDesk <alerts@example.com>" } });
+    const c = loadConfig({ env: env({ SIGHTDESK_SMTP__USER: "12345", SIGHTDESK_SMTP__PASSWORD: " pass word " }), file: f });
+    expect(c.smtp).toEqual({ host: "mail.example.com", port: 465, secure: true, user: "12345", password: " pass word ", from: "SightDesk <alerts@example.com>" });
+    expect(c.source.env).toEqual(["smtp.user", "smtp.password"]); // names only
+    expect(() => loadConfig({ env: env(), file: file({ smtp: { password: "hunter2" } }) })).toThrow(/smtp\.password: a secret, read only from SIGHTDESK_SMTP__PASSWORD/);
+  });
+
+  it("wants a From address with a host, a valid port, and never prints the password", () => {
+    expect(() => loadConfig({ env: env({ SIGHTDESK_SMTP__HOST: "mail.example.com" }), file: null })).toThrow(/smtp\.from: required when smtp\.host is set/);
+    expect(() => loadConfig({ env: env({ SIGHTDESK_SMTP__PORT: "70000" }), file: null })).toThrow(/smtp\.port: expected a port number/);
+    let message = "";
+    try {
+      loadConfig({ env: env({ SIGHTDESK_SMTP__PASSWORD: "s3cret".repeat(200) }), file: null });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/smtp\.password: expected a password, got something else/);
+    expect(message).not.toContain("s3cret");
   });
 });

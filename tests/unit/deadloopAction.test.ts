@@ -354,6 +354,52 @@ describe("DeadLoopAction (server side)", () => {
     const notes = await db().interruptionActivity.findMany({ where: { actor: DEADLOOP_ACTOR } });
     expect(JSON.stringify(rows.map((r) => [r.status, r.result])) + JSON.stringify(notes.map((n) => [n.note, n.after]))).not.toMatch(/internal admin|stack trace/);
   });
+  it("completes a request whose server process died mid-send: once its claim expires, sent again with its id, or failed when too old", async () => {
+    const SEC = 1_000_000_000n;
+    /** A request left pending by process A, stuck mid-send (its forwarder call never returns), as a killed process leaves it. */
+    async function abandoned(host: string, pid: number) {
+      const stuck = new DeadLoopAction({ db: db(), killAfterCount: 3, holder: "A", log: () => undefined, fetch: () => new Promise<Response>(() => undefined) });
+      await registerForwarder(db(), { host, url: `http://${host}:7480`, secret: SECRET }, FORWARDER_TOKEN);
+      await ingestCalls(db(), loopCalls(host, pid, 0, 7));
+      const sessionId = deriveSessionId("CoshNG", pid, host);
+      void stuck.consider(sessionId);
+      for (;;) {
+        const row = await db().terminateRequest.findFirst({ where: { sessionId } });
+        if (row) return row;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    const row = await abandoned("web-8", 901);
+    expect(row).toMatchObject({ status: "pending", claimedBy: "A", signal: "SIGTERM" });
+    const forwarder = fakeForwarder((p) => (p.host === "web-9" ? Response.json({ error: "handled already" }, { status: 409 }) : Response.json({ result: "signaled" })));
+    let clock = row.createdAtNs + SEC;
+    const b = new DeadLoopAction({ db: db(), killAfterCount: 3, holder: "B", fetch: forwarder.fetchImpl, log: () => undefined, now: () => clock });
+    expect(await b.recover()).toBe(0); // A's claim holds for its timeout and a margin
+    expect(forwarder.sent).toEqual([]);
+
+    clock = row.createdAtNs + 11n * SEC;
+    expect(await b.recover()).toBe(1);
+    expect(forwarder.sent.map((s) => [s.body.request_id, s.body.signal, s.body.pid])).toEqual([[row.id, "SIGTERM", 901]]);
+    expect(await db().terminateRequest.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ status: "sent", result: "signaled", claimedBy: null });
+    const [note] = await db().interruptionActivity.findMany({ where: { interruptionId: row.interruptionId, actor: DEADLOOP_ACTOR } });
+    expect(note.note).toBe("SIGTERM for pid 901 on web-8 after 3 dead-loop detections: signaled (completed by another server process: the one sending it stopped)");
+    expect(await b.recover()).toBe(0);
+
+    // A's send got through before it died: the forwarder refuses the repeat, the signal went once
+    const delivered = await abandoned("web-9", 902);
+    clock = delivered.createdAtNs + 11n * SEC;
+    expect(await b.recover()).toBe(1);
+    expect(await db().terminateRequest.findUniqueOrThrow({ where: { id: delivered.id } })).toMatchObject({ status: "sent", result: "already_handled" });
+
+    // too old for the forwarder's clock window: recorded as failed, not sent
+    const old = await abandoned("web-10", 903);
+    clock = old.createdAtNs + 31n * SEC;
+    const before = forwarder.sent.length;
+    expect(await b.recover()).toBe(1);
+    expect(forwarder.sent).toHaveLength(before);
+    expect(await db().terminateRequest.findUniqueOrThrow({ where: { id: old.id } })).toMatchObject({ status: "failed", result: expect.stringMatching(/stopped, and it is too old/) });
+  });
+
   it("lets only the registering token, or an admin, point a host's forwarder elsewhere", async () => {
     const host = { host: "web-6", url: "http://web-6:7480", secret: SECRET };
     await registerForwarder(db(), host, FORWARDER_TOKEN);

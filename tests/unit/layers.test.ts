@@ -6,8 +6,9 @@
 //   1  lib/net                    outbound address rules and the pinned fetch (reads no config)
 //   2  lib/config, lib/detect,    the configuration (and the outbound policy it sets); detection
 //      lib/trajectory             rules and trajectory layout (pure)
-//   3  lib/db, lib/wire           Prisma client, migrations, queries, multi-row SQL; rows as the
-//                                 AgentSight-compatible JSON records, exact-integer JSON
+//   3  lib/db, lib/wire,          Prisma client, migrations, queries, multi-row SQL; rows as the
+//      lib/coordination           AgentSight-compatible JSON records, exact-integer JSON; leases and
+//                                 row claims that split background work between server processes
 //   4  lib/ingest, lib/otlp, lib/proxy, lib/auth, lib/triage, lib/sweeps, lib/alerts, lib/deadloop,
 //      lib/import
 //                                 services: storing calls, identity, triage, retention, alerts…
@@ -40,7 +41,7 @@ const LAYERS: string[][] = [
   ["lib/domain", "lib/json"],
   ["lib/net"],
   ["lib/config", "lib/detect", "lib/trajectory"],
-  ["lib/db", "lib/wire"],
+  ["lib/db", "lib/wire", "lib/coordination"],
   ["lib/ingest", "lib/otlp", "lib/proxy", "lib/auth", "lib/triage", "lib/sweeps", "lib/alerts", "lib/deadloop", "lib/import"],
   ["lib/api"],
   ["lib/cli", "lib/server"],

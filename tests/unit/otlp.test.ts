@@ -5,11 +5,13 @@ import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otl
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
+import fs from "node:fs";
 import type { NormalizedCall } from "@/lib/domain/calls";
 import { decodeTraceRequestJson } from "@/lib/otlp/json";
 import { OtlpDecodeError } from "@/lib/otlp/model";
 import { prepareOtlp } from "@/lib/otlp/prepare";
-import { decodeTraceRequestProtobuf, encodeTraceResponseProtobuf } from "@/lib/otlp/protobuf";
+import { decodeTraceRequestProtobuf, encodeStatusProtobuf, encodeTraceResponseProtobuf } from "@/lib/otlp/protobuf";
+import { DESCRIPTOR, descriptorText } from "@/scripts/otlp-descriptor";
 
 const T0 = 1_767_268_800_000; // ms
 
@@ -77,8 +79,6 @@ describe("OTLP decoding", () => {
   });
 
   it("refuses bodies that are not OTLP", () => {
-    expect(() => decodeTraceRequestProtobuf(Buffer.from("this is not otlp"))).toThrow(OtlpDecodeError);
-    expect(() => decodeTraceRequestProtobuf(Buffer.from([0x0a, 0x05, 0x01]))).toThrow(OtlpDecodeError);
     expect(() => decodeTraceRequestJson("not json")).toThrow(OtlpDecodeError);
     expect(() => decodeTraceRequestJson("[1,2]")).toThrow(OtlpDecodeError);
     expect(() => decodeTraceRequestJson('{"resourceSpans": 3}')).toThrow(OtlpDecodeError);
@@ -104,9 +104,101 @@ describe("OTLP decoding", () => {
     expect(s.endNs).toBe(1767268801123456789n);
   });
 
-  it("encodes a partial success", () => {
+  it("encodes a partial success and an error status", () => {
     expect(encodeTraceResponseProtobuf(0, "")).toHaveLength(0);
     expect([...encodeTraceResponseProtobuf(2, "x")]).toEqual([0x0a, 0x05, 0x08, 0x02, 0x12, 0x01, 0x78]);
+    expect([...encodeStatusProtobuf(3, "x")]).toEqual([0x08, 0x03, 0x12, 0x01, 0x78]);
+  });
+});
+
+// Protobuf bodies written field by field, to reach what the SDK's serializer never sends.
+const varint = (n: number | bigint): number[] => {
+  const out: number[] = [];
+  let v = BigInt.asUintN(64, BigInt(n));
+  for (; v >= 0x80n; v >>= 7n) out.push(Number(v & 0x7fn) | 0x80);
+  return [...out, Number(v)];
+};
+const tag = (n: number, wire: number) => varint(n * 8 + wire);
+const len = (n: number, ...payload: (Buffer | number[] | string)[]): Buffer => {
+  const body = Buffer.concat(payload.map((p) => (typeof p === "string" ? Buffer.from(p) : Buffer.from(p))));
+  return Buffer.concat([Buffer.from([...tag(n, 2), ...varint(body.length)]), body]);
+};
+const fixed64 = (n: number, v: bigint) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(v); return Buffer.concat([Buffer.from(tag(n, 1)), b]); };
+const stringValue = (text: string | Buffer) => len(1, text);
+const attribute = (key: string, value: Buffer) => len(9, len(1, key), len(2, value));
+/** A request holding one span with these fields (ids and start time set). */
+const oneSpan = (...fields: Buffer[]) => len(1, len(2, len(2, len(1, Buffer.alloc(16, 0xab)), len(2, Buffer.alloc(8, 0xcd)), fixed64(7, 1_767_268_800_123_456_789n), ...fields)));
+const decodedSpan = (body: Buffer) => decodeTraceRequestProtobuf(body).resourceSpans[0].scopeSpans[0].spans[0];
+const decodeMessage = (body: Buffer) => { try { decodeTraceRequestProtobuf(body); return null; } catch (e) { expect(e).toBeInstanceOf(OtlpDecodeError); return (e as Error).message; } };
+
+describe("OTLP protobuf decoding (protobufjs, opentelemetry-proto definitions)", () => {
+  it("the committed descriptor is the one generated from the vendored .proto files", () => {
+    expect(fs.readFileSync(DESCRIPTOR, "utf8")).toBe(descriptorText());
+  });
+
+  it("reads every AnyValue variant, exact fixed64 nanoseconds, negative int64", () => {
+    const s = decodedSpan(oneSpan(
+      len(5, "chat"),
+      attribute("s", stringValue("é")),
+      attribute("b", Buffer.from([...tag(2, 0), 1])),
+      attribute("i", Buffer.from([...tag(3, 0), ...varint(-5)])),
+      attribute("d", Buffer.from([...tag(4, 1), ...new Uint8Array(new Float64Array([1.5]).buffer)])),
+      attribute("a", len(5, len(1, stringValue("x")), len(1, Buffer.from([...tag(3, 0), 7])))),
+      attribute("kv", len(6, len(1, len(1, "k"), len(2, stringValue("v"))))),
+      attribute("bytes", len(7, Buffer.from([1, 2, 3]))),
+      attribute("empty", Buffer.alloc(0)),
+    ));
+    expect(s).toMatchObject({ traceId: "ab".repeat(16), spanId: "cd".repeat(8), parentSpanId: "", name: "chat", startNs: 1_767_268_800_123_456_789n, endNs: 0n, status: { code: 0, message: "" } });
+    expect({ ...s.attributes }).toEqual({ s: "é", b: true, i: -5, d: 1.5, a: ["x", 7], kv: { k: "v" }, bytes: "AQID", empty: null });
+  });
+
+  it("ignores unknown fields at every level, of every wire type", () => {
+    const unknown = [Buffer.from([...tag(99, 0), 1]), len(98, "junk"), fixed64(97, 1n), Buffer.from([...tag(96, 5), 0, 0, 0, 0]), Buffer.from([...tag(95, 3), ...tag(1, 0), 1, ...tag(95, 4)])];
+    const plain = oneSpan(len(5, "chat"), attribute("k", stringValue("v")));
+    const noisy = Buffer.concat([len(1, len(2, len(2, len(1, Buffer.alloc(16, 0xab)), len(2, Buffer.alloc(8, 0xcd)), fixed64(7, 1_767_268_800_123_456_789n), ...unknown,
+      len(5, "chat"), len(9, len(1, "k"), ...unknown, len(2, stringValue("v"), ...unknown))), ...unknown), ...unknown), ...unknown]);
+    expect(decodeTraceRequestProtobuf(noisy)).toEqual(decodeTraceRequestProtobuf(plain));
+  });
+
+  it("a known field in the wrong wire type is skipped like an unknown one (the protobuf rule)", () => {
+    const s = decodedSpan(oneSpan(Buffer.from([...tag(5, 0), 1]), attribute("k", stringValue("v"))));
+    expect(s.name).toBe("");
+    expect({ ...s.attributes }).toEqual({ k: "v" });
+  });
+
+  it("reads invalid UTF-8 with replacement characters, as OTLP/JSON bodies are read, instead of refusing the export", () => {
+    expect(decodedSpan(oneSpan(len(5, Buffer.from([0x61, 0xc3, 0x28])))).name).toBe("a\ufffd(");
+  });
+
+  it("refuses malformed bodies, naming the problem", () => {
+    expect(decodeMessage(Buffer.from("this is not otlp"))).toMatch(/malformed protobuf: invalid wire type 4/);
+    expect(decodeMessage(Buffer.from([0x0a, 0x05, 0x01]))).toMatch(/truncated protobuf message/);
+    expect(decodeMessage(oneSpan(len(5, "chat")).subarray(0, 30))).toMatch(/truncated protobuf message/);
+    expect(decodeMessage(Buffer.from([...tag(1, 6)]))).toMatch(/invalid wire type 6/);
+    expect(decodeMessage(Buffer.from([0x02, 0x00]))).toMatch(/field number 0/);
+    // a nested length that runs past its parent's end
+    expect(decodeMessage(Buffer.concat([len(1, Buffer.from([...tag(2, 2), 50, 0])), len(1, Buffer.alloc(60))]))).toMatch(/truncated protobuf message/);
+    expect(decodeTraceRequestProtobuf(Buffer.alloc(0))).toEqual({ resourceSpans: [] });
+  });
+
+  it("refuses hostile nesting with a decode error, however deep, and reads moderate nesting", () => {
+    /** AnyValue{array_value{values: [AnyValue{…}]}} `levels` deep: the headers first, as concatenating level by level is quadratic. */
+    const nested = (levels: number) => {
+      const leaf = stringValue("leaf");
+      const headers: number[][] = [];
+      for (let i = 0, size = leaf.length; i < levels; i++) {
+        const values = [...tag(1, 2), ...varint(size)];
+        const array = [...tag(5, 2), ...varint(size + values.length)];
+        headers.push([...array, ...values]);
+        size += values.length + array.length;
+      }
+      return oneSpan(attribute("deep", Buffer.concat([Buffer.from(headers.reverse().flat()), leaf])));
+    };
+    expect(decodeMessage(nested(100_000))).toMatch(/nested more than 100 deep/);
+    expect(decodeMessage(nested(60))).toMatch(/nested more than 100 deep/);
+    let value: unknown = decodedSpan(nested(40)).attributes.deep;
+    for (let i = 0; i < 40; i++) value = (value as unknown[])[0];
+    expect(value).toBe("leaf");
   });
 });
 

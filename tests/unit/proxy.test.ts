@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ExchangeRecorder } from "@/lib/proxy/exchange";
 import { clientResponseHeaders, recordedHeaders, recordedUrl, upstreamRequestHeaders } from "@/lib/proxy/headers";
-import { findInode } from "@/lib/proxy/peer";
+import { findInode, findInodes } from "@/lib/proxy/peer";
 import { parseUpstream, routeRequest, upstreamMap } from "@/lib/proxy/routes";
 
 describe("routing", () => {
@@ -99,6 +99,8 @@ describe("peer lookup", () => {
     ].join("\n");
     expect(findInode(table, 0xa3f0, 0x2254)).toBe("2222");
     expect(findInode(table, 1, 0x2254)).toBeNull();
+    // several connections in one pass (lookups that arrive together share it)
+    expect(findInodes(table, new Set([`${0xa3f0}>${0x2254}`, `${0x2254}>${0xa3f0}`, "1>2"]))).toEqual(new Map([[`${0x2254}>${0xa3f0}`, "1111"], [`${0xa3f0}>${0x2254}`, "2222"]]));
   });
 });
 

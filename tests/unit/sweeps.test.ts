@@ -1,5 +1,5 @@
 // The sweep on a real database (SQLite, or PostgreSQL with TEST_DATABASE_URL), with a clock the test controls: retention by age, the size
-// cap (resolved first, then oldest, space reclaimed) and unsettled turns (SPEC §3.5).
+// cap (resolved first, then oldest, space reclaimed — on PostgreSQL without rewriting a table) and unsettled turns (SPEC §3.5).
 import crypto from "node:crypto";
 import fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
@@ -39,8 +39,27 @@ async function fresh(name: string): Promise<{ db: Db }> {
 
 const defaults = configDefaults();
 const cfg = (over: Partial<SweepConfig> = {}): SweepConfig => ({
-  detection: defaults.detection, retentionDays: 30, maxDbSizeMb: 100, staleTurnMinutes: 30, ...over,
+  detection: defaults.detection, retentionDays: 30, activityRetentionDays: 365, maxDbSizeMb: 100, staleTurnMinutes: 30, ...over,
 });
+
+/** The file node of every SightDesk table, index and TOAST table (PostgreSQL): VACUUM FULL, CLUSTER or any rewrite gives a new one. */
+async function fileNodes(db: Db): Promise<Map<string, number>> {
+  const rows = await db.$queryRawUnsafe<{ name: string; node: unknown }[]>(
+    `SELECT c.relname AS name, c.relfilenode AS node FROM pg_class c
+      WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'i')
+     UNION ALL SELECT 'toast of ' || c.relname, t.relfilenode FROM pg_class c JOIN pg_class t ON t.oid = c.reltoastrelid
+      WHERE c.relnamespace = current_schema()::regnamespace`,
+  );
+  return new Map(rows.map((r) => [r.name, Number(r.node)]));
+}
+
+/** Plain VACUUMs run on each SightDesk table so far (PostgreSQL). */
+async function vacuumCounts(db: Db): Promise<Map<string, number>> {
+  const rows = await db.$queryRawUnsafe<{ name: string; n: unknown }[]>(`SELECT relname AS name, vacuum_count AS n FROM pg_stat_user_tables WHERE schemaname = current_schema()`);
+  return new Map(rows.map((r) => [r.name, Number(r.n)]));
+}
+
+const filler = () => crypto.randomBytes(3000).toString("base64"); // ~4 KB no compression (PostgreSQL's TOAST) can shrink
 
 const user = (text: string): ChatMessage => ({ role: "user", parts: [{ type: "text", content: text }] });
 const assistant = (text: string): ChatMessage => ({ role: "assistant", parts: [{ type: "text", content: text }] });
@@ -124,8 +143,6 @@ describe("size cap", () => {
   it("trims resolved interruptions first, then the oldest data, and the database shrinks under the cap", async () => {
     const { db } = await fresh("sizecap");
     const meter = (await storageMeter(db))!;
-    // ~4 KB of text per message that no page compression (PostgreSQL's TOAST) can shrink
-    const filler = (_i: number) => crypto.randomBytes(3000).toString("base64");
     const N = 600;
     for (let b = 0; b < N; b += 100) {
       const batch: NormalizedCall[] = [];
@@ -133,7 +150,7 @@ describe("size cap", () => {
         // every third call fails: an interruption per failure
         batch.push(call(`c-${String(i).padStart(4, "0")}`, {
           session: `s-${Math.floor(i / 50)}`, conv: `conv-${i}`, at: T - BigInt(N - i) * MIN,
-          status: i % 3 === 0 ? 500 : 200, history: [user(filler(i))], answer: filler(i + 1),
+          status: i % 3 === 0 ? 500 : 200, history: [user(filler())], answer: filler(),
         }));
       }
       await ingestCalls(db, batch, defaults.detection);
@@ -146,10 +163,22 @@ describe("size cap", () => {
     await db.interruptionActivity.create({ data: { interruptionId: newest[0].id, actor: "alice", action: "resolve", atNs: T } });
     const sizeBefore = await meter.bytes();
     expect(sizeBefore).toBeGreaterThan(3 * MB);
+    const postgres = dialectOf(db) === "postgres";
+    const nodesBefore = postgres ? await fileNodes(db) : null;
+    const vacuumsBefore = postgres ? await vacuumCounts(db) : null;
 
     const result = await runSweep(db, cfg({ maxDbSizeMb: 2 }), T);
 
-    expect(result.sizeCap.bytesBefore).toBe(sizeBefore);
+    if (postgres) {
+      // no table, index or TOAST table was rewritten (VACUUM FULL would have given them new files) …
+      expect(await fileNodes(db)).toEqual(nodesBefore);
+      // … the trimmed ones had a plain VACUUM, which made their free space count as free
+      const vacuums = await vacuumCounts(db);
+      for (const table of ["Call", "Message", "Interruption", "Conversation"]) expect(vacuums.get(table), table).toBeGreaterThan(vacuumsBefore!.get(table)!);
+    }
+    // PostgreSQL: statistics of the last inserts may arrive in between
+    if (postgres) expect(result.sizeCap.bytesBefore).toBeGreaterThan(2 * MB);
+    else expect(result.sizeCap.bytesBefore).toBe(sizeBefore);
     expect(result.sizeCap.vacuumed).toBe(true);
     expect(result.sizeCap.resolvedInterruptions).toBe(20);
     const sizeAfter = await meter.bytes();
@@ -180,15 +209,58 @@ describe("size cap", () => {
   }, 60_000);
 });
 
+describe("retention and the size cap", () => {
+  it("counts the space retention freed as free before checking the cap: recent data under the cap stays", async () => {
+    const { db } = await fresh("retention-cap");
+    const meter = (await storageMeter(db))!;
+    // 4 MB of old data (past retention) and about 1 MB of recent data; a 3 MB cap
+    const at = (i: number, old: boolean) => (old ? T - 40n * DAY : T - DAY) + BigInt(i) * SEC;
+    for (const [old, n] of [[true, 400], [false, 100]] as const) {
+      for (let b = 0; b < n; b += 100) {
+        const batch = Array.from({ length: 100 }, (_, k) =>
+          call(`${old ? "old" : "new"}-${b + k}`, { session: `s-${old}-${b}`, conv: `conv-${old}-${b + k}`, at: at(b + k, old), history: [user(filler())], answer: filler() }));
+        await ingestCalls(db, batch, defaults.detection);
+      }
+    }
+    expect(await meter.bytes()).toBeGreaterThan(4 * MB);
+
+    const result = await runSweep(db, cfg({ maxDbSizeMb: 3 }), T);
+
+    expect(result.retention.calls).toBe(400);
+    expect(Object.values(result.sizeCap.trimmed).every((n) => n === 0)).toBe(true);
+    expect(await db.call.count()).toBe(100);
+    expect(await meter.bytes()).toBeLessThanOrEqual(3 * MB);
+  }, 60_000);
+});
+
+describe("activity retention", () => {
+  it("deletes activity rows older than storage.activity.retention_days, batch by batch, and keeps the rest", async () => {
+    const { db } = await fresh("activity");
+    let clock = T;
+    const sweeper = new Sweeper({ db, config: { ...defaults, retentionDays: 30, activityRetentionDays: 365 }, now: () => clock, log: () => undefined });
+    const row = (i: number, atNs: bigint) => ({ interruptionId: `i-${i}`, actor: "alice", action: "resolve", atNs });
+    // older than a year (more than one batch), and younger: an interruption long gone keeps its trail
+    await db.interruptionActivity.createMany({ data: Array.from({ length: BATCH + 20 }, (_, i) => row(i, T - 400n * DAY + BigInt(i) * SEC)) });
+    await db.interruptionActivity.createMany({ data: [row(1, T - 364n * DAY), row(2, T - 31n * DAY), row(3, T - MIN)] });
+
+    expect((await sweeper.tick())!.retention.activity).toBe(BATCH + 20);
+    expect((await db.interruptionActivity.findMany({ select: { interruptionId: true }, orderBy: { atNs: "asc" } })).map((r) => r.interruptionId)).toEqual(["i-1", "i-2", "i-3"]);
+
+    // two days later the 364-day-old row is past the retention too
+    clock = T + 2n * DAY;
+    expect((await sweeper.tick())!.retention.activity).toBe(1);
+    expect(await db.interruptionActivity.count()).toBe(2);
+  }, 60_000);
+});
+
 describe("write-ahead log", () => {
   it("checkpoints every 5 % of the cap on SQLite, so the WAL alone cannot fill a small cap", async () => {
     const { db } = await fresh("wal");
     const pages = await boundWal(db, 20);
     if (dialectOf(db) === "postgres") return expect(pages).toBeNull();
     expect(pages).toBe(256); // 1 MiB of 4 KiB pages
-    const text = () => crypto.randomBytes(3000).toString("base64");
     for (let b = 0; b < 6; b++) {
-      const batch = Array.from({ length: 100 }, (_, i) => call(`wal-${b}-${i}`, { session: "s-wal", conv: `conv-wal-${b}-${i}`, at: T + BigInt(b * 100 + i) * SEC, history: [user(text())], answer: text() }));
+      const batch = Array.from({ length: 100 }, (_, i) => call(`wal-${b}-${i}`, { session: "s-wal", conv: `conv-wal-${b}-${i}`, at: T + BigInt(b * 100 + i) * SEC, history: [user(filler())], answer: filler() }));
       await ingestCalls(db, batch, defaults.detection);
     }
     const [{ file }] = await db.$queryRawUnsafe<{ file: string }[]>("PRAGMA database_list");

@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { ConfigSection, type ConfigView } from "@/components/settings/ConfigSection";
 import { ImportSection } from "@/components/settings/ImportSection";
+import { MuteRulesSection } from "@/components/settings/MuteRulesSection";
 import { TokensSection } from "@/components/settings/TokensSection";
 import { UsersSection } from "@/components/settings/UsersSection";
 import { WebhooksSection } from "@/components/settings/WebhooksSection";
@@ -24,16 +25,23 @@ function effectiveConfig(): ConfigView {
   const signIn = sso ? `Email and password; single sign-on (${process.env.SIGHTDESK_OIDC_NAME || "OIDC"})` : "Email and password";
   const c = config();
   const operations = {
-    retentionDays: c.retentionDays, maxDbSizeMb: c.maxDbSizeMb, checkIntervalSecs: c.checkIntervalSecs,
+    retentionDays: c.retentionDays, activityRetentionDays: c.activityRetentionDays, maxDbSizeMb: c.maxDbSizeMb, checkIntervalSecs: c.checkIntervalSecs,
     staleTurnMinutes: c.staleTurnMinutes, deadloop: c.deadloop, allowPrivate: c.outbound.allowPrivate, configFile: c.source.file ? path.basename(c.source.file) : null,
   };
   return { detection: detectionConfig(), storage, signIn, operations };
+}
+
+/** The SMTP server email alerts go through (host, port, From; never the credentials), or null. */
+function emailSetup() {
+  const { host, port, from } = config().smtp;
+  return host && from ? { host, port, from } : null;
 }
 
 const SECTIONS = [
   { id: "users", label: "Users and roles" },
   { id: "tokens", label: "API tokens" },
   { id: "webhooks", label: "Alert webhooks" },
+  { id: "mute-rules", label: "Mute rules" },
   { id: "import", label: "Import from AgentSight" },
   { id: "configuration", label: "Effective configuration" },
 ];
@@ -72,7 +80,8 @@ export default async function SettingsPage() {
       </div>
       <UsersSection />
       <TokensSection dashboardTokenId={DASHBOARD_TOKEN_ID} />
-      <WebhooksSection />
+      <WebhooksSection email={emailSetup()} />
+      <MuteRulesSection />
       <ImportSection maxBytes={uploadLimit()} />
       <ConfigSection config={effectiveConfig()} />
     </div>

@@ -10,3 +10,6 @@ import "./forwarders";
 import "./import";
 import "./otlp";
 import "./sources";
+import "./snoozes";
+import "./spend";
+import "./views";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { contract } from "../contract";
 import { filterFields, filterQuery, groupsQuery, listQuery, seriesQuery, sessionCountsQuery } from "./params";
+import { snoozeBody } from "./snoozes";
 import { activitySchema, agentCountsSchema, conversationCountsSchema, countSchema, recordSchema, sessionCountsSchema, statsSchema } from "./schemas";
 
 const tag = "interruptions";
@@ -11,7 +12,7 @@ export const listInterruptions = contract({
 });
 export const countInterruptions = contract({
   method: "GET", path: "/api/interruptions/count", tag, scope: "read", query: filterQuery, response: countSchema,
-  summary: "Unresolved interruptions by severity.",
+  summary: "Unresolved interruptions by severity (snoozed ones are unresolved).",
 });
 export const interruptionStats = contract({
   method: "GET", path: "/api/interruptions/stats", tag, scope: "read", query: filterQuery, response: statsSchema,
@@ -68,14 +69,16 @@ export const bulkInterruptions = contract({
   method: "POST", path: "/api/interruptions/bulk", tag, scope: "triage",
   body: z
     .object({
-      action: z.enum(["acknowledge", "resolve", "reopen", "assign"]),
+      action: z.enum(["acknowledge", "resolve", "reopen", "assign", "snooze"]),
       ids: z.array(z.string().min(1)).min(1).max(100_000).optional(),
       filter: bulkFilter.optional().describe("the list filters, as query-string values"),
       assignee: z.string().min(1).max(256).nullable().optional(),
       note: z.string().max(10_000).optional(),
+      snooze: snoozeBody.optional().describe("for snooze: the conditions, as for POST /api/interruptions/{id}/snooze (one snooze per fingerprint among them)"),
     })
     .refine((b) => (b.ids ? 1 : 0) + (b.filter ? 1 : 0) === 1, { message: "give exactly one of ids or filter", path: ["ids"] })
-    .refine((b) => b.action !== "assign" || b.assignee !== undefined, { message: "required for assign", path: ["assignee"] }),
+    .refine((b) => b.action !== "assign" || b.assignee !== undefined, { message: "required for assign", path: ["assignee"] })
+    .refine((b) => b.action !== "snooze" || b.snooze !== undefined, { message: "required for snooze", path: ["snooze"] }),
   response: z.object({ matched: z.int(), changed: z.int() }),
   summary: "Apply an action to interruptions by ids or by filter.",
 });
@@ -102,7 +105,7 @@ export const interruptionGroups = contract({
   method: "GET", path: "/api/interruptions/groups", tag, scope: "read", query: groupsQuery,
   response: z.array(z.object({
     fingerprint: z.string(), interruption_type: z.string(), agent_name: z.string().nullable(), model: z.string().nullable(),
-    severity: z.string(), count: z.int(), by_status: z.object({ open: z.int(), acknowledged: z.int(), resolved: z.int() }),
+    severity: z.string(), count: z.int(), by_status: z.object({ open: z.int(), acknowledged: z.int(), snoozed: z.int(), resolved: z.int() }),
     first_seen_ns: z.int(), last_seen_ns: z.int(), regressed: z.boolean(), trend: z.array(z.int()),
   })),
   summary: "Interruptions grouped by fingerprint, most recent first: counts per state, first/last seen, trend, regressed. Resolve a group with bulk {filter: {fingerprint}}.",

@@ -28,6 +28,7 @@ export const recordSchema = z.object({
   last_seen_ns: ns,
   fingerprint: z.string(),
   regressed: z.boolean().describe("an earlier interruption with this fingerprint was resolved before this one occurred"),
+  snooze_id: z.string().nullable().describe("while snoozed: the snooze that holds it (GET /api/snoozes)"),
 });
 
 const bySeverity = z.object(Object.fromEntries(SEVERITIES.map((s) => [s, z.int()])) as Record<Severity, z.ZodInt>);

@@ -19,6 +19,7 @@ const callSchema = z.object({
   call_id: z.string(), conversation_id: z.string().nullable(), turn_id: z.string().nullable(), model: z.string().nullable(),
   start_ns: ns, end_ns: ns.nullable(), duration_ns: ns.nullable(), status_code: z.int().nullable(), error: z.string().nullable(),
   input_tokens: z.int().nullable(), output_tokens: z.int().nullable(), finish_reasons: z.array(z.string()),
+  recording_truncated: z.int().nullable().describe("bytes its capture layer did not record (the recording proxy's 3 MiB cap per side); null when recorded whole"),
   interruptions: z.array(z.object({ interruption_id: z.string(), interruption_type: z.string(), severity: z.string(), status: z.string() })),
 }).loose();
 

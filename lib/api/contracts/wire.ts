@@ -23,6 +23,7 @@ import type {
 } from "./interruptions";
 import type { getCall, getSession, listAgents, listSessions, sessionCalls } from "./sessions";
 import type { listSources } from "./sources";
+import type { listMuteRules, listSnoozes, snoozeGroup } from "./snoozes";
 import type { createToken, listTokens } from "./tokens";
 import type { listUsers } from "./users";
 import type { createWebhook, listDeliveries, listWebhooks, testWebhook } from "./webhooks";
@@ -59,6 +60,11 @@ export type ResolveResult = ResponseOf<typeof resolveInterruption>;
 export type BulkResult = ResponseOf<typeof bulkInterruptions>;
 export type Timeseries = ResponseOf<typeof interruptionTimeseries>;
 export type InterruptionGroup = Item<ResponseOf<typeof interruptionGroups>>;
+
+// Snooze and mute (SPEC §4)
+export type SnoozeRecord = Item<ResponseOf<typeof listSnoozes>>;
+export type GroupSnoozeResult = ResponseOf<typeof snoozeGroup>;
+export type MuteRuleRecord = Item<ResponseOf<typeof listMuteRules>>;
 
 // Ingest
 export type IngestResult = ResponseOf<typeof ingestCalls>;

@@ -1,9 +1,10 @@
 // `sightdesk proxy` (SPEC §2.6): the recording proxy. Agents point their provider base URL at
 // it; it passes every request through unchanged and sends the recorded exchanges to the
-// server in batches (lib/proxy/sender.ts), spooling to disk while the server is unreachable.
+// server in batches (lib/proxy/sender.ts, on its own thread: senderThread.ts), spooling to disk
+// while the server is unreachable.
 import path from "node:path";
 import { InvalidArgumentError } from "commander";
-import { ExchangeSender } from "../../proxy/sender";
+import { SenderThread } from "../../proxy/senderThread";
 import { startProxy } from "../../proxy/server";
 import { parseUpstream, upstreamMap } from "../../proxy/routes";
 import { resolveConnection } from "../config";
@@ -20,11 +21,13 @@ export type ProxyOptions = {
   spool?: string;
   spoolMaxMb: number;
   timeout: number;
+  idleTimeout: number;
 };
 
 export const DEFAULT_PROXY_LISTEN = "127.0.0.1:8788";
 export const DEFAULT_SPOOL_MAX_MB = 256;
 export const DEFAULT_TIMEOUT_SECS = 600;
+export const DEFAULT_IDLE_TIMEOUT_SECS = 600;
 
 /** `--upstream NAME=URL`, repeatable. */
 export function collectUpstream(value: string, previous: string[] | undefined): string[] {
@@ -53,7 +56,7 @@ export async function proxy(opts: ProxyOptions, deps: ImportDeps): Promise<void>
   const conn = resolveConnection(deps.global, env);
   const spoolDir = path.resolve(opts.spool ?? path.join(env.SIGHTDESK_DATA_DIR || "./data", "spool"));
   const log = (l: string) => line(deps.io.err, `${stamp()} ${safeLine(l)}`);
-  const sender = new ExchangeSender({ url: conn.url, token: conn.token, spoolDir, spoolMaxBytes: opts.spoolMaxMb * 1024 * 1024, log });
+  const sender = new SenderThread({ url: conn.url, token: conn.token, spoolDir, spoolMaxBytes: opts.spoolMaxMb * 1024 * 1024, log });
   const upstreams = upstreamMap(opts.upstream ?? []);
   let running;
   try {
@@ -63,6 +66,7 @@ export async function proxy(opts: ProxyOptions, deps: ImportDeps): Promise<void>
       upstreams,
       agentName: opts.agentName,
       timeoutMs: opts.timeout * 1000,
+      idleTimeoutMs: opts.idleTimeout * 1000,
       onExchange: (x) => sender.add(x),
     });
   } catch (e) {

@@ -138,7 +138,10 @@ async function upToDate(url: string, root: string | null): Promise<boolean> {
 export async function migrateDatabase(url: string): Promise<void> {
   const root = packageRoot();
   if (await upToDate(url, root)) return;
-  if (!root || path.resolve(root) === path.resolve(process.cwd())) return migrate(url);
+  if (!root || path.resolve(root) === path.resolve(process.cwd())) {
+    await migrate(url);
+    return;
+  }
   const run = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), path.join(root, "scripts", "migrate.ts")], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: url },

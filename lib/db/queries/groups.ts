@@ -19,6 +19,7 @@ export async function interruptionGroups(db: Db, q: GroupsQuery) {
             COUNT(*) AS "n",
             SUM(CASE WHEN "status" = 'open' THEN 1 ELSE 0 END) AS "open",
             SUM(CASE WHEN "status" = 'acknowledged' THEN 1 ELSE 0 END) AS "acknowledged",
+            SUM(CASE WHEN "status" = 'snoozed' THEN 1 ELSE 0 END) AS "snoozed",
             SUM(CASE WHEN "status" = 'resolved' THEN 1 ELSE 0 END) AS "resolved",
             MIN("occurredAtNs") AS "first", MAX("occurredAtNs") AS "last",
             MAX(CASE WHEN ${REGRESSED_SQL} THEN 1 ELSE 0 END) AS "regressed"
@@ -48,7 +49,7 @@ export async function interruptionGroups(db: Db, q: GroupsQuery) {
     model: asText(r.model),
     severity: SEVERITY_OF_WEIGHT.get(Number(r.rank)) ?? SEVERITIES[SEVERITIES.length - 1],
     count: Number(r.n),
-    by_status: { open: Number(r.open), acknowledged: Number(r.acknowledged), resolved: Number(r.resolved) },
+    by_status: { open: Number(r.open), acknowledged: Number(r.acknowledged), snoozed: Number(r.snoozed), resolved: Number(r.resolved) },
     first_seen_ns: asBigInt(r.first),
     last_seen_ns: asBigInt(r.last),
     regressed: Number(r.regressed) === 1,

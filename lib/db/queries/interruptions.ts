@@ -37,6 +37,7 @@ export function toInterruption(r: Row): Interruption {
     resolvedAtNs: asBigInt(r.resolvedAtNs),
     resolutionNote: asText(r.resolutionNote),
     createdAtNs: asBigInt(r.createdAtNs)!,
+    snoozeId: asText(r.snoozeId),
   };
 }
 

@@ -1,7 +1,7 @@
 // Sessions and their trajectories: conversations → turns → calls, and a call's messages.
 import { invalid, notFound } from "../../domain/errors";
 import { toolBalance } from "../../detect/toolBalance";
-import { emptySeverityCounts, SEVERITIES, UNRESOLVED_STATUSES } from "../../domain/interruptions";
+import { ACTIVE_STATUSES, emptySeverityCounts, SEVERITIES } from "../../domain/interruptions";
 import type { ChatMessage } from "../../domain/calls";
 import type { Db, DbTx } from "../client";
 import type { Call, Prisma, Session } from "../generated/client";
@@ -16,7 +16,7 @@ async function openCountsBySession(db: DbTx, sessionIds: string[]): Promise<Map<
   const groups = sessionIds.length
     ? await db.interruption.groupBy({
         by: ["sessionId", "type", "severity"],
-        where: { sessionId: { in: sessionIds }, status: { in: [...UNRESOLVED_STATUSES] } },
+        where: { sessionId: { in: sessionIds }, status: { in: [...ACTIVE_STATUSES] } },
         _count: { _all: true },
       })
     : [];
@@ -44,8 +44,9 @@ function sessionRecord(s: Session, conversations: number, open: OpenCounts | und
     last_seen_ns: s.lastSeenNs,
     call_count: s.callCount,
     conversation_count: conversations,
-    input_tokens: s.inputTokens,
-    output_tokens: s.outputTokens,
+    // 64-bit columns; JSON numbers stay exact up to 2^53, far beyond any session's tokens
+    input_tokens: Number(s.inputTokens),
+    output_tokens: Number(s.outputTokens),
     model: s.lastModel,
     exited_at_ns: s.exitedAtNs,
     exit_code: s.exitCode,
@@ -73,7 +74,7 @@ export async function listSessions(db: DbTx, q: SessionListQuery) {
   if (q.agentNames?.length) where.agentName = { in: q.agentNames };
   if (q.startNs !== undefined || q.endNs !== undefined) where.lastSeenNs = { gte: q.startNs, lte: q.endNs };
   if (q.withOpen) {
-    const open = await db.interruption.findMany({ where: { status: { in: [...UNRESOLVED_STATUSES] }, sessionId: { not: null } }, distinct: ["sessionId"], select: { sessionId: true } });
+    const open = await db.interruption.findMany({ where: { status: { in: [...ACTIVE_STATUSES] }, sessionId: { not: null } }, distinct: ["sessionId"], select: { sessionId: true } });
     and.push({ id: { in: open.map((o) => o.sessionId!) } });
   }
   if (q.cursor) {
@@ -132,6 +133,7 @@ function callSummary(c: Call, markers: { interruption_id: string; interruption_t
     is_sse: c.isSse,
     sse_done: c.sseDone,
     cancelled: c.cancelled,
+    recording_truncated: c.recordingTruncated,
     max_tokens: c.maxTokens,
     input_tokens: c.inputTokens,
     output_tokens: c.outputTokens,

@@ -19,8 +19,10 @@ export async function listSources(db: DbTx): Promise<SourceRecord[]> {
     const s = bySource.get(r.source);
     if (!s) continue;
     if (s.last_seen_ns === null || r.lastSeenNs > s.last_seen_ns) s.last_seen_ns = r.lastSeenNs;
-    s.calls += r.calls;
-    if (r.agentName && s.agents.length < MAX_AGENTS_PER_SOURCE) s.agents.push({ agent_name: r.agentName, last_seen_ns: r.lastSeenNs, calls: r.calls });
+    // a 64-bit column; as a JSON number it stays exact up to 2^53
+    const calls = Number(r.calls);
+    s.calls += calls;
+    if (r.agentName && s.agents.length < MAX_AGENTS_PER_SOURCE) s.agents.push({ agent_name: r.agentName, last_seen_ns: r.lastSeenNs, calls });
   }
   return [...bySource.values()];
 }

@@ -95,6 +95,7 @@ export function normalizeExchange(x: HttpExchange): NormalizedCall {
     input_messages: req.input_messages,
     output_messages: fields?.output_messages ?? [],
     tools: req.tools,
+    recording_truncated: x.recording_truncated ?? null,
   };
 }
 

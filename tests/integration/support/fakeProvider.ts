@@ -1,8 +1,9 @@
 // A fake LLM provider on 127.0.0.1 that speaks the real wire formats: OpenAI Chat Completions
 // (JSON and SSE ending in `data: [DONE]`) and Anthropic Messages (JSON and its event stream),
-// with tool calls, errors (429 with retry-after, 529), a stream cut mid-way, a slow answer, an
-// endless stream and a stream held at a gate. The model name picks the scenario. It keeps what
-// it was sent and exactly what it answered, so a test can compare both ends.
+// with tool calls, errors (429 with retry-after, 529), a stream cut mid-way, a stream that stalls
+// after its first events, a slow answer, an endless stream, a stream held at a gate, and answers
+// over the proxy's 3 MiB recording cap. The model name picks the scenario. It keeps what it was
+// sent and exactly what it answered, so a test can compare both ends.
 import http from "node:http";
 import type net from "node:net";
 
@@ -95,7 +96,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
       res.writeHead(status, { "content-type": "application/json", "x-request-id": `req_${model}`, ...headers });
       res.end(text);
     };
-    const stream = async (events: string[], opts: { cutAfter?: number; delayMs?: number } = {}) => {
+    const stream = async (events: string[], opts: { cutAfter?: number; stallAfter?: number; delayMs?: number } = {}) => {
       res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-request-id": `req_${model}` });
       for (let i = 0; i < events.length; i++) {
         if (opts.cutAfter !== undefined && i === opts.cutAfter) {
@@ -103,10 +104,14 @@ export async function startFakeProvider(): Promise<FakeProvider> {
           res.socket?.destroy();
           return;
         }
+        if (opts.stallAfter !== undefined && i === opts.stallAfter) {
+          await new Promise((r) => res.once("close", r)); // silent, connection open, until the other end gives up
+          return;
+        }
         record(events[i]);
         res.write(events[i]);
         if (model === "gated" && i === 0) await gate;
-        else await sleep(opts.delayMs ?? 2);
+        else if (opts.delayMs !== 0) await sleep(opts.delayMs ?? 2);
       }
       res.end();
     };
@@ -136,6 +141,15 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         return stream(Array.from({ length: 400 }, (_, i) => sse(openaiChunks(model, 400)[Math.min(i, 399)])), { delayMs: 50 });
       case "big":
         return stream([...openaiChunks(model, 500).map((c) => sse(c)), sse("[DONE]")], { delayMs: 0 });
+      case "stall":
+        return stream([...openaiChunks(model, 8).map((c) => sse(c)), sse("[DONE]")], { stallAfter: 3 });
+      case "huge-json": // 4 MiB of content: over the proxy's 3 MiB cap
+        return json(200, { ...openaiCompletion(model), choices: [{ ...openaiCompletion(model).choices[0], message: { role: "assistant", content: "x".repeat(4 * 1024 * 1024), refusal: null } }] });
+      case "huge-stream": { // ~4.5 MiB of events: over the proxy's 3 MiB cap
+        const [first, ...last] = openaiChunks(model, 0) as { choices: unknown[] }[];
+        const words = Array.from({ length: 900 }, (_, i) => ({ ...first, choices: [{ index: 0, delta: { content: `${"y".repeat(5000)}${i}` }, finish_reason: null }] }));
+        return stream([first, ...words, ...last].map((c) => sse(c)).concat(sse("[DONE]")), { delayMs: 0 });
+      }
       default:
         return json(200, openaiCompletion(model));
     }

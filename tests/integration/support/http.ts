@@ -81,6 +81,7 @@ export const SIGHTDESK_KEYS = [
   "last_seen_ns",
   "fingerprint",
   "regressed",
+  "snooze_id",
 ] as const;
 
 export type { Status } from "@/lib/domain/interruptions";

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { quote } from "@/lib/db/multiRow";
 import { withClient } from "@/lib/db/postgresAdmin";
-import { createTestDatabase } from "../../support/database";
+import { createTestDatabase, type TestDatabase } from "../../support/database";
 
 export type TestServer = {
   url: string;
@@ -23,6 +23,14 @@ export type TestServer = {
   /** What the server printed on stderr so far. */
   stderr: () => string;
   stop: () => Promise<void>;
+  /**
+   * Sends `signal` (SIGKILL unless named: no shutdown of any kind) to the server's process group
+   * and waits until it has exited; the data directory and the database stay, for a server started
+   * on them again (`dataDir` and `database` or `databaseUrl` options).
+   */
+  kill: (signal?: NodeJS.Signals) => Promise<void>;
+  /** The server's database (a later server may be started on it). */
+  database: TestDatabase;
 };
 
 const ROOT = path.resolve(__dirname, "../../..");
@@ -65,6 +73,13 @@ export type StartOptions = {
    * first, like `npm start` does), instead of a test database elsewhere.
    */
   databaseInDataDir?: boolean;
+  /**
+   * An existing, migrated database to serve (several servers on one database); it is left in
+   * place when the server stops.
+   */
+  databaseUrl?: string;
+  /** An existing, migrated database to serve (e.g. a killed server's), instead of a fresh one; dropped when the server stops. */
+  database?: TestDatabase;
 };
 
 /** What `npm start` runs before the server: the migrations of the database in `env`. */
@@ -84,9 +99,11 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
     throw new Error("No production build: run `npm run build` first (npm test does).");
   }
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-test-"));
-  const database = options.databaseInDataDir
-    ? { url: `file:${path.join(dataDir, "sightdesk.db")}`, file: path.join(dataDir, "sightdesk.db"), drop: async () => undefined }
-    : await createTestDatabase("server");
+  const database: TestDatabase = options.databaseInDataDir
+    ? { url: `file:${path.join(dataDir, "sightdesk.db")}`, provider: "sqlite", file: path.join(dataDir, "sightdesk.db"), drop: async () => undefined }
+    : options.databaseUrl
+      ? { url: options.databaseUrl, provider: options.databaseUrl.startsWith("file:") ? "sqlite" : "postgresql", file: options.databaseUrl.startsWith("file:") ? options.databaseUrl.slice(5) : null, drop: async () => undefined }
+      : (options.database ?? (await createTestDatabase("server")));
   const serverEnv = { SIGHTDESK_DATA_DIR: dataDir, DATABASE_URL: database.url };
   if (options.databaseInDataDir) migrateLikeNpmStart({ SIGHTDESK_DATA_DIR: dataDir, ...env });
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...serverEnv, NODE_ENV: "production", ...env };
@@ -118,15 +135,18 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
     return fetch(`${url}${route}`, { ...rest, headers });
   };
 
+  const kill = async (signal: NodeJS.Signals = "SIGKILL") => {
+    if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
+    const exited = new Promise((r) => child.once("exit", r));
+    process.kill(-child.pid, signal);
+    await exited;
+  };
   const stop = async () => {
-    if (child.exitCode === null && child.pid) {
-      process.kill(-child.pid, "SIGTERM");
-      await new Promise((r) => child.once("exit", r));
-    }
+    await kill("SIGTERM");
     fs.rmSync(dataDir, { recursive: true, force: true });
     await database.drop();
   };
-  return { url, token, dataDir, databaseUrl: database.url, env: serverEnv, dbFile: database.file, api, log: () => output, stderr: () => errors, stop };
+  return { url, token, dataDir, databaseUrl: database.url, env: serverEnv, dbFile: database.file, api, log: () => output, stderr: () => errors, kill, stop, database };
 }
 
 /**

@@ -1,11 +1,10 @@
 import * as c from "@/lib/api/contracts/webhooks";
 import { handle } from "@/lib/api/route";
-import { assertOutboundUrl } from "@/lib/config/outbound";
-import { deleteWebhook, updateWebhook } from "@/lib/alerts/webhooks";
+import { checkDestination } from "@/lib/alerts/destination";
+import { deleteWebhook, getWebhook, updateWebhook } from "@/lib/alerts/webhooks";
 
-export const POST = handle(c.updateWebhook, async ({ db, params, body }) => {
-  if (body.url !== undefined) await assertOutboundUrl(body.url, "url");
-  return updateWebhook(db, params.id, body);
-});
+export const GET = handle(c.getWebhook, ({ db, params }) => getWebhook(db, params.id));
+
+export const POST = handle(c.updateWebhook, ({ db, params, body }) => updateWebhook(db, params.id, body, { check: checkDestination }));
 
 export const DELETE = handle(c.deleteWebhook, ({ db, params }) => deleteWebhook(db, params.id));

@@ -1,0 +1,21 @@
+// Which interruptions may alert at all. Every alert query — the scan for new interruptions and
+// the count of a rate rule — narrows its own filter through `alertable`, so what keeps
+// interruptions from alerting (snoozed, muted on arrival) is said here, once, for every rule kind.
+import type { Prisma } from "../db/generated/client";
+import { severitiesAtOrAbove, type AlertRule } from "./rules";
+
+type Where = Prisma.InterruptionWhereInput;
+
+/** `where`, and whatever keeps an interruption from alerting: it is snoozed (or arrived muted, SPEC §4). */
+export function alertable(where: Where): Where {
+  return { AND: [where, { status: { not: "snoozed" } }] };
+}
+
+/** A rule's severity, type and agent filter as a query (empty lists: every type / agent). */
+export function ruleWhere(rule: AlertRule): Where {
+  return {
+    severity: { in: severitiesAtOrAbove(rule.minSeverity) },
+    ...(rule.types.length ? { type: { in: [...rule.types] } } : {}),
+    ...(rule.agents.length ? { agentName: { in: [...rule.agents] } } : {}),
+  };
+}

@@ -1,0 +1,161 @@
+// What webhooks have fired and not yet resolved (AlertRuleState), and the alerts that change it:
+//  - a rate rule fires when its count reaches the threshold (at most once per window) and
+//    resolves when the count falls below it again;
+//  - a fingerprint paged through PagerDuty is firing from its trigger until it has no
+//    unresolved interruption left, then resolved.
+// Run by the holder of the `alerts.scan` lease. Each change is a conditional update on the
+// state and its number, in one transaction with the delivery it queues: a change that another
+// process made first updates no row and queues nothing, so each fire and each resolve is sent
+// once, and never one without the other.
+import type { Db } from "../db/client";
+import type { AlertRuleState } from "../db/generated/client";
+import { execute } from "../coordination/sql";
+import { interruptionRecord } from "../wire/records";
+import { alertable, ruleWhere } from "./candidates";
+import { deliveryRow, type QueuedAlert } from "./queue";
+import { rateDecision, ratePayload, rateWindow, topAgents, type RateCounts } from "./rate";
+import type { RuledHook } from "./ruled";
+import { interruptionUrl } from "./rules";
+
+export const RATE_KEY = "rate";
+export const fingerprintKey = (fingerprint: string) => `fp:${fingerprint}`;
+/** Firing fingerprints looked at per webhook and pass (the rest on the next). */
+const RESOLVE_BATCH = 200;
+
+/** The state row of (webhook, key), created quiet when there is none (read first: no write on the usual path). */
+async function stateOf(db: Db, webhookId: string, key: string): Promise<AlertRuleState> {
+  const where = { webhookId_key: { webhookId, key } };
+  const found = await db.alertRuleState.findUnique({ where });
+  if (found) return found;
+  await execute(db, `INSERT INTO "AlertRuleState" ("webhookId", "key", "state", "seq") VALUES (?, ?, 'ok', 0) ON CONFLICT DO NOTHING`, [webhookId, key]);
+  return db.alertRuleState.findUniqueOrThrow({ where });
+}
+
+type Change = Partial<Pick<AlertRuleState, "state" | "seq" | "firedAtNs" | "resolvedAtNs" | "firedCount" | "resolvedCount">>;
+
+/** Moves the state on from `from` (as read) and queues `alert`, both or neither; false when another process moved it first. */
+async function transition(db: Db, from: AlertRuleState, change: Change, alert: QueuedAlert): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.alertRuleState.updateMany({
+      where: { webhookId: from.webhookId, key: from.key, state: from.state, seq: from.seq },
+      data: change,
+    });
+    if (count !== 1) return false;
+    await tx.alertDelivery.create({ data: deliveryRow(alert) });
+    return true;
+  });
+}
+
+async function rateCounts(db: Db, where: ReturnType<typeof alertable>, count: number): Promise<RateCounts> {
+  const [severities, types, agents] = await Promise.all([
+    db.interruption.groupBy({ by: ["severity"], where, _count: { _all: true } }),
+    db.interruption.groupBy({ by: ["type"], where, _count: { _all: true } }),
+    db.interruption.groupBy({ by: ["agentName"], where, _count: { _all: true } }),
+  ]);
+  return {
+    count,
+    bySeverity: Object.fromEntries(severities.map((r) => [r.severity, r._count._all])),
+    byType: Object.fromEntries(types.map((r) => [r.type, r._count._all])),
+    byAgent: topAgents(agents.map((r) => ({ agent: r.agentName, count: r._count._all }))),
+  };
+}
+
+/**
+ * What the scanning process remembers between two evaluations, to skip the rules whose count
+ * cannot have changed: the newest interruption it had seen, and when it last counted each rule.
+ */
+export type RateMemory = { evaluatedAt: Map<string, bigint> };
+export const rateMemory = (): RateMemory => ({ evaluatedAt: new Map() });
+/** Interruptions committed a little after ones with a later createdAtNs still count: arrivals are looked for this far back. */
+const ARRIVAL_LOOKBACK_NS = 10n * 1_000_000_000n;
+
+/**
+ * Whether a rule must be counted now. A quiet rule's count only grows with new interruptions
+ * (`newestNs`: the newest createdAtNs), and a fire it held back (once per window) becomes
+ * possible when that window ends; a firing rule's count falls with time alone, so it is counted
+ * every pass; a rule this process has not counted yet is counted.
+ */
+export function rateDue(state: Pick<AlertRuleState, "state" | "firedAtNs"> | undefined, windowSecs: number, lastNs: bigint | undefined, newestNs: bigint, nowNs: bigint): boolean {
+  if (lastNs === undefined || state?.state === "firing") return true;
+  if (newestNs > lastNs - ARRIVAL_LOOKBACK_NS) return true;
+  const unblockAt = state?.firedAtNs == null ? null : state.firedAtNs + BigInt(windowSecs) * 1_000_000_000n;
+  return unblockAt !== null && lastNs < unblockAt && unblockAt <= nowNs;
+}
+
+/** Evaluates the rate rules among `hooks` at `now` (those that may have changed); the number of alerts queued. */
+export async function evaluateRateRules(db: Db, hooks: RuledHook[], now: bigint, base: string, memory: RateMemory = rateMemory()): Promise<number> {
+  const rated = hooks.filter((h) => h.rate);
+  if (!rated.length) return 0;
+  const newest = (await db.interruption.aggregate({ _max: { createdAtNs: true } }))._max.createdAtNs ?? 0n;
+  const states = new Map((await db.alertRuleState.findMany({ where: { webhookId: { in: rated.map((h) => h.id) }, key: RATE_KEY } })).map((s) => [s.webhookId, s]));
+  let queued = 0;
+  for (const hook of rated) {
+    const rule = hook.rate!;
+    const known = states.get(hook.id);
+    if (!rateDue(known, rule.windowSecs, memory.evaluatedAt.get(hook.id), newest, now)) continue;
+    memory.evaluatedAt.set(hook.id, now);
+    const window = rateWindow(rule.windowSecs, now);
+    const where = alertable({ ...ruleWhere(rule), occurredAtNs: { gt: window.startNs, lte: window.endNs } });
+    const count = await db.interruption.count({ where });
+    const decision = rateDecision(known ?? { state: "ok", seq: 0, firedAtNs: null }, count, rule, now);
+    if (!decision) continue;
+    const state = known ?? (await stateOf(db, hook.id, RATE_KEY));
+    const counts = await rateCounts(db, where, count);
+    const common = { hook: { id: hook.id, name: hook.name }, rule, counts, window, base };
+    if (decision === "fire") {
+      const number = state.seq + 1;
+      const payload = ratePayload({ ...common, event: "rate.triggered", firing: { number, sinceNs: now, resolvedAtNs: null } });
+      const alert: QueuedAlert = { webhookId: hook.id, event: "rate.triggered", dedupeKey: `rate:${now}:triggered`, payload, now };
+      if (await transition(db, state, { state: "firing", seq: number, firedAtNs: now, firedCount: count }, alert)) queued++;
+    } else {
+      const since = state.firedAtNs ?? now;
+      const payload = ratePayload({ ...common, event: "rate.resolved", firing: { number: state.seq, sinceNs: since, resolvedAtNs: now } });
+      const alert: QueuedAlert = { webhookId: hook.id, event: "rate.resolved", dedupeKey: `rate:${since}:resolved`, payload, now };
+      if (await transition(db, state, { state: "ok", resolvedAtNs: now, resolvedCount: count }, alert)) queued++;
+    }
+  }
+  return queued;
+}
+
+/**
+ * Queues a PagerDuty trigger for an interruption and marks its fingerprint firing (from quiet:
+ * a new firing; already firing: unchanged), in one transaction.
+ */
+export async function queuePagedTrigger(db: Db, alert: QueuedAlert & { fingerprint: string }): Promise<void> {
+  const key = fingerprintKey(alert.fingerprint);
+  await stateOf(db, alert.webhookId, key);
+  await db.$transaction(async (tx) => {
+    await tx.alertDelivery.create({ data: deliveryRow(alert) });
+    await tx.alertRuleState.updateMany({
+      where: { webhookId: alert.webhookId, key, state: "ok" },
+      data: { state: "firing", seq: { increment: 1 }, firedAtNs: alert.now },
+    });
+  });
+}
+
+/** Resolves the firing fingerprints of PagerDuty webhooks that have no unresolved interruption left; the number queued. */
+export async function resolvePagedFingerprints(db: Db, hooks: RuledHook[], now: bigint, base: string): Promise<number> {
+  let queued = 0;
+  for (const hook of hooks) {
+    const firing = await db.alertRuleState.findMany({ where: { webhookId: hook.id, state: "firing", key: { startsWith: "fp:" } }, take: RESOLVE_BATCH });
+    for (const state of firing) {
+      const fingerprint = state.key.slice(3);
+      const open = await db.interruption.findFirst({ where: { fingerprint, status: { not: "resolved" } }, select: { id: true } });
+      if (open) continue;
+      const last = await db.interruption.findFirst({ where: { fingerprint }, orderBy: [{ occurredAtNs: "desc" }, { id: "desc" }] });
+      const url = last ? interruptionUrl(base, last.id) : `${base}/inbox?${new URLSearchParams({ fingerprint, unresolved: "false" })}`;
+      const payload = { event: "interruption.resolved", fingerprint, interruption: last ? interruptionRecord(last) : null, url };
+      const alert: QueuedAlert = {
+        webhookId: hook.id,
+        event: "interruption.resolved",
+        dedupeKey: `fp:${fingerprint}:${state.firedAtNs ?? 0n}:resolved`,
+        payload,
+        now,
+        interruptionId: last?.id ?? null,
+        fingerprint,
+      };
+      if (await transition(db, state, { state: "ok", resolvedAtNs: now }, alert)) queued++;
+    }
+  }
+  return queued;
+}

@@ -1,0 +1,71 @@
+// Named leases: how the server processes sharing one database split background work (SPEC §7).
+// A lease is a row of the Lease table; its holder does the work it names (the alert scan, a
+// sweep) until expiresAtNs, renews it while it works, and releases it when done. Taking,
+// renewing and taking over an expired lease are one conditional upsert, atomic on both
+// databases (PostgreSQL locks the conflicting row, SQLite has one writer), so two processes
+// never hold a lease at once — unless a holder stalls past its expiry: the work each lease
+// guards is idempotent, the lease only keeps it from being done twice.
+//
+// Times come from the caller's clock (integer ns, injectable in tests), like every timestamp
+// SightDesk writes: the servers' clocks must agree to well within a lease's length (NTP does).
+import type { Db } from "../db/client";
+import { asBigInt } from "../db/sql";
+import { NS_PER_MS } from "../domain/time";
+import { execute, queryRows } from "./sql";
+
+/** `taken`: newly held (free, expired, or released before); `renewed`: held already by this holder. */
+export type Grant = "taken" | "renewed";
+
+const UPSERT = `INSERT INTO "Lease" ("name", "holder", "acquiredAtNs", "expiresAtNs") VALUES (?, ?, ?, ?)
+ON CONFLICT ("name") DO UPDATE SET
+  "holder" = excluded."holder",
+  "acquiredAtNs" = CASE WHEN "Lease"."holder" = excluded."holder" THEN "Lease"."acquiredAtNs" ELSE excluded."acquiredAtNs" END,
+  "expiresAtNs" = excluded."expiresAtNs"
+WHERE "Lease"."holder" = excluded."holder" OR "Lease"."expiresAtNs" <= ?
+RETURNING "acquiredAtNs"`;
+
+/** Takes or renews the lease `name` for `ttlMs` from `now`; null while another holder has it. */
+export async function acquireLease(db: Db, name: string, holder: string, now: bigint, ttlMs: number): Promise<Grant | null> {
+  const rows = await queryRows<{ acquiredAtNs: unknown }>(db, UPSERT, [name, holder, now, now + BigInt(ttlMs) * NS_PER_MS, now]);
+  if (!rows.length) return null;
+  return asBigInt(rows[0].acquiredAtNs) === now ? "taken" : "renewed";
+}
+
+/** Gives the lease up at once (no-op when `holder` does not hold it any more). */
+export async function releaseLease(db: Db, name: string, holder: string): Promise<void> {
+  await execute(db, `DELETE FROM "Lease" WHERE "name" = ? AND "holder" = ?`, [name, holder]);
+}
+
+export type LeaseOptions = {
+  db: Db;
+  name: string;
+  holder: string;
+  ttlMs: number;
+  now: () => bigint;
+  log: (message: string) => void;
+};
+
+/**
+ * Runs `work` under the lease when it can be taken (else returns null without running it),
+ * renewing it every third of its length while `work` runs, however long that is, and releasing
+ * it afterwards. A process that dies mid-work stops renewing: the lease expires within `ttlMs`
+ * and another process can take the work over.
+ */
+export async function withLease<T>(o: LeaseOptions, work: (grant: Grant) => Promise<T>): Promise<T | null> {
+  const grant = await acquireLease(o.db, o.name, o.holder, o.now(), o.ttlMs);
+  if (!grant) return null;
+  let renewing: Promise<unknown> = Promise.resolve();
+  const timer = setInterval(() => {
+    renewing = acquireLease(o.db, o.name, o.holder, o.now(), o.ttlMs)
+      .then((g) => g === null && o.log(`lease ${o.name} lost while working (another process took it over)`))
+      .catch((e: Error) => o.log(`lease ${o.name} not renewed: ${e.message}`));
+  }, Math.max(100, Math.floor(o.ttlMs / 3)));
+  timer.unref?.();
+  try {
+    return await work(grant);
+  } finally {
+    clearInterval(timer);
+    await renewing;
+    await releaseLease(o.db, o.name, o.holder).catch((e: Error) => o.log(`lease ${o.name} not released: ${e.message}`));
+  }
+}

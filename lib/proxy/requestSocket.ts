@@ -1,0 +1,28 @@
+// The connection a request came on, for code that sees only a web Request (the server-mounted
+// proxy runs as a Next route handler, which is given no socket). The server's "request" events
+// run inside an AsyncLocalStorage holding the request's socket; everything the request leads
+// to, the route handler included, reads it back with requestSocket(). Installed once, at start.
+import { AsyncLocalStorage } from "node:async_hooks";
+import http from "node:http";
+import type { Socket } from "node:net";
+
+// One store per process, kept on globalThis: Next bundles this module separately into the
+// instrumentation hook (which installs it) and into each route (which reads it).
+const holder = globalThis as unknown as { sightdeskRequestSocket?: { store: AsyncLocalStorage<Socket>; installed: boolean } };
+const shared = (holder.sightdeskRequestSocket ??= { store: new AsyncLocalStorage<Socket>(), installed: false });
+const current = shared.store;
+
+/** From now on, every request served by an http.Server in this process knows its socket. */
+export function trackRequestSockets(): void {
+  if (shared.installed) return;
+  shared.installed = true;
+  const emit = http.Server.prototype.emit as (this: http.Server, event: string | symbol, ...args: unknown[]) => boolean;
+  http.Server.prototype.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
+    if (event !== "request") return emit.call(this, event, ...args);
+    const req = args[0] as http.IncomingMessage;
+    return current.run(req.socket, () => emit.call(this, event, ...args));
+  };
+}
+
+/** The socket of the request being served, or null (tracking not installed, or not in a request). */
+export const requestSocket = (): Socket | null => current.getStore() ?? null;

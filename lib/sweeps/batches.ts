@@ -1,0 +1,66 @@
+// Deletes in batches (used by sweep.ts). Each batch is one short transaction, so the rows it
+// locks are held for milliseconds while ingest goes on.
+//
+// On PostgreSQL 15+ a batch also publishes its table statistics as it commits
+// (pg_stat_force_next_flush). The size cap reads those statistics (postgresSpace.ts): a backend
+// otherwise holds its counts for up to 10 s, and counts of a delete that arrive after the VACUUM
+// that removed its rows make those rows look present again (as dead) — the next sweep would trim
+// as much again. Before 15 there is no such function and the counts can lag that way.
+import type { Db, DbTx } from "../db/client";
+import { quote } from "../db/multiRow";
+import { dialectOf, toNumbered } from "../db/sql";
+
+// Under 999: Prisma refuses a deleteMany with more bound ids than SQLite's historical limit (P2029).
+export const BATCH = 500;
+
+/** Repeats `step` (one batch in one transaction, returning rows deleted) until a batch comes up short. */
+export async function inBatches(step: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await step();
+    total += n;
+    if (n < BATCH) return total;
+  }
+}
+
+/** `?` placeholders as the database wants them. */
+export const sqlOf = (db: Db, sql: string) => (dialectOf(db) === "postgres" ? toNumbered(sql) : sql);
+
+const FLUSHES = new WeakMap<Db, Promise<boolean>>();
+
+/** Whether the database can publish a transaction's statistics when it commits (PostgreSQL 15+). */
+function flushesStats(db: Db): Promise<boolean> {
+  let known = FLUSHES.get(db);
+  if (!known) {
+    known =
+      dialectOf(db) === "postgres"
+        ? db.$queryRawUnsafe<{ v: unknown }[]>("SELECT current_setting('server_version_num')::int AS v").then(([r]) => Number(r.v) >= 150_000)
+        : Promise.resolve(false);
+    FLUSHES.set(db, known);
+  }
+  return known;
+}
+
+/**
+ * Runs one batch, in a transaction when it has several statements (`atomic`) or when the
+ * database can publish the statistics as it commits.
+ */
+export async function batch<T>(db: Db, fn: (tx: DbTx) => Promise<T>, atomic = false): Promise<T> {
+  const flush = await flushesStats(db);
+  if (!flush && !atomic) return fn(db);
+  return db.$transaction(async (tx) => {
+    const out = await fn(tx);
+    if (flush) await tx.$queryRawUnsafe("SELECT 1 FROM pg_stat_force_next_flush()");
+    return out;
+  });
+}
+
+/**
+ * Deletes up to BATCH rows of `table` that match `where` (SQL with `?` placeholders), the
+ * `orderBy` first, in one statement (no round trip for the ids); returns how many went.
+ */
+export function deleteBatch(db: Db, table: string, where: string, params: unknown[], orderBy = ""): Promise<number> {
+  const t = quote(table);
+  const sql = `DELETE FROM ${t} WHERE "id" IN (SELECT "id" FROM ${t} WHERE ${where}${orderBy ? ` ORDER BY ${orderBy}` : ""} LIMIT ${BATCH})`;
+  return batch(db, (tx) => tx.$executeRawUnsafe(sqlOf(db, sql), ...params));
+}

@@ -1,0 +1,43 @@
+// The sweep log (the SweepRun table): one row per sweep, written by the process that ran it —
+// when it started and finished, what it removed and flagged, or why it failed. With several
+// server processes on one database the log is also the schedule: a sweep is due when the
+// latest run started a check interval ago or more, whoever ran it.
+import crypto from "node:crypto";
+import type { Db } from "../db/client";
+import { execute } from "../coordination/sql";
+
+const NS_PER_DAY = 86_400n * 1_000_000_000n;
+/** Rows of the log older than this are removed as new runs are recorded. */
+const KEEP_NS = 7n * NS_PER_DAY;
+
+export type SweepRunStatus = "running" | "done" | "failed" | "abandoned";
+
+/** True when no sweep started within `intervalNs` before `now`. */
+export async function sweepDue(db: Db, now: bigint, intervalNs: bigint): Promise<boolean> {
+  const recent = await db.sweepRun.findFirst({ where: { startedAtNs: { gt: now - intervalNs } }, select: { id: true } });
+  return recent === null;
+}
+
+/**
+ * Records the start of a sweep by `holder` (who holds the sweep lease), unless another started
+ * within the interval meanwhile (checked in the same statement); returns its id, or null. Runs
+ * still marked `running` were left by a process that stopped mid-sweep: they become `abandoned`.
+ */
+export async function beginSweepRun(db: Db, holder: string, now: bigint, intervalNs: bigint): Promise<string | null> {
+  const id = crypto.randomUUID();
+  const inserted = await execute(
+    db,
+    `INSERT INTO "SweepRun" ("id", "holder", "startedAtNs", "status")
+     SELECT ?, ?, CAST(? AS BIGINT), 'running' WHERE NOT EXISTS (SELECT 1 FROM "SweepRun" WHERE "startedAtNs" > ?)`,
+    [id, holder, now, now - intervalNs],
+  );
+  if (inserted !== 1) return null;
+  await db.sweepRun.updateMany({ where: { status: "running", NOT: { id } }, data: { status: "abandoned" } });
+  return id;
+}
+
+/** Records how a run ended, and forgets runs older than a week. */
+export async function finishSweepRun(db: Db, id: string, status: "done" | "failed", result: string, now: bigint): Promise<void> {
+  await db.sweepRun.update({ where: { id }, data: { status, result, finishedAtNs: now } });
+  await db.sweepRun.deleteMany({ where: { startedAtNs: { lt: now - KEEP_NS } } });
+}

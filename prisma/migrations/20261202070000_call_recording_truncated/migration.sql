@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Call" ADD COLUMN "recordingTruncated" INTEGER;
+

@@ -1,0 +1,191 @@
+// Several server processes on one database (SPEC §7), simulated by workers with different holder
+// names on one real database (SQLite, or PostgreSQL with TEST_DATABASE_URL) and a clock the test
+// controls: a lease has one holder at a time and passes on when it expires; a claimed row is
+// sent by one process and taken over once the claim expires; the alert scan and the sweep run
+// in one process at a time, and the work of a process that stops mid-task is taken over.
+import { describe, expect, it } from "vitest";
+import { AlertWorker, SCAN_LEASE } from "@/lib/alerts/worker";
+import { createWebhook } from "@/lib/alerts/webhooks";
+import { configDefaults } from "@/lib/config/load";
+import { claimPending, releaseClaim } from "@/lib/coordination/claims";
+import { acquireLease, releaseLease, withLease } from "@/lib/coordination/lease";
+import { leaseMs, Sweeper, SWEEP_LEASE } from "@/lib/sweeps/scheduler";
+import { useTestDb } from "../support/testDb";
+
+const SEC = 1_000_000_000n;
+const T0 = 1_800_000_000n * SEC;
+const db = useTestDb("coordination");
+const quiet = () => undefined;
+
+describe("leases", () => {
+  it("have one holder at a time, renewed by it, taken over only once expired, free again once released", async () => {
+    const now = T0;
+    expect(await acquireLease(db(), "job", "A", now, 5_000)).toBe("taken");
+    expect(await acquireLease(db(), "job", "B", now + 1n * SEC, 5_000)).toBeNull();
+    expect(await acquireLease(db(), "job", "A", now + 2n * SEC, 5_000)).toBe("renewed"); // now until +7 s
+    expect(await acquireLease(db(), "job", "B", now + 6n * SEC, 5_000)).toBeNull();
+    expect(await acquireLease(db(), "job", "B", now + 7n * SEC, 5_000)).toBe("taken"); // A stopped renewing
+    expect(await acquireLease(db(), "job", "A", now + 8n * SEC, 5_000)).toBeNull();
+    await releaseLease(db(), "job", "A"); // not A's any more: changes nothing
+    expect(await acquireLease(db(), "job", "A", now + 9n * SEC, 5_000)).toBeNull();
+    await releaseLease(db(), "job", "B");
+    expect(await acquireLease(db(), "job", "A", now + 9n * SEC, 5_000)).toBe("taken");
+    // another name is another lease
+    expect(await acquireLease(db(), "other", "B", now + 9n * SEC, 5_000)).toBe("taken");
+  });
+
+  it("go to exactly one of many processes asking at the same moment", async () => {
+    const contenders = Array.from({ length: 8 }, (_, i) => `P${i}`);
+    const grants = await Promise.all(contenders.map((h) => acquireLease(db(), "contended", h, T0, 5_000)));
+    expect(grants.filter((g) => g === "taken")).toHaveLength(1);
+    expect(grants.filter((g) => g === null)).toHaveLength(7);
+  });
+
+  it("are renewed while long work runs under withLease, and released after it", async () => {
+    let clock = T0 + 100n * SEC;
+    const o = { db: db(), name: "long", holder: "A", ttlMs: 300, now: () => clock, log: quiet };
+    const result = await withLease(o, async (grant) => {
+      expect(grant).toBe("taken");
+      // the work outlasts the lease several times over; the renewals keep it
+      for (let i = 0; i < 6; i++) {
+        await new Promise((r) => setTimeout(r, 150));
+        clock += 100_000_000n;
+        expect(await acquireLease(db(), "long", "B", clock, 300)).toBeNull();
+      }
+      return "done";
+    });
+    expect(result).toBe("done");
+    expect(await acquireLease(db(), "long", "B", clock, 300)).toBe("taken");
+    expect(await withLease({ ...o, holder: "C" }, async () => "ran")).toBeNull();
+  });
+});
+
+describe("claims", () => {
+  async function delivery(id: string, status = "pending") {
+    await db().alertDelivery.create({
+      data: { id, webhookId: "w-claims", event: "interruption.created", dedupeKey: id, status, nextAttemptAtNs: T0, createdAtNs: T0, payload: "{}" },
+    });
+  }
+
+  it("give a pending row to one process at a time, and to another once the claim expires", async () => {
+    await delivery("d-1");
+    const claims = await Promise.all(["A", "B", "C", "D"].map((h) => claimPending(db(), "AlertDelivery", "d-1", h, T0, 10_000)));
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    const owner = (await db().alertDelivery.findUniqueOrThrow({ where: { id: "d-1" } })).claimedBy;
+    const other = owner === "A" ? "B" : "A";
+    expect(await claimPending(db(), "AlertDelivery", "d-1", other, T0 + 9n * SEC, 10_000)).toBe(false);
+    expect(await claimPending(db(), "AlertDelivery", "d-1", other, T0 + 10n * SEC, 10_000)).toBe(true); // the owner died
+    await releaseClaim(db(), "AlertDelivery", "d-1", owner!); // the late owner cannot give back what it lost
+    expect((await db().alertDelivery.findUniqueOrThrow({ where: { id: "d-1" } })).claimedBy).toBe(other);
+    await releaseClaim(db(), "AlertDelivery", "d-1", other);
+    expect(await claimPending(db(), "AlertDelivery", "d-1", "E", T0 + 10n * SEC, 10_000)).toBe(true);
+  });
+
+  it("never give a row that is no longer pending", async () => {
+    await delivery("d-2", "delivered");
+    expect(await claimPending(db(), "AlertDelivery", "d-2", "A", T0, 10_000)).toBe(false);
+  });
+});
+
+describe("the alert worker in several processes", () => {
+  let clock = T0 + 10_000n * SEC;
+  const now = () => clock;
+  const hook = (agent: string) => ({
+    name: agent, url: `http://r.invalid/${agent}`, kind: "generic" as const, min_severity: "high" as const, types: [], agents: [agent], repeat_interval_secs: 0, enabled: true,
+  });
+  async function crash(agent: string, id: string) {
+    await db().interruption.create({
+      data: { id, agentName: agent, type: "agent_crash", severity: "critical", occurredAtNs: clock, lastSeenNs: clock, detail: "{}", fingerprint: `fp-${id}`, status: "open", createdAtNs: clock },
+    });
+  }
+
+  it("sends each alert once when every process ticks at once", async () => {
+    const sent: string[] = [];
+    const fetch = async (url: string, init: RequestInit) => {
+      sent.push(String((init.headers as Record<string, string>)["X-SightDesk-Delivery"]));
+      return new Response("ok");
+    };
+    const workers = ["A", "B", "C"].map((holder) => new AlertWorker({ db: db(), now, fetch, holder, log: quiet }));
+    await createWebhook(db(), hook("Many"), "test");
+    clock += SEC;
+    for (let i = 0; i < 12; i++) await crash("Many", `many-${i}`);
+    for (let round = 0; round < 4; round++) {
+      await Promise.all(workers.map((w) => w.tick()));
+      await Promise.all(workers.map((w) => w.settle()));
+      clock += SEC;
+    }
+    expect(sent).toHaveLength(12);
+    expect(new Set(sent).size).toBe(12);
+    const rows = await db().alertDelivery.findMany({ where: { dedupeKey: { startsWith: "many-" } } });
+    expect(rows.map((r) => [r.status, r.attempts, r.claimedBy])).toEqual(Array(12).fill(["delivered", 1, null]));
+  });
+
+  it("hands the scan and a delivery cut off mid-send to another process once their lease and claim expire", async () => {
+    const sentByA: string[] = [];
+    const sentByB: string[] = [];
+    // A's receiver never answers: A is stuck mid-send, as a process killed there would be
+    const a = new AlertWorker({ db: db(), now, holder: "A", log: quiet, timeoutMs: 5_000, fetch: (url) => (sentByA.push(url), new Promise<Response>(() => undefined)) });
+    const b = new AlertWorker({ db: db(), now, holder: "B", log: quiet, timeoutMs: 5_000, fetch: async (url) => (sentByB.push(url), new Response("ok")) });
+    clock += 100n * SEC; // past the leases of the test before
+    await createWebhook(db(), hook("Once"), "test");
+    clock += SEC;
+    await crash("Once", "once-1");
+    await a.tick(); // A takes the scan lease, queues the delivery, claims it and starts sending
+    expect(sentByA).toHaveLength(1);
+    await crash("Once", "once-2");
+    clock += SEC;
+    await b.tick(); // A's scan lease and claim still hold: B neither scans nor sends
+    expect(sentByB).toHaveLength(0);
+    expect((await db().lease.findUniqueOrThrow({ where: { name: SCAN_LEASE } })).holder).toBe("A");
+
+    clock += 10n * SEC; // A has stopped: its lease (5 s) and its claim (timeout + 5 s) are over
+    await b.tick();
+    await b.settle();
+    await b.tick(); // the scan of the first tick queued once-2; this one sends it
+    await b.settle();
+    expect(sentByB.sort()).toEqual(["http://r.invalid/Once", "http://r.invalid/Once"]);
+    const rows = await db().alertDelivery.findMany({ where: { dedupeKey: { in: ["once-1", "once-2"] } } });
+    expect(rows.map((r) => [r.status, r.attempts])).toEqual([["delivered", 1], ["delivered", 1]]);
+    expect((await db().lease.findUniqueOrThrow({ where: { name: SCAN_LEASE } })).holder).toBe("B");
+    expect(sentByA).toHaveLength(1); // A is still stuck; nothing more went through it
+  });
+});
+
+describe("sweeps in several processes", () => {
+  const config = { ...configDefaults(), checkIntervalSecs: 60 };
+  const INTERVAL = 60n * SEC;
+
+  it("run once per interval, whichever process ticks", async () => {
+    let clock = T0 + 50_000n * SEC;
+    const now = () => clock;
+    const sweepers = ["A", "B", "C"].map((holder) => new Sweeper({ db: db(), config, now, holder, log: quiet }));
+    const ran: string[] = [];
+    for (let step = 0; step < 12; step++) {
+      const results = await Promise.all(sweepers.map((s) => s.tick()));
+      results.forEach((r, i) => r && ran.push(["A", "B", "C"][i]));
+      clock += 20n * SEC; // three looks per interval
+    }
+    expect(ran).toHaveLength(4); // at 0, 60, 120 and 180 s
+    const runs = await db().sweepRun.findMany({ where: { startedAtNs: { gte: T0 + 50_000n * SEC } }, orderBy: { startedAtNs: "asc" } });
+    expect(runs.map((r) => r.status)).toEqual(["done", "done", "done", "done"]);
+    expect(runs.map((r) => r.holder)).toEqual(ran);
+    for (let i = 1; i < runs.length; i++) expect(runs[i].startedAtNs - runs[i - 1].startedAtNs).toBeGreaterThanOrEqual(INTERVAL);
+    expect(JSON.parse(runs[0].result!)).toMatchObject({ unsettledTurns: 0, retention: { interruptions: 0 } });
+  });
+
+  it("take over from a process that died mid-sweep within one interval, and log its run as abandoned", async () => {
+    const start = T0 + 60_000n * SEC;
+    let clock = start;
+    // process "dead" took the lease and started a sweep, then was killed: its lease is not renewed
+    expect(await acquireLease(db(), SWEEP_LEASE, "dead", start, leaseMs(config.checkIntervalSecs))).toBe("taken");
+    await db().sweepRun.create({ data: { id: "dead-run", holder: "dead", startedAtNs: start, status: "running" } });
+    const survivor = new Sweeper({ db: db(), config, now: () => clock, holder: "B", log: quiet });
+    clock = start + 30n * SEC;
+    expect(await survivor.tick()).toBeNull(); // the dead process's sweep is not due again yet
+    clock = start + INTERVAL;
+    expect(await survivor.tick()).not.toBeNull();
+    const runs = await db().sweepRun.findMany({ where: { startedAtNs: { gte: start } }, orderBy: { startedAtNs: "asc" } });
+    expect(runs.map((r) => [r.holder, r.status])).toEqual([["dead", "abandoned"], ["B", "done"]]);
+    expect(await db().lease.findUnique({ where: { name: SWEEP_LEASE } })).toBeNull(); // released after the run
+  });
+});

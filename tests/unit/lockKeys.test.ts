@@ -1,0 +1,53 @@
+// lockKeys on PostgreSQL (TEST_DATABASE_URL): advisory locks, one statement for all keys,
+// held to the end of the transaction. A transaction that shares a key with another waits for
+// it; one with other keys does not. (SQLite runs one writing transaction at a time: nothing to lock.)
+import { describe, expect, it } from "vitest";
+import { lockKeys, sqlTransaction, transaction } from "@/lib/db/sql";
+import { testPostgresUrl } from "../support/database";
+import { useTestDb } from "../support/testDb";
+
+const db = useTestDb("locks");
+
+/** Advisory locks some transaction is waiting for, as PostgreSQL shows them. */
+const waiting = async () => Number((await db().$queryRawUnsafe<{ n: bigint }[]>(`SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`))[0].n);
+
+/** Polls `condition`; gives up (throws `failure`) after 10 s rather than hanging the suite. */
+async function until(condition: () => Promise<boolean>, failure: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(failure);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.runIf(testPostgresUrl())("lockKeys", () => {
+  it("makes a transaction that shares a key wait for the holder's commit; other keys pass", async () => {
+    const events: string[] = [];
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    let locked = () => {};
+    const holderLocked = new Promise<void>((r) => (locked = r));
+    const holder = sqlTransaction(db(), async (sql) => {
+      await lockKeys(sql, ["k2", "k1", "k2"]);
+      locked();
+      await held;
+      events.push("holder commits");
+    });
+    await holderLocked;
+    // other keys: no wait (through Prisma's transaction, as event ingest takes them)
+    await transaction(db(), (sql) => lockKeys(sql, ["k3", "k4"]));
+    const sharer = sqlTransaction(db(), async (sql) => {
+      await lockKeys(sql, ["k9", "k1"]);
+      events.push("sharer locked");
+    });
+    try {
+      await until(async () => (await waiting()) === 1, "the transaction sharing a key did not wait for its lock");
+      expect(events).toEqual([]);
+    } finally {
+      release();
+    }
+    await Promise.all([holder, sharer]);
+    expect(events).toEqual(["holder commits", "sharer locked"]);
+    expect(await waiting()).toBe(0);
+  });
+});

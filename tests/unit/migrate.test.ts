@@ -1,0 +1,53 @@
+// Migrations at start (issue 14): with nothing pending, migrate() reads the migration table and
+// leaves Prisma's schema engine alone; what counts as pending; a changed migration is reported.
+import { describe, expect, it } from "vitest";
+import { committedMigrations, migrate, pendingMigrations, type AppliedMigration } from "@/lib/db/migrate";
+import { useTestDb } from "../support/testDb";
+import { createTestDatabase } from "../support/database";
+
+const applied = (name: string, checksum: string, over: Partial<AppliedMigration> = {}): AppliedMigration => ({
+  migration_name: name, checksum, finished_at: "2026-12-01", rolled_back_at: null, ...over,
+});
+
+describe("pendingMigrations", () => {
+  const committed = [
+    { name: "1_init", checksum: "a" },
+    { name: "2_more", checksum: "b" },
+    { name: "3_last", checksum: "c" },
+  ];
+
+  it("are the committed migrations without a finished, not rolled back row", () => {
+    expect(pendingMigrations(committed, [])).toEqual(committed);
+    expect(pendingMigrations(committed, [applied("1_init", "a"), applied("2_more", "b"), applied("3_last", "c")])).toEqual([]);
+    const rows = [applied("1_init", "a"), applied("2_more", "b", { finished_at: null }), applied("3_last", "c", { rolled_back_at: "2026-12-01" })];
+    expect(pendingMigrations(committed, rows).map((m) => m.name)).toEqual(["2_more", "3_last"]);
+    // a migration the database has and this checkout does not (a newer version ran) is not pending
+    expect(pendingMigrations(committed.slice(0, 1), [applied("1_init", "a"), applied("9_newer", "z")])).toEqual([]);
+  });
+
+  it("report an applied migration whose file changed since, without applying it again", () => {
+    const warnings: string[] = [];
+    expect(pendingMigrations(committed.slice(0, 1), [applied("1_init", "changed")], (m) => warnings.push(m))).toEqual([]);
+    expect(warnings).toEqual(["[sightdesk] warning: migration 1_init was changed after it was applied"]);
+  });
+});
+
+describe("migrate", () => {
+  const db = useTestDb("migrate");
+
+  it("finds nothing to do on a migrated database, whose table lists every committed migration with its checksum", async () => {
+    const committed = committedMigrations(process.env.TEST_DATABASE_URL || "file:x.db");
+    expect(committed.length).toBeGreaterThan(1);
+    const rows = await db().$queryRawUnsafe<AppliedMigration[]>("SELECT migration_name, checksum, finished_at, rolled_back_at FROM _prisma_migrations");
+    expect(pendingMigrations(committed, rows, () => expect.fail("no migration changed"))).toEqual([]);
+  });
+
+  it("reports nothing applied on a database migrated before", async () => {
+    const fresh = await createTestDatabase("migrate-again");
+    try {
+      expect(await migrate(fresh.url)).toEqual({ applied: [] }); // createTestDatabase migrated it
+    } finally {
+      await fresh.drop();
+    }
+  });
+});
