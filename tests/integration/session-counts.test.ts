@@ -49,7 +49,7 @@ function generate(): Row[] {
       agentName: pick(AGENTS),
       type,
       severity,
-      status: pick(["open", "open", "acknowledged", "resolved"]),
+      status: pick(["open", "open", "acknowledged", "snoozed", "resolved"]),
       occurredAtNs: DAY_START + BigInt(Math.floor(rand() * 2 * 86_400_000)) * 1_000_000n,
     };
   });
