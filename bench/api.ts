@@ -4,7 +4,7 @@
 // default; PostgreSQL with DATABASE_URL=postgresql://… or --postgres URL (a fresh database
 // "sightdesk_bench_api" on that server, dropped first).
 // Usage: npm run bench:api [-- --rows 1000000 --runs 60 --postgres URL --keep DIR]
-import { spawn } from "node:child_process";
+// With --agentsight: SightDesk beside AgentSight on AgentSight's own store (bench/apiAgentSight.ts).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,11 +17,9 @@ import { REGRESSED_SQL } from "../lib/db/queries/filterSql";
 import { marks, toNumbered } from "../lib/db/sql";
 import { providerOf } from "../lib/db/url";
 import { DEFAULT_SEVERITY, INTERRUPTION_TYPES } from "../lib/domain/interruptions";
+import { runAgentSightComparison } from "./apiAgentSight";
+import { flag, getJson, machineLine, startServer, timeRuns, type Timing } from "./serverTiming";
 
-const flag = (name: string): string | undefined => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
 const arg = (name: string, fallback: number) => Number(flag(name) ?? fallback);
 
 const ROWS = arg("rows", 1_000_000);
@@ -135,21 +133,13 @@ function cases(session: string): Case[] {
   ];
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-
-async function timeHttp(url: string, token: string, c: Case): Promise<{ p50: number; p95: number; rows: number }> {
+async function timeHttp(url: string, token: string, c: Case): Promise<Timing & { rows: number }> {
   let rows = 0;
-  const times: number[] = [];
-  for (let i = 0; i < RUNS + 5; i++) {
-    const t = performance.now();
-    const res = await fetch(url + c.route, { headers: { authorization: `Bearer ${token}` } });
-    const body = (await res.json()) as unknown;
-    if (!res.ok) throw new Error(`${c.route}: ${res.status} ${JSON.stringify(body)}`);
-    if (i >= 5) times.push(performance.now() - t);
+  const timing = await timeRuns(RUNS, async () => {
+    const body = await getJson(url, token, c.route);
     rows = Array.isArray(body) ? body.length : 1;
-  }
-  times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p95: percentile(times, 95), rows };
+  });
+  return { ...timing, rows };
 }
 
 /** One query, ready to run: runs it with these parameters, returns once the rows are read. */
@@ -225,24 +215,16 @@ function postgresTarget(serverUrl: string): Target {
   };
 }
 
-async function timeSql(run: Query, c: Case): Promise<{ p50: number; p95: number }> {
-  const times: number[] = [];
-  for (let i = 0; i < RUNS + 5; i++) {
-    const t = performance.now();
-    await run(c.params);
-    if (i >= 5) times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  return { p50: percentile(times, 50), p95: percentile(times, 95) };
-}
+const timeSql = (run: Query, c: Case): Promise<Timing> => timeRuns(RUNS, () => run(c.params));
 
 async function main() {
+  if (process.argv.includes("--agentsight")) return runAgentSightComparison();
   // --keep DIR: reuse (or create and keep) the loaded database (and the token file in DIR), for iterating on indexes
   const keep = process.argv.includes("--keep") ? path.resolve(process.argv[process.argv.indexOf("--keep") + 1]) : null;
   const dir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-bench-api-"));
   const postgresUrl = flag("postgres") ?? (process.env.DATABASE_URL && providerOf(process.env.DATABASE_URL) === "postgresql" ? process.env.DATABASE_URL : undefined);
   const target = postgresUrl ? postgresTarget(postgresUrl) : sqliteTarget(dir);
-  console.log(`Machine: ${os.cpus().length} cores (${os.cpus()[0]?.model}), Node ${process.version}`);
+  console.log(`Machine: ${machineLine()}`);
   const database = await target.describe();
   if (database) console.log(`Database: ${database}`);
   const reuse = keep !== null && (await target.loaded());
@@ -254,22 +236,11 @@ async function main() {
     console.log(`Loaded ${ROWS} interruptions over ${SESSIONS} sessions in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   }
 
-  const port = 3900 + Math.floor(Math.random() * 90);
-  const server = spawn(process.execPath, [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
-    // The loaded database is far over the default 100 MB cap and spans 30 days: keep the sweeper
-    // from trimming what is being measured.
-    env: { ...process.env, SIGHTDESK_DATA_DIR: dir, ...target.serverEnv, SIGHTDESK_MAX_DB_SIZE_MB: "1000000", SIGHTDESK_STORAGE__INTERRUPTIONS__RETENTION_DAYS: "3650" },
-    stdio: "ignore",
-    detached: true,
-  });
-  const url = `http://127.0.0.1:${port}`;
+  // The loaded database is far over the default 100 MB cap and spans 30 days: startServer keeps
+  // the sweeper from trimming what is being measured.
+  const server = await startServer(dir, target.serverEnv);
   try {
-    t = performance.now();
-    while (performance.now() - t < 60_000) {
-      if (await fetch(`${url}/api/health`).then((r) => r.ok, () => false)) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    const token = fs.readFileSync(path.join(dir, ".dashboard_token"), "utf8").trim();
+    const { url, token } = server;
     const direct = await target.connect();
     console.log(`\n${RUNS} runs each after 5 warm-up runs; times in ms\n`);
     console.log("| query | rows | HTTP p50 | HTTP p95 | SQL p50 | SQL p95 | HTTP p95 / SQL p95 |\n|---|---|---|---|---|---|---|");
@@ -281,7 +252,7 @@ async function main() {
     }
     await direct.close();
   } finally {
-    if (server.pid) process.kill(-server.pid, "SIGTERM");
+    server.stop();
     if (!keep) {
       await target.drop();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -3,6 +3,7 @@
 export type {
   Activity,
   Agent,
+  AgentCount,
   BulkResult,
   ConversationCount,
   CountResponse,

@@ -4,7 +4,7 @@ import { format } from "date-fns";
 import { SkeletonRows } from "@/components/ui/Panel";
 import { SegmentedControl } from "@/components/ui/SegmentedControl";
 import { useIsClient } from "@/components/ui/useIsClient";
-import { useCounts, useOpenSessions, useSeries, useSessionCounts, useStats } from "./queries";
+import { useAgentCounts, useCounts, useSeries, useSessionsById, useStats, useTopSessions } from "./queries";
 import { chartWindow, RANGE_INFO, RANGES, useRange, useWindow } from "./range";
 import { SeverityCards } from "./SeverityCards";
 import { SeverityChart } from "./SeverityChart";
@@ -35,12 +35,13 @@ function OverviewBody() {
   const win = useWindow(range);
   const counts = useCounts(win);
   const stats = useStats(win);
-  const sessionCounts = useSessionCounts(win);
+  const topSessions = useTopSessions(win);
+  const agentCounts = useAgentCounts(win);
   const chart = chartWindow(win, range);
   const series = useSeries(chart);
-  const openSessions = useOpenSessions(win.anchorMs);
+  const sessionNames = useSessionsById(topSessions.data?.map((s) => s.session_id));
 
-  const all = [counts, stats, sessionCounts, series, openSessions];
+  const all = [counts, stats, topSessions, agentCounts, series, sessionNames];
   const fetching = all.some((q) => q.isFetching);
   const ready = !fetching && all.every((q) => q.data !== undefined && !q.isPlaceholderData);
   const updatedAt = Math.max(...all.map((q) => q.dataUpdatedAt));
@@ -90,8 +91,8 @@ function OverviewBody() {
 
       <div className="grid gap-4 lg:grid-cols-3">
         <TopTypes stats={stats} range={range} />
-        <TopAgents counts={sessionCounts} sessions={openSessions} range={range} />
-        <TopSessions counts={sessionCounts} sessions={openSessions} range={range} />
+        <TopAgents counts={agentCounts} range={range} />
+        <TopSessions counts={topSessions} sessions={sessionNames} range={range} />
       </div>
       <SpendPanel win={win} range={range} />
     </div>

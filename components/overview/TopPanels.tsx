@@ -8,7 +8,7 @@ import { Panel, PanelMessage, SkeletonRows } from "@/components/ui/Panel";
 import { SeverityBadge } from "@/components/ui/SeverityBadge";
 import { sessionHref, type SessionSummary } from "@/components/sessions/types";
 import { topAgents, topSessions, topTypes } from "./derive";
-import type { SessionCount } from "./queries";
+import type { AgentCount, SessionCount } from "./queries";
 import { inboxHref, RANGE_INFO, type Range } from "./range";
 import { RankedList } from "./Ranked";
 
@@ -48,16 +48,11 @@ export function TopTypes({ stats, range }: { stats: Loadable<TypeCount[]>; range
   );
 }
 
-export function TopAgents({ counts, sessions, range }: { counts: Loadable<SessionCount[]>; sessions: Loadable<SessionSummary[]>; range: Range }) {
-  const both: Loadable<[SessionCount[], SessionSummary[]]> = {
-    data: counts.data && sessions.data ? [counts.data, sessions.data] : undefined,
-    error: counts.error ?? sessions.error,
-    isPending: counts.isPending || sessions.isPending,
-  };
+export function TopAgents({ counts, range }: { counts: Loadable<AgentCount[]>; range: Range }) {
   return (
     <Panel testId="top-agents" title="Top agents" subtitle={`Unresolved, ${RANGE_INFO[range].long}`}>
-      {body(both, "agents", ([c, s]) => {
-        const { rows, unattributed } = topAgents(c, s);
+      {body(counts, "agents", (data) => {
+        const { rows, unattributed } = topAgents(data);
         if (!rows.length && !unattributed) return <PanelMessage>No unresolved interruptions in {RANGE_INFO[range].long}.</PanelMessage>;
         return (
           <>
@@ -76,7 +71,7 @@ export function TopAgents({ counts, sessions, range }: { counts: Loadable<Sessio
             />
             {unattributed > 0 && (
               <p className="border-t border-default px-4 py-2 text-xs text-muted" data-testid="top-agents-unattributed">
-                {plural(unattributed, "interruption")} without a known session are not attributed to an agent.
+                {plural(unattributed, "interruption")} without an agent name are not attributed to an agent.
               </p>
             )}
           </>
@@ -99,7 +94,7 @@ export function TopSessions({ counts, sessions, range }: { counts: Loadable<Sess
       }
     >
       {body(counts, "sessions", (data) => {
-        // The agent names arrive separately; rows show without them until then.
+        // The agent names arrive separately (the listed sessions only); rows show without them until then.
         const rows = topSessions(data, sessions.data ?? []);
         if (!rows.length) return <PanelMessage>No session has unresolved interruptions in {RANGE_INFO[range].long}.</PanelMessage>;
         return (

@@ -3,7 +3,7 @@ import type { SeverityCounts, TypeCount } from "@/components/api/types";
 import { SEVERITIES, severityRank } from "@/lib/domain/interruptions";
 import { NS_PER_MS } from "@/lib/domain/time";
 import type { SessionSummary } from "@/components/sessions/types";
-import type { SeriesResponse, SessionCount } from "./queries";
+import type { AgentCount, SeriesResponse, SessionCount } from "./queries";
 
 export const UNASSIGNED = "__unassigned__";
 
@@ -37,27 +37,17 @@ export type AgentRow = { agent: string; count: number; by_severity: SeverityCoun
 export type AgentTotals = { rows: AgentRow[]; unattributed: number };
 
 /**
- * Unresolved counts per agent: the per-session counts of the window, each session named by its
- * agent. Interruptions without a session (or whose session is not among `sessions`) cannot be
- * named and are returned as `unattributed`.
+ * Unresolved counts per agent (`/agent-counts`, most first). Interruptions that name no agent
+ * are returned as `unattributed`.
  */
-export function topAgents(counts: SessionCount[], sessions: SessionSummary[]): AgentTotals {
-  const agentOf = new Map(sessions.map((s) => [s.session_id, s.agent_name]));
-  const byAgent = new Map<string, AgentRow>();
+export function topAgents(counts: AgentCount[]): AgentTotals {
   let unattributed = 0;
+  const rows: AgentRow[] = [];
   for (const c of counts) {
-    const agent = c.session_id === UNASSIGNED ? null : agentOf.get(c.session_id);
-    if (!agent) {
-      unattributed += c.total;
-      continue;
-    }
-    let row = byAgent.get(agent);
-    if (!row) byAgent.set(agent, (row = { agent, count: 0, by_severity: emptyCounts(), sessions: 0 }));
-    row.count += c.total;
-    row.sessions += 1;
-    addCounts(row.by_severity, c.by_severity);
+    if (c.agent_name === null) unattributed += c.total;
+    else rows.push({ agent: c.agent_name, count: c.total, by_severity: c.by_severity, sessions: c.sessions });
   }
-  const rows = [...byAgent.values()].sort((a, b) => b.count - a.count || compareSeverities(a.by_severity, b.by_severity) || a.agent.localeCompare(b.agent));
+  rows.sort((a, b) => b.count - a.count || compareSeverities(a.by_severity, b.by_severity) || a.agent.localeCompare(b.agent));
   return { rows, unattributed };
 }
 
@@ -69,13 +59,13 @@ export function compareSeverities(a: SeverityCounts, b: SeverityCounts): number 
 
 export type SessionRow = SessionCount & { agent: string | null };
 
-/** Sessions with the most unresolved interruptions in the window (most severe first on ties). */
+/**
+ * The sessions with the most unresolved interruptions in the window, in the server's order
+ * (`sort=total`: most first, the more severe first on ties), each named by its agent.
+ */
 export function topSessions(counts: SessionCount[], sessions: SessionSummary[]): SessionRow[] {
   const agentOf = new Map(sessions.map((s) => [s.session_id, s.agent_name]));
-  return counts
-    .filter((c) => c.session_id !== UNASSIGNED)
-    .map((c) => ({ ...c, agent: agentOf.get(c.session_id) ?? null }))
-    .sort((a, b) => b.total - a.total || compareSeverities(a.by_severity, b.by_severity) || a.session_id.localeCompare(b.session_id));
+  return counts.filter((c) => c.session_id !== UNASSIGNED).map((c) => ({ ...c, agent: agentOf.get(c.session_id) ?? null }));
 }
 
 export type ChartPoint = { t: number; total: number } & SeverityCounts;

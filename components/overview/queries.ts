@@ -3,12 +3,13 @@
 // previous window stay on screen while the next one loads.
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { api } from "@/components/api/client";
-import type { CountResponse, SessionCount, Timeseries as SeriesResponse, TypeCount } from "@/components/api/types";
+import type { AgentCount, CountResponse, SessionCount, Timeseries as SeriesResponse, TypeCount } from "@/components/api/types";
 import type { SessionSummary } from "@/components/sessions/types";
+import { UNASSIGNED } from "./derive";
 import type { Window } from "./range";
 import { ACTIVE_STATUSES } from "@/lib/domain/interruptions";
 
-export type { CountResponse, SessionCount, Timeseries as SeriesResponse } from "@/components/api/types";
+export type { AgentCount, CountResponse, SessionCount, Timeseries as SeriesResponse } from "@/components/api/types";
 
 // Open and acknowledged only: snoozed ones are set aside (SPEC §4), as in the inbox's unresolved views.
 const windowQuery = (w: Window) => ({ start_ns: w.startNs, end_ns: w.endNs, status: ACTIVE_STATUSES.join(",") });
@@ -29,10 +30,21 @@ export function useStats(w: Window) {
   });
 }
 
-export function useSessionCounts(w: Window) {
+/** The sessions the "most affected sessions" panel lists: only those, ranked by the server. */
+export const TOP_SESSIONS = 25;
+
+export function useTopSessions(w: Window) {
   return useQuery({
-    queryKey: ["interruptions", "session-counts", w.startNs, w.endNs],
-    queryFn: () => api.get<SessionCount[]>("/api/interruptions/session-counts", windowQuery(w)),
+    queryKey: ["interruptions", "session-counts", "top", w.startNs, w.endNs],
+    queryFn: () => api.get<SessionCount[]>("/api/interruptions/session-counts", { ...windowQuery(w), limit: TOP_SESSIONS, sort: "total" }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useAgentCounts(w: Window) {
+  return useQuery({
+    queryKey: ["interruptions", "agent-counts", w.startNs, w.endNs],
+    queryFn: () => api.get<AgentCount[]>("/api/interruptions/agent-counts", windowQuery(w)),
     placeholderData: keepPreviousData,
   });
 }
@@ -45,14 +57,13 @@ export function useSeries(w: { startNs: string; endNs: string; buckets: number }
   });
 }
 
-// Sessions that have unresolved interruptions (any time), to name the agent of each session in
-// the counts above. Every interruption counted in a window belongs to one of these.
-export const OPEN_SESSIONS_LIMIT = 5000;
-
-export function useOpenSessions(anchorMs: number) {
+/** The listed sessions themselves, to name the agent of each. */
+export function useSessionsById(ids: string[] | undefined) {
+  const list = (ids ?? []).filter((id) => id !== UNASSIGNED);
   return useQuery({
-    queryKey: ["sessions", "with-open", anchorMs],
-    queryFn: () => api.get<SessionSummary[]>("/api/sessions", { with_open: true, limit: OPEN_SESSIONS_LIMIT }),
+    queryKey: ["sessions", "by-id", list],
+    queryFn: () => (list.length ? api.get<SessionSummary[]>("/api/sessions", { session_id: list.join(","), limit: list.length }) : Promise.resolve([])),
+    enabled: ids !== undefined,
     placeholderData: keepPreviousData,
   });
 }

@@ -43,7 +43,8 @@ export async function importAgentSightUpload(db: Db, upload: AgentSightUpload): 
     const source = openUpload(dir);
     try {
       // The copy is gone afterwards: idempotence comes from the ids, not from high-water marks.
-      return await new AgentSightImporter(source, { kind: "local", db }, { marks: false }).pass();
+      // Pages of 5,000: the server's other requests wait while a page is written.
+      return await new AgentSightImporter(source, { kind: "local", db }, { marks: false, interruptionPageSize: 5_000 }).pass();
     } finally {
       source.close();
     }

@@ -26,7 +26,12 @@ export type HandlerContext<Q, B> = {
 };
 
 export function json(value: unknown, status = 200, headers: HeadersInit = {}): Response {
-  return new Response(stringifyExact(value), {
+  return jsonText(stringifyExact(value), status, headers);
+}
+
+/** An answer whose JSON text is written already (e.g. by the database). */
+export function jsonText(text: string, status = 200, headers: HeadersInit = {}): Response {
+  return new Response(text, {
     status,
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
   });

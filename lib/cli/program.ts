@@ -163,6 +163,7 @@ export function buildProgram(contextFor: ContextFactory, io: Io, version?: strin
     .option("--follow", "keep polling for new rows and import or forward them (Ctrl+C stops)")
     .option("--interval <secs>", "seconds between polls with --follow", importer.parseInterval, importer.DEFAULT_INTERVAL_SECS)
     .option("--json", "print the counts as JSON")
+    .option("--quiet", "no progress on stderr (rows, rows/s and time left: in place on a terminal, else a line every 10 s)")
     .addHelpText(
       "after",
       `

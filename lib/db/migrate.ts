@@ -4,13 +4,15 @@
 // PostgreSQL even when it has nothing to do (its WebAssembly engine waits on a timer). When
 // something is pending the engine runs (offline, see STACK.md) — on PostgreSQL under an advisory
 // lock, so that server processes starting together migrate once: each takes the lock in turn
-// and looks again. On SQLite the engine's own lock on the file is enough.
+// and looks again. On SQLite the engine's own lock on the file is enough. Every start then makes
+// sure the triggers that keep the per-session counts exist (lib/db/openCounts.ts).
 import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
+import { ensureOpenCountsPostgres, ensureOpenCountsSqlite } from "./openCounts";
 import { createDatabase, databaseName } from "./postgresAdmin";
 import { PRISMA_FILES } from "./schemaFiles";
 import { databaseUrl, providerOf, redactedUrl, sqliteFilePath } from "./url";
@@ -67,16 +69,20 @@ function runEngine(url: string): void {
 async function migratePostgres(url: string, committed: Migration[]): Promise<MigrateResult> {
   const client = await connectCreating(url);
   try {
-    if (!pendingMigrations(committed, await appliedOnPostgres(client), () => undefined).length) return { applied: [] };
-    await client.query(LOCK);
-    try {
-      // another process may have migrated while this one waited for the lock
-      const pending = pendingMigrations(committed, await appliedOnPostgres(client));
-      if (pending.length) runEngine(url);
-      return { applied: pending.map((m) => m.name) };
-    } finally {
-      await client.query(UNLOCK);
+    let applied: string[] = [];
+    if (pendingMigrations(committed, await appliedOnPostgres(client), () => undefined).length) {
+      await client.query(LOCK);
+      try {
+        // another process may have migrated while this one waited for the lock
+        const pending = pendingMigrations(committed, await appliedOnPostgres(client));
+        if (pending.length) runEngine(url);
+        applied = pending.map((m) => m.name);
+      } finally {
+        await client.query(UNLOCK);
+      }
     }
+    await ensureOpenCountsPostgres(client);
+    return { applied };
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -125,6 +131,7 @@ async function migrateSqlite(url: string, committed: Migration[]): Promise<Migra
   if (pending.length) runEngine(url);
   // WAL lets readers work while ingest writes; it is a property of the file.
   withSqlite(file, (db) => db.pragma("journal_mode = WAL"));
+  await ensureOpenCountsSqlite(file);
   return { applied: pending.map((m) => m.name) };
 }
 

@@ -13,6 +13,8 @@ export interface Sql {
   readonly dialect: "sqlite" | "postgres";
   all(sql: string, params?: unknown[]): Promise<Row[]>;
   run(sql: string, params?: unknown[]): Promise<void>;
+  /** Runs one statement once per parameter list, in order; how many rows each run changed. */
+  runEach(sql: string, paramLists: unknown[][]): Promise<number[]>;
 }
 
 // Kept on the client object itself: Next.js may load this module more than once per process
@@ -69,6 +71,11 @@ class SqliteSql implements Sql {
   async run(sql: string, params: unknown[] = []): Promise<void> {
     this.statement(sql).run(...params.map(bindSqlite));
   }
+
+  async runEach(sql: string, paramLists: unknown[][]): Promise<number[]> {
+    const stmt = this.statement(sql);
+    return paramLists.map((params) => stmt.run(...params.map(bindSqlite)).changes);
+  }
 }
 
 function bindSqlite(v: unknown): unknown {
@@ -93,6 +100,12 @@ class PrismaSql implements Sql {
 
   async run(sql: string, params: unknown[] = []): Promise<void> {
     await this.tx.$executeRawUnsafe(this.text(sql), ...params.map(bindPrisma));
+  }
+
+  async runEach(sql: string, paramLists: unknown[][]): Promise<number[]> {
+    const changed: number[] = [];
+    for (const params of paramLists) changed.push(await this.tx.$executeRawUnsafe(this.text(sql), ...params.map(bindPrisma)));
+    return changed;
   }
 }
 
@@ -143,6 +156,16 @@ class PostgresSql implements Sql {
 
   async run(sql: string, params: unknown[] = []): Promise<void> {
     await this.query(sql, params);
+  }
+
+  async runEach(sql: string, paramLists: unknown[][]): Promise<number[]> {
+    const text = toNumbered(sql);
+    const changed: number[] = [];
+    for (const params of paramLists) {
+      const values = params.map(bindPrisma);
+      changed.push((await this.client.query({ name: statementName(text, values.length), text, values, types: pgTypes })).rowCount ?? 0);
+    }
+    return changed;
   }
 }
 

@@ -51,6 +51,13 @@ export type Status = (typeof STATUSES)[number];
 export const SORTS = ["time", "severity", "type", "agent"] as const;
 export type Sort = { by: (typeof SORTS)[number]; order: "asc" | "desc" };
 
+/**
+ * How the per-session counts can be ranked (beside AgentSight's order): most interruptions
+ * first, or the worst severity first.
+ */
+export const COUNT_SORTS = ["total", "severity"] as const;
+export type CountSort = (typeof COUNT_SORTS)[number];
+
 /** What the inbox, the counts and bulk actions select (SPEC §5.1, §5.2). */
 export type InterruptionFilter = {
   startNs: bigint;

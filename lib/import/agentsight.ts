@@ -4,16 +4,16 @@
 // AgentSight's own interruptions are then inserted locally with their ids, types, severities,
 // times, detail and resolved flag. Everything is idempotent: calls by call_id, interruptions by
 // id, and local imports keep a high-water mark per file in the Setting table.
-import { insertRows, selectIn } from "../db/multiRow";
+import { insertNew, insertRows, selectIn } from "../db/multiRow";
 import type { Db } from "../db/client";
-import { transaction } from "../db/sql";
+import { transaction, type Sql } from "../db/sql";
 import { callKeys } from "../ingest/keys";
 import { callSchema } from "../ingest/schema";
 import { ingestCalls, type IngestResult } from "../ingest/storeCalls";
 import type { NormalizedCall } from "../domain/calls";
 import { nowNs as systemNowNs } from "../domain/time";
 import { IMPORT_ACTOR, mapCall, mapInterruption, type CallLink, type WireCall } from "./agentsightMap";
-import type { AgentSightSource, SourceRow } from "./agentsightSource";
+import type { AgentSightSource, SourceRow, TableName } from "./agentsightSource";
 
 export { IMPORT_ACTOR } from "./agentsightMap";
 
@@ -61,9 +61,27 @@ export function addStats(into: ImportStats, more: ImportStats): void {
   for (const p of more.problems) if (into.problems.length < MAX_PROBLEMS) into.problems.push(p);
 }
 
+/** How far a pass has got through one AgentSight table (for a progress display). */
+export type ImportProgress = {
+  table: TableName;
+  /** rows of this table read so far in this pass */
+  done: number;
+  /** rows of this table to read in this pass (estimated when the pass reached the table) */
+  total: number;
+};
+
 export type ImporterOptions = {
-  /** rows read from AgentSight per query */
+  /** genai_events rows read per query */
   pageSize?: number;
+  /**
+   * interruption_events rows read, and stored in one transaction, per page (default 50,000: a
+   * transaction writes each index page it touched once, and a million AgentSight ids land on
+   * random pages of the indexes: pages of 1,000 wrote 46 GB for a 1.2 GB database, 50,000 write
+   * 7 GB). A server importing an upload uses smaller pages: each one holds the writer's lock.
+   */
+  interruptionPageSize?: number;
+  /** once when a pass reaches a table with rows to read, then after every page */
+  onProgress?: (p: ImportProgress) => void;
   /** calls per ingest transaction / request */
   batchSize?: number;
   /** at most this many bytes of JSON per request to a server (the API's limit is 10 MiB) */
@@ -87,6 +105,8 @@ export class DeliveryError extends Error {}
  */
 export class AgentSightImporter {
   private readonly pageSize: number;
+  private readonly interruptionPageSize: number;
+  private readonly onProgress: (p: ImportProgress) => void;
   private readonly batchSize: number;
   private readonly maxRequestBytes: number;
   private readonly now: () => bigint;
@@ -103,13 +123,15 @@ export class AgentSightImporter {
     options: ImporterOptions = {},
   ) {
     this.pageSize = options.pageSize ?? 1000;
+    this.interruptionPageSize = options.interruptionPageSize ?? 50_000;
+    this.onProgress = options.onProgress ?? (() => undefined);
     this.batchSize = options.batchSize ?? 200;
     this.maxRequestBytes = options.maxRequestBytes ?? 4 * 1024 * 1024;
     this.now = options.now ?? systemNowNs;
     this.storeMarks = options.marks ?? true;
   }
 
-  private markKey(table: "genai_events" | "interruption_events"): string {
+  private markKey(table: TableName): string {
     return `${MARK_PREFIX}${this.source.dir}:${table}`;
   }
 
@@ -127,10 +149,16 @@ export class AgentSightImporter {
     return this.marks;
   }
 
-  private async saveMark(table: "genai_events" | "interruption_events", value: bigint): Promise<void> {
+  private async saveMark(table: TableName, value: bigint): Promise<void> {
     if (this.sink.kind !== "local" || !this.storeMarks) return;
     const key = this.markKey(table);
     await this.sink.db.setting.upsert({ where: { key }, create: { key, value: String(value) }, update: { value: String(value) } });
+  }
+
+  /** The mark, in the transaction that stores the rows up to it. */
+  private async saveMarkIn(sql: Sql, table: TableName, value: bigint): Promise<void> {
+    if (!this.storeMarks) return;
+    await insertRows(sql, "Setting", [{ key: this.markKey(table), value: String(value) }], { key: ["key"], update: ["value"] });
   }
 
   /** Imports everything new once. Throws DeliveryError when a batch could not be stored or sent. */
@@ -159,10 +187,12 @@ export class AgentSightImporter {
       }
     }
     let cursor = marks.calls;
+    const progress = this.progressOf("genai_events", cursor);
     for (;;) {
       const rows = this.source.callsAfter(cursor, this.pageSize);
       if (!rows.length) break;
       await this.importCallRows(rows, stats);
+      progress(rows.length);
       cursor = BigInt(rows[rows.length - 1].id as bigint);
       // Never past a row still pending: a restarted import must look at it again.
       const floor = this.pendingIds.size ? [...this.pendingIds].reduce((a, b) => (b < a ? b : a)) - 1n : cursor;
@@ -251,20 +281,24 @@ export class AgentSightImporter {
 
   private async passInterruptions(db: Db, stats: ImportStats): Promise<void> {
     const marks = await this.loadMarks();
+    const progress = this.progressOf("interruption_events", marks.interruptions);
     for (;;) {
-      const rows = this.source.interruptionsAfter(marks.interruptions, this.pageSize);
+      const rows = this.source.interruptionsAfter(marks.interruptions, this.interruptionPageSize);
       if (!rows.length) break;
-      await this.importInterruptionRows(db, rows, stats);
-      marks.interruptions = BigInt(rows[rows.length - 1].id as bigint);
-      await this.saveMark("interruption_events", marks.interruptions);
-      if (rows.length < this.pageSize) break;
+      const mark = BigInt(rows[rows.length - 1].id as bigint);
+      addStats(stats, await this.importInterruptionRows(db, rows, mark));
+      marks.interruptions = mark;
+      progress(rows.length);
+      if (rows.length < this.interruptionPageSize) break;
     }
   }
 
-  private async importInterruptionRows(db: Db, rows: SourceRow[], stats: ImportStats): Promise<void> {
+  /** One page in one transaction: the new interruptions, the resolve activity of those resolved, the mark. */
+  private async importInterruptionRows(db: Db, rows: SourceRow[], mark: bigint): Promise<ImportStats> {
     const now = this.now();
     try {
-      await transaction(db, async (sql) => {
+      return await transaction(db, async (sql) => {
+        const page = emptyStats(); // afresh if PostgreSQL runs the transaction again
         const callIds = rows.map((r) => r.call_id).filter((v): v is string => typeof v === "string" && v !== "");
         const links = new Map<string, CallLink>();
         for (const c of await selectIn(sql, "Call", "id", callIds, '"id", "turnId", "model"')) {
@@ -273,55 +307,64 @@ export class AgentSightImporter {
         const mapped = rows.flatMap((r) => {
           const m = mapInterruption(r, typeof r.call_id === "string" ? links.get(r.call_id) : undefined, now);
           if (m.kind === "skip") {
-            skip(stats, "interruptions", m.reason);
+            skip(page, "interruptions", m.reason);
             return [];
           }
           return [m];
         });
-        const stored = new Set((await selectIn(sql, "Interruption", "id", mapped.map((m) => m.row.id), '"id"')).map((r) => String(r.id)));
-        const fresh = mapped.filter((m) => {
-          if (stored.has(m.row.id)) {
-            stats.interruptions.present += 1;
-            return false;
-          }
-          stored.add(m.row.id); // a duplicate id inside AgentSight's own file counts once
-          return true;
-        });
-        if (!fresh.length) return;
-        await insertRows(
+        // Ids stored before (a re-run) or twice in AgentSight's own file are inserted once.
+        const inserted = await insertNew(
           sql,
           "Interruption",
-          fresh.map((m) => ({
+          mapped.map((m) => ({
             ...m.row,
             status: m.resolved ? "resolved" : "open",
             resolvedBy: m.resolved ? IMPORT_ACTOR : null,
             resolvedAtNs: m.resolved ? now : null,
           })),
-          { key: ["id"], update: "nothing" },
+          "id",
         );
+        const fresh = mapped.filter((_, i) => inserted[i]);
         const resolved = fresh.filter((m) => m.resolved);
-        await insertRows(
+        await insertNew(
           sql,
           "InterruptionActivity",
           resolved.map((m) => ({
             interruptionId: m.row.id,
             actor: IMPORT_ACTOR,
             action: "resolve",
-            before: JSON.stringify({ status: "open", assignee: null }),
-            after: JSON.stringify({ status: "resolved", assignee: null }),
+            before: RESOLVE_BEFORE,
+            after: RESOLVE_AFTER,
             note: "resolved in AgentSight before the import",
             atNs: now,
           })),
-          { key: ["id"], update: "nothing" },
+          "id",
         );
-        stats.interruptions.imported += fresh.length;
-        stats.interruptions.resolved += resolved.length;
+        await this.saveMarkIn(sql, "interruption_events", mark);
+        page.interruptions.imported += fresh.length;
+        page.interruptions.present += mapped.length - fresh.length;
+        page.interruptions.resolved += resolved.length;
+        return page;
       });
     } catch (e) {
       throw new DeliveryError(`Cannot store interruptions: ${(e as Error).message}`);
     }
   }
+
+  /** Reports progress through `table` from `after` on: call the result with each page's row count. */
+  private progressOf(table: TableName, after: bigint): (rows: number) => void {
+    const p: ImportProgress = { table, done: 0, total: this.source.estimateAfter(table, after) };
+    if (p.total) this.onProgress({ ...p });
+    return (rows) => {
+      p.done += rows;
+      p.total = Math.max(p.total, p.done);
+      this.onProgress({ ...p });
+    };
+  }
 }
+
+const RESOLVE_BEFORE = JSON.stringify({ status: "open", assignee: null });
+const RESOLVE_AFTER = JSON.stringify({ status: "resolved", assignee: null });
 
 function count(stats: ImportStats, result: IngestResult): void {
   stats.calls.imported += result.accepted;

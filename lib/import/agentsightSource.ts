@@ -34,7 +34,7 @@ export class SourceError extends Error {
   }
 }
 
-type Table = { db: Database.Database; page: Database.Statement; file: string };
+type Table = { db: Database.Database; page: Database.Statement; bounds: Database.Statement; file: string };
 
 function hasSqliteHeader(file: string): boolean {
   const head = Buffer.alloc(SQLITE_HEADER.length);
@@ -66,7 +66,9 @@ function openTable(file: string, table: TableName): Table {
     if (missing.length) throw fail(`has a table ${table} without the column(s) ${missing.join(", ")}`, ": not an AgentSight store");
     // `id` is AUTOINCREMENT: new rows always get larger ids, so it is the high-water mark.
     const page = db.prepare(`SELECT * FROM ${table} WHERE id > ? ORDER BY id LIMIT ?`);
-    return { db, page, file };
+    // Each answered from an index without reading the table (a COUNT over `id > ?` reads it all).
+    const bounds = db.prepare(`SELECT (SELECT COUNT(*) FROM ${table}) AS "rows", (SELECT MAX(id) FROM ${table}) AS "last"`);
+    return { db, page, bounds, file };
   } catch (e) {
     db.close();
     if (e instanceof SourceError) throw e;
@@ -111,6 +113,18 @@ export class AgentSightSource {
       throw e;
     }
     return new AgentSightSource(fs.realpathSync(abs), genai, interruptions);
+  }
+
+  /**
+   * About how many rows of `table` have `id > after`: ids only grow and AgentSight deletes its
+   * oldest rows, so the ids above `after` are nearly all taken (never more than the table holds).
+   */
+  estimateAfter(table: TableName, after: bigint): number {
+    const t = table === "genai_events" ? this.genai : this.interruptions;
+    if (!t) return 0;
+    const { rows, last } = t.bounds.get() as { rows: bigint; last: bigint | null };
+    const above = last === null || last <= after ? 0n : last - after;
+    return Number(above < rows ? above : rows);
   }
 
   /** Up to `limit` genai_events rows with `id > after`, in id order. */

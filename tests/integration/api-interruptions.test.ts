@@ -24,6 +24,7 @@ import {
   sessionInterruptions,
   severities,
   type Activity,
+  type AgentCount,
   type ConversationCount,
   type CountBody,
   type InterruptionRecord,
@@ -220,6 +221,18 @@ describe("AgentSight-compatible routes (SPEC §5.1)", () => {
       session_id: "__unassigned__", total: 1, by_severity: severities({ critical: 1 }),
       types: [{ interruption_type: "agent_crash", severity: "critical", count: 1 }],
     });
+  });
+
+  it("agent-counts: unresolved per agent name, with the sessions they are in, honouring the filters", async () => {
+    const reply = await get<AgentCount[]>(`/api/interruptions/agent-counts?${q({ agent_name: agent })}`);
+    expect(reply.status, reply.text).toBe(200);
+    // a2 (s1), a3 and a4 (s2), a5 (no session); a1 is resolved
+    expect(reply.body).toEqual([{ agent_name: agent, total: 4, by_severity: severities({ critical: 2, high: 2 }), sessions: 2 }]);
+    const critical = await get<AgentCount[]>(`/api/interruptions/agent-counts?${q({ agent_name: agent, severity: "critical" })}`);
+    expect(critical.body).toEqual([{ agent_name: agent, total: 2, by_severity: severities({ critical: 2 }), sessions: 1 }]);
+    const all = await get<AgentCount[]>("/api/interruptions/agent-counts");
+    const count = await get<CountBody>("/api/interruptions/count");
+    expect(all.body.reduce((n, a) => n + a.total, 0)).toBe(count.body.total);
   });
 
   it("conversation-counts: keyed by conversation_id with session_id, one __unassigned__ group", async () => {
@@ -565,7 +578,7 @@ describe("errors", () => {
     for (const [query, name] of cases) {
       expectError(await get(`/api/interruptions?${query}`), 400, name);
     }
-    for (const route of ["count", "stats", "session-counts", "conversation-counts", "timeseries"]) {
+    for (const route of ["count", "stats", "session-counts", "agent-counts", "conversation-counts", "timeseries"]) {
       expectError(await get(`/api/interruptions/${route}?severity=catastrophic`), 400, /severity/);
       expectError(await get(`/api/interruptions/${route}?resolved=maybe`), 400, /resolved/);
     }

@@ -117,6 +117,12 @@ describe("GET /api/sessions", () => {
     for (const s of everyone) expect(s.open_interruptions.total).toBeGreaterThan(0);
   });
 
+  it("lists only the sessions named by session_id (the overview names its top sessions so)", async () => {
+    expect((await sessions(`session_id=${l1},${l3},${uid("unknown")}`)).map((s) => s.session_id)).toEqual([l3, l1]);
+    expect((await sessions(`session_id=${l2}&with_open=true`)).map((s) => s.session_id)).toEqual([]);
+    expect((await sessions(`session_id=${l1}&with_open=true`)).map((s) => s.session_id)).toEqual([l1]);
+  });
+
   it("pages with a Link rel=\"next\" header, without overlap", async () => {
     const first = await get<SessionRecord[]>(`/api/sessions?agent_name=${agent}&limit=2`);
     expect(first.body.map((s) => s.session_id)).toEqual([l2, l3]);

@@ -86,6 +86,32 @@ describe("sightdesk import agentsight", () => {
     expect(again.stdout).toContain("interruptions: 0 imported, 0 already present");
   });
 
+  it("shows rows, rate and time left in place on a terminal, and nothing with --quiet", async () => {
+    // `script` gives the CLI a terminal (stdout and stderr both arrive here through it)
+    const onTerminal = (extra: string[]): Promise<string> => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-import-tty-"));
+      const command = [process.execPath, BIN, "import", "agentsight", SAMPLE, ...extra].map((a) => `'${a}'`).join(" ");
+      const base: NodeJS.ProcessEnv = { ...process.env, TZ: "UTC", NO_COLOR: "1" };
+      for (const k of Object.keys(base)) if (k.startsWith("SIGHTDESK_") || k === "DATABASE_URL") delete base[k];
+      return new Promise((resolve, reject) => {
+        execFile("script", ["-qec", command, "/dev/null"], { cwd, env: { ...base, SIGHTDESK_DATA_DIR: dataDir }, timeout: 60_000 }, (error, stdout) => {
+          fs.rmSync(dataDir, { recursive: true, force: true });
+          if (error) reject(new Error(`${error.message}\n${stdout}`));
+          else resolve(stdout);
+        });
+      });
+    };
+    const shown = await onTerminal([]);
+    // each table's line is drawn from 0 and rewritten in place (\r, erase to the end), then ended
+    expect(shown).toMatch(/\rgenai_events: 0 of 30 rows \(0 %\), 0 rows\/s\x1b\[K/);
+    expect(shown).toMatch(/\rgenai_events: 30 of 30 rows \(100 %\), [\d,]+ rows\/s\x1b\[K\r?\n/);
+    expect(shown).toMatch(/\rinterruption_events: 9 of 9 rows \(100 %\), [\d,]+ rows\/s\x1b\[K\r?\n/);
+    expect(shown).toContain("interruptions: 9 imported (2 resolved)");
+    const quiet = await onTerminal(["--quiet"]);
+    expect(quiet).not.toMatch(/rows\/s/);
+    expect(quiet).toContain("interruptions: 9 imported (2 resolved)");
+  });
+
   it("fails clearly on a directory that is not an AgentSight store", async () => {
     const run = await cli(["import", "agentsight", path.join(cwd, "missing")]);
     expect(run.code).toBe(2);

@@ -6,7 +6,7 @@ import { encodeSessionCursor, listSessions } from "@/lib/db/queries/sessions";
 export const GET = handle(c.listSessions, async ({ req, db, query }) => {
   const limit = query.limit ?? 100;
   const rows = await listSessions(db, {
-    agentNames: query.agent_name, withOpen: query.with_open, startNs: query.start_ns, endNs: query.end_ns, limit, cursor: query.cursor,
+    ids: query.session_id, agentNames: query.agent_name, withOpen: query.with_open, startNs: query.start_ns, endNs: query.end_ns, limit, cursor: query.cursor,
   });
   const headers = rows.length === limit ? nextLinkHeader(req, encodeSessionCursor(rows[rows.length - 1])) : {};
   return json(rows, 200, headers);

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { contract } from "../contract";
-import { filterFields, filterQuery, groupsQuery, listQuery, seriesQuery } from "./params";
+import { filterFields, filterQuery, groupsQuery, listQuery, seriesQuery, sessionCountsQuery } from "./params";
 import { snoozeBody } from "./snoozes";
-import { activitySchema, conversationCountsSchema, countSchema, recordSchema, sessionCountsSchema, statsSchema } from "./schemas";
+import { activitySchema, agentCountsSchema, conversationCountsSchema, countSchema, recordSchema, sessionCountsSchema, statsSchema } from "./schemas";
 
 const tag = "interruptions";
 
@@ -19,8 +19,12 @@ export const interruptionStats = contract({
   summary: "Unresolved interruptions by type and severity.",
 });
 export const sessionCounts = contract({
-  method: "GET", path: "/api/interruptions/session-counts", tag, scope: "read", query: filterQuery, response: sessionCountsSchema,
-  summary: "Unresolved interruptions per session (\"__unassigned__\" for none).",
+  method: "GET", path: "/api/interruptions/session-counts", tag, scope: "read", query: sessionCountsQuery, response: sessionCountsSchema,
+  summary: "Unresolved interruptions per session (\"__unassigned__\" for none): every session by default, or the first `limit` by `sort`.",
+});
+export const agentCounts = contract({
+  method: "GET", path: "/api/interruptions/agent-counts", tag, scope: "read", query: filterQuery, response: agentCountsSchema,
+  summary: "Unresolved interruptions per agent (null for none), most first, with the number of sessions they are in.",
 });
 export const conversationCounts = contract({
   method: "GET", path: "/api/interruptions/conversation-counts", tag, scope: "read", query: filterQuery, response: conversationCountsSchema,

@@ -1,7 +1,7 @@
 // Query-parameter schemas shared by the list and count routes (SPEC §5.1, §5.2). Query values
 // arrive as strings; each schema names the parameter in its error.
 import { z } from "zod";
-import { INTERRUPTION_TYPES, SEVERITIES, SORTS, STATUSES, type InterruptionFilter, type Sort, type Status, UNRESOLVED_STATUSES } from "../../domain/interruptions";
+import { COUNT_SORTS, INTERRUPTION_TYPES, SEVERITIES, SORTS, STATUSES, type InterruptionFilter, type Sort, type Status, UNRESOLVED_STATUSES } from "../../domain/interruptions";
 import { NS_PER_HOUR, nowNs } from "../../domain/time";
 
 export const MAX_LIMIT = 5000;
@@ -96,6 +96,18 @@ export const listQuery = z
   });
 
 export type ListQuery = z.output<typeof listQuery>;
+
+/** session-counts: the filter, and optionally only the first `limit` sessions of an order. */
+export const sessionCountsQuery = z
+  .object({
+    ...filterFields,
+    limit: limitParam.optional().describe("only the first N sessions (default: every session, as AgentSight answers)"),
+    sort: z
+      .enum(COUNT_SORTS)
+      .optional()
+      .describe("total: most interruptions first, ties by the worse severities; severity: the worst severity first (more critical, then more high, …), ties by total. Default: most interruptions first, ties by session id (AgentSight's order)"),
+  })
+  .transform((raw, ctx) => ({ filter: toFilter(raw, ctx), limit: raw.limit, sort: raw.sort }));
 
 export const seriesQuery = z
   .object({

@@ -37,6 +37,9 @@ const typeCount = z.object({ interruption_type: z.string(), severity: z.string()
 export const countSchema = z.object({ total: z.int(), by_severity: bySeverity });
 export const statsSchema = z.array(typeCount);
 export const sessionCountsSchema = z.array(z.object({ session_id: z.string(), total: z.int(), by_severity: bySeverity, types: z.array(typeCount) }));
+export const agentCountsSchema = z.array(
+  z.object({ agent_name: z.string().nullable(), total: z.int(), by_severity: bySeverity, sessions: z.int().describe("sessions with these interruptions") }),
+);
 export const conversationCountsSchema = z.array(
   z.object({ conversation_id: z.string(), session_id: z.string().nullable(), total: z.int(), by_severity: bySeverity, types: z.array(typeCount) }),
 );

@@ -9,6 +9,7 @@ import type { importAgentSight } from "./import";
 import type { listForwarders } from "./forwarders";
 import type { ingestCalls, ingestEvents } from "./ingest";
 import type {
+  agentCounts,
   bulkInterruptions,
   conversationCounts,
   countInterruptions,
@@ -53,6 +54,7 @@ export type SeverityCounts = CountResponse["by_severity"];
 export type TypeCount = Item<ResponseOf<typeof interruptionStats>>;
 export type SessionCount = Item<ResponseOf<typeof sessionCounts>>;
 export type ConversationCount = Item<ResponseOf<typeof conversationCounts>>;
+export type AgentCount = Item<ResponseOf<typeof agentCounts>>;
 export type Activity = Item<ResponseOf<typeof interruptionActivity>>;
 export type ResolveResult = ResponseOf<typeof resolveInterruption>;
 export type BulkResult = ResponseOf<typeof bulkInterruptions>;

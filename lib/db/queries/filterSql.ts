@@ -1,6 +1,6 @@
 // The interruption list filter as SQL (shared by lists, counts and time series), written for the
 // window index: the time range first, then the columns it carries.
-import { SEVERITY_WEIGHT, type InterruptionFilter } from "../../domain/interruptions";
+import { SEVERITY_WEIGHT, UNRESOLVED_STATUSES, type InterruptionFilter } from "../../domain/interruptions";
 import { marks } from "../sql";
 
 export type SqlWhere = { sql: string; params: unknown[] };
@@ -22,6 +22,11 @@ function severityRankSql(): string {
  * was detected: the problem was closed and fired again (SPEC §3.4).
  */
 export const REGRESSED_SQL = `EXISTS (SELECT 1 FROM "Interruption" AS "earlier" WHERE "earlier"."fingerprint" = "Interruption"."fingerprint" AND "earlier"."status" = 'resolved' AND "earlier"."resolvedAtNs" < "Interruption"."createdAtNs" AND "earlier"."id" <> "Interruption"."id")`;
+
+/** Unresolved only (the count routes), whatever status filter was asked for. */
+export function unresolvedOnly(f: InterruptionFilter): InterruptionFilter {
+  return { ...f, statuses: (f.statuses ?? [...UNRESOLVED_STATUSES]).filter((s) => UNRESOLVED_STATUSES.includes(s)) };
+}
 
 export function filterSql(f: InterruptionFilter): SqlWhere {
   const parts = ['"occurredAtNs" >= ?', '"occurredAtNs" <= ?'];

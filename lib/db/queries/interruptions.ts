@@ -3,18 +3,13 @@
 // shaped for the window index rather than ORM queries.
 import type { InterruptionFilter, Sort, Status } from "../../domain/interruptions";
 import { invalid } from "../../domain/errors";
-import { emptySeverityCounts, UNRESOLVED_STATUSES, type SeverityCounts } from "../../domain/interruptions";
+import { emptySeverityCounts, SEVERITIES, type SeverityCounts } from "../../domain/interruptions";
 import type { Db, DbTx } from "../client";
 import type { Interruption } from "../generated/client";
 import { asBigInt, asNumber, asText, readSql, type Row } from "../sql";
-import { filterSql, REGRESSED_SQL, SEVERITY_RANK_SQL } from "./filterSql";
+import { filterSql, REGRESSED_SQL, SEVERITY_RANK_SQL, unresolvedOnly } from "./filterSql";
 
 export const UNASSIGNED = "__unassigned__";
-
-/** Unresolved only (count routes), whatever status filter was asked for. */
-function unresolved(f: InterruptionFilter): InterruptionFilter {
-  return { ...f, statuses: (f.statuses ?? [...UNRESOLVED_STATUSES]).filter((s) => UNRESOLVED_STATUSES.includes(s)) };
-}
 
 export function toInterruption(r: Row): Interruption {
   return {
@@ -127,7 +122,7 @@ export const getInterruption = (db: DbTx, id: string) => db.interruption.findUni
 
 /** Unresolved counts grouped by `columns` (plus type and severity where asked). */
 async function groupCounts(db: Db, f: InterruptionFilter, columns: string[]): Promise<Row[]> {
-  const where = filterSql(unresolved(f));
+  const where = filterSql(unresolvedOnly(f));
   const list = columns.map((c) => `"${c}"`).join(", ");
   return readSql(db).all(`SELECT ${list}, COUNT(*) AS "n" FROM "Interruption" WHERE ${where.sql} GROUP BY ${list}`, where.params);
 }
@@ -149,6 +144,27 @@ export async function statsUnresolved(db: Db, f: InterruptionFilter) {
     .sort((a, b) => b.count - a.count || a.interruption_type.localeCompare(b.interruption_type));
 }
 
+/**
+ * Unresolved interruptions per agent (the interruption's agent name; null for none), most first:
+ * the overview's top agents, with how many sessions each has them in.
+ */
+export async function agentCounts(db: Db, f: InterruptionFilter) {
+  const where = filterSql(unresolvedOnly(f));
+  const perSeverity = SEVERITIES.map((s) => `SUM(CASE WHEN "severity" = '${s}' THEN 1 ELSE 0 END) AS "${s}"`).join(", ");
+  const rows = await readSql(db).all(
+    `SELECT "agentName", COUNT(*) AS "total", ${perSeverity}, COUNT(DISTINCT "sessionId") AS "sessions" FROM "Interruption" WHERE ${where.sql} GROUP BY "agentName"`,
+    where.params,
+  );
+  return rows
+    .map((r) => ({
+      agent_name: asText(r.agentName),
+      total: Number(r.total),
+      by_severity: Object.fromEntries(SEVERITIES.map((s) => [s, Number(r[s])])) as SeverityCounts,
+      sessions: Number(r.sessions),
+    }))
+    .sort((a, b) => b.total - a.total || (a.agent_name ?? "\uffff").localeCompare(b.agent_name ?? "\uffff"));
+}
+
 type TypeCount = { interruption_type: string; severity: string; count: number };
 type GroupCounts = { total: number; by_severity: SeverityCounts; types: TypeCount[] };
 
@@ -168,11 +184,6 @@ function foldCounts<E extends GroupCounts>(rows: Row[], keyOf: (r: Row) => strin
     else g.types.push({ interruption_type: String(r.type), severity, count: n });
   }
   return [...groups.values()].sort((a, b) => b.total - a.total);
-}
-
-export async function sessionCounts(db: Db, f: InterruptionFilter) {
-  const rows = await groupCounts(db, f, ["sessionId", "type", "severity"]);
-  return foldCounts(rows, (r) => asText(r.sessionId), (session_id) => ({ session_id, total: 0, by_severity: emptySeverityCounts(), types: [] }));
 }
 
 export async function conversationCounts(db: Db, f: InterruptionFilter) {

@@ -56,7 +56,7 @@ function sessionRecord(s: Session, conversations: number, open: OpenCounts | und
   };
 }
 
-export type SessionListQuery = { agentNames?: string[]; withOpen?: boolean; startNs?: bigint; endNs?: bigint; limit: number; cursor?: string };
+export type SessionListQuery = { ids?: string[]; agentNames?: string[]; withOpen?: boolean; startNs?: bigint; endNs?: bigint; limit: number; cursor?: string };
 
 // Cursor: "<last_seen_ns>.<id>" in base64url, newest first.
 function decodeSessionCursor(cursor: string) {
@@ -68,16 +68,18 @@ export const encodeSessionCursor = (s: { last_seen_ns: bigint; session_id: strin
   Buffer.from(`${s.last_seen_ns}.${s.session_id}`).toString("base64url");
 
 export async function listSessions(db: DbTx, q: SessionListQuery) {
-  const where: Prisma.SessionWhereInput = {};
+  const and: Prisma.SessionWhereInput[] = [];
+  const where: Prisma.SessionWhereInput = { AND: and };
+  if (q.ids) where.id = { in: q.ids };
   if (q.agentNames?.length) where.agentName = { in: q.agentNames };
   if (q.startNs !== undefined || q.endNs !== undefined) where.lastSeenNs = { gte: q.startNs, lte: q.endNs };
   if (q.withOpen) {
     const open = await db.interruption.findMany({ where: { status: { in: [...ACTIVE_STATUSES] }, sessionId: { not: null } }, distinct: ["sessionId"], select: { sessionId: true } });
-    where.id = { in: open.map((o) => o.sessionId!) };
+    and.push({ id: { in: open.map((o) => o.sessionId!) } });
   }
   if (q.cursor) {
     const c = decodeSessionCursor(q.cursor);
-    where.AND = [{ OR: [{ lastSeenNs: { lt: c.ns } }, { lastSeenNs: c.ns, id: { lt: c.id } }] }];
+    and.push({ OR: [{ lastSeenNs: { lt: c.ns } }, { lastSeenNs: c.ns, id: { lt: c.id } }] });
   }
   const sessions = await db.session.findMany({ where, orderBy: [{ lastSeenNs: "desc" }, { id: "desc" }], take: q.limit });
   const ids = sessions.map((s) => s.id);

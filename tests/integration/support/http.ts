@@ -94,6 +94,7 @@ export type BySeverity = Wire.SeverityCounts;
 export type TypeCount = Wire.TypeCount;
 export type SessionCount = Wire.SessionCount;
 export type ConversationCount = Wire.ConversationCount;
+export type AgentCount = Wire.AgentCount;
 type ActivityState = { status?: string; assignee?: string | null } | null;
 /** An activity entry, with the before/after states the suites read. */
 export type Activity = Omit<Wire.Activity, "before" | "after"> & { before: ActivityState; after: ActivityState };

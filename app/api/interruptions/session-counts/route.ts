@@ -1,6 +1,8 @@
 import { resolveMe } from "@/lib/auth/actor";
 import * as c from "@/lib/api/contracts/interruptions";
-import { handle } from "@/lib/api/route";
-import { sessionCounts } from "@/lib/db/queries/interruptions";
+import { handle, jsonText } from "@/lib/api/route";
+import { sessionCountsJson } from "@/lib/db/queries/sessionCounts";
 
-export const GET = handle(c.sessionCounts, ({ db, query, actor }) => sessionCounts(db, resolveMe(query, actor)));
+export const GET = handle(c.sessionCounts, async ({ db, query, actor }) =>
+  jsonText(await sessionCountsJson(db, resolveMe(query.filter, actor), { limit: query.limit, sort: query.sort })),
+);
