@@ -27,6 +27,7 @@ import http from "node:http";
 import type net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { PROXY_HEAP_FLAGS } from "../bin/proxyHeap.mjs";
 
 const flag = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -216,10 +217,12 @@ async function main() {
       probe.close(() => r(p));
     });
   });
+  // the heap settings bin/sightdesk.mjs starts the proxy with, given here so that the process
+  // measured is the proxy itself (not the launcher that would re-start it with them)
   const profile = process.env.BENCH_PROXY_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROXY_PROF}`] : [];
   const child = BARE
     ? fork(__filename, ["--bare-proxy", String(port), providerUrl], { execArgv: [...process.execArgv, ...profile], stdio: ["ignore", "ignore", "pipe", "ipc"] })
-    : spawn(process.execPath, [...profile, path.join(__dirname, "../bin/sightdesk.mjs"), "proxy", "--url", ingest.url, "--token", ingest.token, "--listen", `127.0.0.1:${port}`, "--upstream", `openai=${providerUrl}`, "--agent-name", "bench", "--spool", spoolDir], { stdio: ["ignore", "ignore", "pipe"] });
+    : spawn(process.execPath, [...PROXY_HEAP_FLAGS, ...profile, path.join(__dirname, "../bin/sightdesk.mjs"), "proxy", "--url", ingest.url, "--token", ingest.token, "--listen", `127.0.0.1:${port}`, "--upstream", `openai=${providerUrl}`, "--agent-name", "bench", "--spool", spoolDir], { stdio: ["ignore", "ignore", "pipe"] });
   process.on("exit", () => child.kill()); // also when the bench fails
   let log = "";
   child.stderr!.on("data", (d: Buffer) => (log += d.toString()));

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // `sightdesk`: runs the TypeScript CLI (lib/cli/main.ts) through tsx, so `npx sightdesk …`
 // works from the repository without a build. Arguments and the exit code pass straight through.
+import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { tsImport } from "tsx/esm/api";
+import { fileURLToPath } from "node:url";
+import { PROXY_HEAP_FLAGS } from "./proxyHeap.mjs";
 
 const require = createRequire(import.meta.url);
 const { version } = require("../package.json");
@@ -13,6 +15,38 @@ process.stdout.on("error", (e) => {
   throw e;
 });
 
-const cli = await tsImport("../lib/cli/main.ts", import.meta.url);
-const main = cli.main ?? cli.default?.main;
-process.exitCode = await main(process.argv.slice(2), { version });
+// `proxy` needs V8 heap settings that can only be given when a process starts (proxyHeap.mjs):
+// started without them, this process runs the proxy as a child that has them and passes
+// signals (SIGTERM, SIGHUP; a terminal's Ctrl-C reaches both) and the exit code through.
+if (commandOf(process.argv.slice(2)) === "proxy" && !PROXY_HEAP_FLAGS.every((f) => process.execArgv.includes(f))) {
+  const child = spawn(process.execPath, [...process.execArgv, ...PROXY_HEAP_FLAGS, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: "inherit",
+    env: { ...process.env, SIGHTDESK_PROXY_PARENT: String(process.pid) },
+  });
+  process.on("SIGINT", () => {}); // the child stops on the same Ctrl-C; this one waits for it
+  for (const signal of ["SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
+  child.on("exit", (code, signal) => {
+    if (signal) {
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+    } else process.exit(code ?? 1);
+  });
+} else {
+  await run();
+}
+
+/** The command named on the command line (after the global options and their values). */
+function commandOf(args) {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--url" || args[i] === "--token") i++;
+    else if (!args[i].startsWith("-")) return args[i];
+  }
+  return undefined;
+}
+
+async function run() {
+  const { tsImport } = await import("tsx/esm/api");
+  const cli = await tsImport("../lib/cli/main.ts", import.meta.url);
+  const main = cli.main ?? cli.default?.main;
+  process.exitCode = await main(process.argv.slice(2), { version });
+}

@@ -16,7 +16,7 @@ import { outboundPolicy } from "../config/outbound";
 import { config } from "../config/load";
 import { db } from "../db/client";
 import { OutboundBlockedError, resolveOutbound } from "../net/pinned";
-import type { WireExchange } from "../proxy/exchange";
+import { wireExchange, type WireExchange } from "../proxy/exchange";
 import { forward, proxyErrorBody, type ClientSink } from "../proxy/forward";
 import { connectionPeer, fromCaller, withPeer } from "../proxy/peer";
 import { requestSocket } from "../proxy/requestSocket";
@@ -188,8 +188,8 @@ export async function proxyRequest(req: Request): Promise<Response> {
       lookup,
       origin: { agent_name: agent, session_id: session },
       recorded: (x) => {
-        if (!peer) return void store(x);
-        withPeer(peer, (p) => void store(p ? { ...fromCaller(x, p), host: os.hostname() } : x));
+        if (!peer) return void store(wireExchange(x));
+        withPeer(peer, (p) => void store(wireExchange(p ? { ...fromCaller(x, p), host: os.hostname() } : x)));
       },
     },
     sink,

@@ -15,6 +15,7 @@ import { headerValue, recordedHeaders, recordedUrl } from "./headers";
 
 export const RECORD_CAP = 3 * 1024 * 1024; // request and response each: an exchange stays under the server's 10 MiB body limit
 const TAIL_BYTES = 256 * 1024;
+const EMPTY = new Uint8Array(0);
 
 /** The raw exchange as sent to `POST /api/ingest/http` (nanoseconds as digit strings). */
 export type WireExchange = Omit<CallOrigin, "call_id"> & {
@@ -32,22 +33,28 @@ export type WireExchange = Omit<CallOrigin, "call_id"> & {
 /** A call id made at capture, so a re-sent exchange is the same call (idempotent). */
 export const newCallId = (): string => `px-${crypto.randomUUID()}`;
 
-/** Bytes kept up to a cap: the head, and optionally a rolling tail. */
+/**
+ * Bytes kept up to a cap: the head, copied into one growing buffer, and optionally a rolling
+ * tail. The head does not keep the chunks themselves: held until the exchange ends, hundreds of
+ * them per stream survived into V8's old generation, and the collector's pauses stalled every
+ * stream the proxy was forwarding.
+ */
 class Capture {
-  private head: Buffer[] = [];
-  private headBytes = 0;
-  private tail: Buffer[] = [];
+  private buf = EMPTY;
+  private used = 0;
+  readonly tail: Buffer[] = [];
   tailBytes = 0;
   dropped = 0;
   constructor(private readonly cap: number, private readonly keepTail: boolean) {}
   push(chunk: Buffer): void {
-    const room = this.cap - this.headBytes;
+    const room = this.cap - this.used;
     if (room > 0) {
-      const take = chunk.length <= room ? chunk : chunk.subarray(0, room);
-      this.head.push(take);
-      this.headBytes += take.length;
-      if (take.length === chunk.length) return;
-      chunk = chunk.subarray(take.length);
+      const take = Math.min(room, chunk.length);
+      this.grow(this.used + take);
+      this.buf.set(take === chunk.length ? chunk : chunk.subarray(0, take), this.used);
+      this.used += take;
+      if (take === chunk.length) return;
+      chunk = chunk.subarray(take);
     }
     if (!this.keepTail) {
       this.dropped += chunk.length;
@@ -60,14 +67,20 @@ class Capture {
       this.tailBytes -= this.tail.shift()!.length;
     }
   }
+  private grow(size: number): void {
+    if (size <= this.buf.length) return;
+    let next = Math.max(16 * 1024, this.buf.length * 2);
+    while (next < size) next *= 2;
+    const bigger = new Uint8Array(Math.min(next, Math.max(size, this.cap)));
+    bigger.set(this.buf.subarray(0, this.used));
+    this.buf = bigger;
+  }
+  /** The head's bytes: a view of a buffer that only this capture uses (transferable). */
+  get head(): Uint8Array {
+    return this.buf.subarray(0, this.used);
+  }
   get truncated(): boolean {
     return this.dropped > 0;
-  }
-  headBuffer(): Buffer {
-    return Buffer.concat(this.head);
-  }
-  tailBuffer(): Buffer {
-    return Buffer.concat(this.tail);
   }
 }
 
@@ -131,48 +144,114 @@ export class ExchangeRecorder {
   }
 
   /**
-   * The exchange as it ended: `error` when it failed, `cancelled` when the agent hung up;
-   * `endNs` when it ended earlier than now (the forwarder builds the record after the agent's
-   * answer has gone out).
+   * The exchange as it ended, as bytes: `error` when it failed, `cancelled` when the agent hung
+   * up; `endNs` when it ended earlier than now (the forwarder records after the agent's answer
+   * has gone out). Cheap on purpose: the bodies are copied once into buffers of their own (no
+   * decoding, no strings on the forwarding thread's heap), so the CLI proxy can hand them to its
+   * sender thread without a copy; `wireExchange` makes the JSON record of them.
    */
-  finish(end: ExchangeEnd = {}): WireExchange {
-    const reqBytes = decode(this.request.headBuffer(), headerValue(this.start.requestHeaders, "content-encoding"));
-    const out: WireExchange = {
+  capture(end: ExchangeEnd = {}): RecordedExchange {
+    const r = this.response;
+    return {
       call_id: this.callId,
       ...this.origin,
       start_ns: this.startNs.toString(),
       end_ns: (end.endNs ?? nowNs()).toString(),
-      request: {
-        method: this.start.method,
-        url: recordedUrl(this.start.url),
-        headers: recordedHeaders(this.start.requestHeaders),
-        body: this.request.truncated ? "" : reqBytes.toString("utf8"),
-      },
-      response: null,
+      method: this.start.method,
+      url: recordedUrl(this.start.url),
+      requestHeaders: recordedHeaders(this.start.requestHeaders),
+      requestEncoding: headerValue(this.start.requestHeaders, "content-encoding"),
+      requestBody: this.request.truncated ? EMPTY : this.request.head,
+      requestDropped: this.request.dropped,
+      response: r
+        ? {
+            status: this.status,
+            headers: recordedHeaders(this.responseHeaders),
+            encoding: headerValue(this.responseHeaders, "content-encoding"),
+            sse: this.sse,
+            head: r.head,
+            tail: ownedCopy(r.tail),
+            dropped: r.dropped,
+          }
+        : null,
+      ...(end.error ? { error: end.error } : {}),
+      ...(end.cancelled ? { cancelled: true } : {}),
     };
-    let truncated = this.request.dropped;
-    if (this.response) {
-      const headers = recordedHeaders(this.responseHeaders);
-      const r = this.response;
-      truncated += r.dropped;
-      const body = decode(r.headBuffer(), headerValue(this.responseHeaders, "content-encoding")).toString("utf8");
-      if (this.sse) {
-        let text = body;
-        if (!r.truncated && r.tailBytes) text = Buffer.concat([r.headBuffer(), r.tailBuffer()]).toString("utf8"); // contiguous
-        else if (r.truncated) {
-          const tail = r.tailBuffer().toString("utf8");
-          const boundary = tail.indexOf("\n\n");
-          const headEnd = body.lastIndexOf("\n\n");
-          text = `${headEnd >= 0 ? body.slice(0, headEnd + 2) : ""}${boundary >= 0 ? tail.slice(boundary + 2) : ""}`;
-        }
-        out.response = { status: this.status, headers, sse: text };
-      } else {
-        out.response = { status: this.status, headers, body: r.truncated || r.tailBytes ? null : body };
-      }
-    }
-    if (end.error) out.error = end.error;
-    if (end.cancelled) out.cancelled = true;
-    if (truncated) out.recording_truncated = truncated;
-    return out;
+  }
+
+  /** The exchange's JSON record (see `capture`). */
+  finish(end: ExchangeEnd = {}): WireExchange {
+    return wireExchange(this.capture(end));
   }
 }
+
+/** The chunks' bytes in one buffer that owns its memory (transferable to another thread). */
+function ownedCopy(chunks: Buffer[]): Uint8Array {
+  let size = 0;
+  for (const c of chunks) size += c.length;
+  if (!size) return EMPTY;
+  const out = new Uint8Array(new ArrayBuffer(size));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+/** An exchange as `ExchangeRecorder.capture` took it: credentials already removed, bodies as bytes. */
+export type RecordedExchange = Omit<CallOrigin, "call_id"> & {
+  call_id: string;
+  start_ns: string;
+  end_ns: string;
+  method: string;
+  url: string;
+  requestHeaders: Record<string, string>;
+  requestEncoding?: string;
+  requestBody: Uint8Array;
+  requestDropped: number;
+  response: { status: number; headers: Record<string, string>; encoding?: string; sse: boolean; head: Uint8Array; tail: Uint8Array; dropped: number } | null;
+  error?: string;
+  cancelled?: boolean;
+};
+
+/** The buffers a recorded exchange holds, to transfer (not copy) to another thread. */
+export function transferables(x: RecordedExchange): ArrayBuffer[] {
+  const views = [x.requestBody, x.response?.head, x.response?.tail].filter((v): v is Uint8Array => !!v && v.byteLength > 0);
+  return views.map((v) => v.buffer as ArrayBuffer);
+}
+
+const bytes = (v: Uint8Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+
+/** The raw-exchange JSON of a recorded exchange: bodies decoded (gzip, deflate, br) and read as UTF-8. */
+export function wireExchange(x: RecordedExchange): WireExchange {
+  const { method, url, requestHeaders, requestEncoding, requestBody, requestDropped, response: r, error, cancelled, ...origin } = x;
+  const out: WireExchange = {
+    ...origin,
+    request: { method, url, headers: requestHeaders, body: requestDropped ? "" : decode(bytes(requestBody), requestEncoding).toString("utf8") },
+    response: null,
+  };
+  let truncated = requestDropped;
+  if (r) {
+    truncated += r.dropped;
+    const body = decode(bytes(r.head), r.encoding).toString("utf8");
+    if (r.sse) {
+      let text = body;
+      if (!r.dropped && r.tail.length) text = Buffer.concat([bytes(r.head), bytes(r.tail)]).toString("utf8"); // contiguous
+      else if (r.dropped) {
+        const tail = bytes(r.tail).toString("utf8");
+        const boundary = tail.indexOf("\n\n");
+        const headEnd = body.lastIndexOf("\n\n");
+        text = `${headEnd >= 0 ? body.slice(0, headEnd + 2) : ""}${boundary >= 0 ? tail.slice(boundary + 2) : ""}`;
+      }
+      out.response = { status: r.status, headers: r.headers, sse: text };
+    } else {
+      out.response = { status: r.status, headers: r.headers, body: r.dropped || r.tail.length ? null : body };
+    }
+  }
+  if (error) out.error = error;
+  if (cancelled) out.cancelled = true;
+  if (truncated) out.recording_truncated = truncated;
+  return out;
+}
+

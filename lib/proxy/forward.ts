@@ -18,7 +18,7 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
 import { nowNs } from "../domain/time";
-import { ExchangeRecorder, type ExchangeEnd, type ExchangeStart, type WireExchange } from "./exchange";
+import { ExchangeRecorder, type ExchangeEnd, type ExchangeStart, type RecordedExchange } from "./exchange";
 import { clientResponseHeaders, pairsFromRaw, upstreamRequestHeaders } from "./headers";
 
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 600_000;
@@ -52,7 +52,7 @@ export type ForwardOptions = {
   /** pins the upstream's address (the server's outbound policy) */
   lookup?: LookupFunction;
   /** called once, after the agent's answer has ended, with the recorded exchange */
-  recorded: (x: WireExchange) => void;
+  recorded: (x: RecordedExchange) => void;
 };
 
 const agents = {
@@ -104,7 +104,7 @@ export function forward(opts: ForwardOptions, sink: ClientSink): Promise<void> {
       const endNs = nowNs();
       setImmediate(() => {
         try {
-          opts.recorded(rec.finish({ ...end, endNs }));
+          opts.recorded(rec.capture({ ...end, endNs }));
         } finally {
           resolve();
         }

@@ -6,7 +6,7 @@
 // that arrive together share one pass over /proc.
 import fs from "node:fs/promises";
 import type { Socket } from "node:net";
-import type { WireExchange } from "./exchange";
+import type { CallOrigin } from "../domain/calls";
 
 export type Peer = { pid: number; processName: string | null };
 
@@ -188,7 +188,7 @@ export function withPeer(lookup: PeerLookup, deliver: (p: Peer | null) => void, 
 }
 
 /** The exchange with its caller's pid and process name (the process name is the agent's name when nothing else names it). */
-export function fromCaller(x: WireExchange, p: Peer | null): WireExchange {
+export function fromCaller<T extends Omit<CallOrigin, "call_id">>(x: T, p: Peer | null): T {
   if (p) {
     x.pid = p.pid;
     x.process_name = p.processName;

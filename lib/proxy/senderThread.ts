@@ -7,10 +7,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import type { WireExchange } from "./exchange";
+import { transferables, wireExchange, type RecordedExchange } from "./exchange";
 import { ExchangeSender, type SenderOptions, type SenderStats } from "./sender";
 
-export type ToSender = { type: "add"; exchanges: WireExchange[] } | { type: "start" } | { type: "stop" };
+export type ToSender = { type: "add"; exchanges: RecordedExchange[] } | { type: "start" } | { type: "stop" };
 type FromSender = { type: "log"; line: string } | { type: "stopped"; stats: SenderStats };
 
 const ENTRY = path.join(__dirname, "senderWorker.cjs");
@@ -21,7 +21,7 @@ const HANDOVER_MAX = 256;
 export class SenderThread {
   private worker: Worker | null = null;
   private inline: ExchangeSender | null = null;
-  private batch: WireExchange[] = [];
+  private batch: RecordedExchange[] = [];
   private stats: SenderStats = { sent: 0, spooled: 0, dropped: 0, pending: 0, spoolFiles: 0 };
   private stopped: ((s: SenderStats) => void) | null = null;
   private started = false;
@@ -65,8 +65,8 @@ export class SenderThread {
   }
 
   /** Queues one exchange; handed to the sender thread with the others of the next HANDOVER_MS. */
-  add(x: WireExchange): void {
-    if (this.inline) return this.inline.add(x);
+  add(x: RecordedExchange): void {
+    if (this.inline) return this.inline.add(wireExchange(x));
     this.batch.push(x);
     if (this.batch.length === 1) this.timer = setTimeout(() => this.handOver(), HANDOVER_MS);
     else if (this.batch.length >= HANDOVER_MAX) this.handOver();
@@ -78,8 +78,9 @@ export class SenderThread {
     const exchanges = this.batch;
     this.batch = [];
     if (!exchanges.length) return;
-    if (this.inline) for (const x of exchanges) this.inline.add(x);
-    else this.worker!.postMessage({ type: "add", exchanges } satisfies ToSender);
+    if (this.inline) for (const x of exchanges) this.inline.add(wireExchange(x));
+    // the bodies' buffers move to the sender thread, not copied (nor kept on this thread's heap)
+    else this.worker!.postMessage({ type: "add", exchanges } satisfies ToSender, exchanges.flatMap(transferables));
   }
 
   /** Sends what it can, spools the rest, and ends the thread. */

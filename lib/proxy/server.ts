@@ -5,7 +5,7 @@
 import http from "node:http";
 import type net from "node:net";
 import os from "node:os";
-import type { WireExchange } from "./exchange";
+import type { RecordedExchange } from "./exchange";
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, forward, proxyErrorBody, type ClientSink } from "./forward";
 import { headerValue, pairsFromRaw } from "./headers";
 import { connectionPeer, fromCaller, withPeer } from "./peer";
@@ -21,7 +21,7 @@ export type ProxyOptions = {
   idleTimeoutMs?: number;
   /** look up the calling process of loopback clients (Linux); default on */
   peers?: boolean;
-  onExchange: (x: WireExchange) => void;
+  onExchange: (x: RecordedExchange) => void;
 };
 
 export type RunningProxy = { url: string; server: http.Server; close: () => Promise<void> };

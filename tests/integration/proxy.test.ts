@@ -11,7 +11,7 @@ import path from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { WireExchange } from "@/lib/proxy/exchange";
+import { wireExchange, type WireExchange } from "@/lib/proxy/exchange";
 import { upstreamMap } from "@/lib/proxy/routes";
 import { ExchangeSender } from "@/lib/proxy/sender";
 import { startProxy, type RunningProxy } from "@/lib/proxy/server";
@@ -41,7 +41,8 @@ beforeAll(async () => {
   proxy = await startProxy({
     host: "127.0.0.1", port: 0, agentName: "proxy-test",
     upstreams: upstreamMap([`openai=${fake.url}`, `anthropic=${fake.url}`, `gateway=${fake.url}/compat`]),
-    onExchange: (x) => {
+    onExchange: (r) => {
+      const x = wireExchange(r);
       recorded.push(x);
       sender.add(x);
     },
@@ -152,7 +153,8 @@ describe("OpenAI through the proxy", () => {
     const p = await startProxy({
       host: "127.0.0.1", port: 0, idleTimeoutMs: 300, peers: false,
       upstreams: upstreamMap([`openai=${fake.url}`]),
-      onExchange: (x) => {
+      onExchange: (r) => {
+        const x = wireExchange(r);
         recorded.push(x);
         sender.add(x);
       },
@@ -276,7 +278,7 @@ describe("failures, secrets, who is calling", () => {
     const p = await startProxy({
       host: "127.0.0.1", port: 0, timeoutMs: 300, peers: false,
       upstreams: upstreamMap([`openai=http://127.0.0.1:${dead}`, `slow=${fake.url}`]),
-      onExchange: (x) => sender.add(x),
+      onExchange: (x) => sender.add(wireExchange(x)),
     });
     try {
       const s = sid("down");
@@ -346,7 +348,7 @@ describe("spool", () => {
       const s = sid("spool");
       const first = new ExchangeSender({ url: downUrl, token: server.token, spoolDir: dir, spoolMaxBytes: 1 << 20, intervalMs: 100 });
       first.start();
-      const p = await startProxy({ host: "127.0.0.1", port: 0, peers: false, upstreams: upstreamMap([`openai=${fake.url}`]), onExchange: (x) => first.add(x) });
+      const p = await startProxy({ host: "127.0.0.1", port: 0, peers: false, upstreams: upstreamMap([`openai=${fake.url}`]), onExchange: (x) => first.add(wireExchange(x)) });
       const t0 = Date.now();
       for (let i = 0; i < 3; i++) await openai(s, `${p.url}/openai/v1`).chat.completions.create({ model: "json", messages: [{ role: "user", content: `q${i}` }] });
       expect(Date.now() - t0).toBeLessThan(2000); // SightDesk being down costs the agent nothing

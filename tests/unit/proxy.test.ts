@@ -1,7 +1,8 @@
 // The recording proxy's pure parts (SPEC §2.6): routing, what goes upstream, what is recorded
 // (no credentials), the recording cap, and the /proc/net/tcp lookup.
 import { describe, expect, it } from "vitest";
-import { ExchangeRecorder } from "@/lib/proxy/exchange";
+import { MessageChannel } from "node:worker_threads";
+import { ExchangeRecorder, transferables, wireExchange, type RecordedExchange } from "@/lib/proxy/exchange";
 import { clientResponseHeaders, recordedHeaders, recordedUrl, upstreamRequestHeaders } from "@/lib/proxy/headers";
 import { findInode, findInodes } from "@/lib/proxy/peer";
 import { parseUpstream, routeRequest, upstreamMap } from "@/lib/proxy/routes";
@@ -80,6 +81,24 @@ describe("the recorder", () => {
     for (const e of events) w.responseChunk(Buffer.from(e));
     expect(w.finish()).toMatchObject({ response: { sse: events.join("") } });
     expect(w.finish().recording_truncated).toBeUndefined();
+  });
+  it("hands its bytes to another thread without a copy, and they make the same record there", async () => {
+    const r = new ExchangeRecorder({ ...start, requestHeaders: [...start.requestHeaders, ["content-encoding", "identity"]] });
+    r.requestChunk(Buffer.from('{"model":"m","stream":true}'));
+    r.responseHead(200, [["content-type", "text/event-stream"]]);
+    const events = Array.from({ length: 3_000 }, (_, i) => `data: {"i":${i},"text":"é ✓"}\n\n`); // ~100 KB in small chunks: the head grows
+    for (const e of events) r.responseChunk(Buffer.from(e));
+    const captured = r.capture({ endNs: 5n });
+    const buffers = transferables(captured);
+    expect(buffers).toHaveLength(2);
+    const { port1, port2 } = new MessageChannel();
+    const received = new Promise<RecordedExchange>((resolve) => port2.once("message", resolve));
+    port1.postMessage(captured, buffers);
+    expect(buffers.every((b) => b.byteLength === 0)).toBe(true); // moved, not copied
+    const x = wireExchange(await received);
+    port1.close();
+    expect(x).toMatchObject({ call_id: r.callId, end_ns: "5", request: { body: '{"model":"m","stream":true}' }, response: { status: 200, sse: events.join("") } });
+    expect(x.recording_truncated).toBeUndefined();
   });
   it("decodes a gzip answer for the record", async () => {
     const zlib = await import("node:zlib");

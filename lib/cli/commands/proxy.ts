@@ -84,7 +84,12 @@ export async function proxy(opts: ProxyOptions, deps: ImportDeps): Promise<void>
     process.once("SIGINT", onSignal);
     process.once("SIGTERM", onSignal);
   }
+  // started by bin/sightdesk.mjs as its child: stop when that parent is gone (killed outright, it
+  // could not pass a signal on), rather than hold the port as an orphan
+  const parent = Number(env.SIGHTDESK_PROXY_PARENT) || 0;
+  const orphaned = parent ? setInterval(() => process.ppid !== parent && controller.abort(), 1000) : null;
   await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+  if (orphaned) clearInterval(orphaned);
   process.off("SIGINT", onSignal);
   process.off("SIGTERM", onSignal);
   await running.close();
