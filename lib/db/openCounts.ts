@@ -1,11 +1,18 @@
 // SessionOpenCount and SessionOpenCell: unresolved interruptions per session (and per session,
-// type and severity), kept by triggers on Interruption. Triggers, not application code, so that
-// every write path — ingest, triage, bulk actions, sweeps, the AgentSight import, a hand-written
-// UPDATE — keeps them exact. They live here rather than in a migration because a later
-// migration that rebuilds the Interruption table on SQLite (Prisma's way to change a column)
-// drops them: every start checks that they are all there, as defined here, and otherwise
-// creates them and recounts both tables (`ensureOpenCounts`). Changing a trigger's definition
-// means giving it a new name, so that existing databases pick up the new one.
+// type and severity). Triggers on Interruption, not application code, record every change, so
+// that every write path — ingest, triage, bulk actions, sweeps, the AgentSight import, a
+// hand-written UPDATE — keeps them exact. The triggers only append to SessionOpenDelta (+1 when
+// an interruption is counted in, −1 when out): writers never update a shared counter row, so
+// ingest and triage never wait for each other there, nor deadlock (when triggers updated the
+// counter rows, a bulk resolve and an ingest touching the same sessions in different orders did,
+// and PostgreSQL broke each cycle only after its 1 s deadlock_timeout). The readers of the
+// tables fold the pending changes in first (`foldOpenCounts`, one folder at a time), and so does
+// every sweep, so the log stays short.
+// The triggers live here rather than in a migration because a later migration that rebuilds
+// the Interruption table on SQLite (Prisma's way to change a column) drops them: every start
+// checks that they are all there, as defined here, and otherwise creates them and recounts both
+// tables (`ensureOpenCounts`). Changing a trigger's definition means giving it a new name, so
+// that existing databases pick up the new one.
 import { SEVERITIES, UNASSIGNED, UNRESOLVED_STATUSES } from "../domain/interruptions";
 import BetterSqlite3 from "better-sqlite3";
 import type pg from "pg";
@@ -15,10 +22,18 @@ import { readSql, toNumbered, transaction, type Dialect, type Row, type Sql } fr
 
 const TABLE = '"SessionOpenCount"';
 const CELLS = '"SessionOpenCell"';
+const DELTAS = '"SessionOpenDelta"';
 const COUNTS = ["total", ...SEVERITIES] as const;
-export const OPEN_COUNT_TRIGGERS = ["Interruption_open_counts_insert_v1", "Interruption_open_counts_delete_v1", "Interruption_open_counts_update_v1"] as const;
+export const OPEN_COUNT_TRIGGERS = ["Interruption_open_counts_insert_v2", "Interruption_open_counts_delete_v2", "Interruption_open_counts_update_v2"] as const;
 const TRIGGER_PREFIX = "Interruption_open_counts_";
-const PG_FUNCTION = '"interruption_open_counts_v1"';
+const PG_FUNCTION = '"interruption_open_counts_v2"';
+/** Functions of earlier trigger definitions, dropped with their triggers. */
+const OLD_PG_FUNCTIONS = ['"interruption_open_counts_v1"'];
+/** One key for everything that writes the two tables: a recount at start and the folds. */
+const PG_LOCK = "SELECT pg_advisory_xact_lock(hashtextextended('sightdesk.openCounts', 0))";
+/** Bounds that leave a stored bound as it is (MIN / MAX with them): a fold that only counts out. */
+const NO_FIRST = "9223372036854775807";
+const NO_LAST = "-1"; // timestamps are never negative
 /** The columns whose change moves an interruption between counts. */
 const COUNTED = ["status", "severity", "type", "sessionId", "occurredAtNs"];
 
@@ -43,34 +58,12 @@ function entryOf(dialect: Dialect, key: string): string {
   return sessionCountJson(dialect, `${TABLE}."sessionId"`, `${TABLE}."total"`, (s) => `${TABLE}."${s}"`, `COALESCE(${types}, '')`);
 }
 
-/** Counts `row` in, when `when` holds. */
-function addSql(dialect: Dialect, row: string, when: string): string[] {
-  const [least, greatest] = dialect === "postgres" ? ["LEAST", "GREATEST"] : ["MIN", "MAX"];
-  const flags = SEVERITIES.map((s) => severityFlag(dialect, row, s));
-  const set = COUNTS.map((c) => `"${c}" = ${TABLE}."${c}" + excluded."${c}"`);
-  return [
-    `INSERT INTO ${CELLS} ("sessionId", "type", "severity", "count") SELECT ${keyOf(row)}, ${row}."type", ${row}."severity", 1 WHERE ${when}
-      ON CONFLICT ("sessionId", "type", "severity") DO UPDATE SET "count" = ${CELLS}."count" + 1`,
-    `INSERT INTO ${TABLE} ("sessionId", ${COUNTS.map((c) => `"${c}"`).join(", ")}, "firstNs", "lastNs", "entry")
-      SELECT ${keyOf(row)}, 1, ${flags.join(", ")}, ${row}."occurredAtNs", ${row}."occurredAtNs", '' WHERE ${when}
-      ON CONFLICT ("sessionId") DO UPDATE SET ${set.join(", ")},
-        "firstNs" = ${least}(${TABLE}."firstNs", excluded."firstNs"), "lastNs" = ${greatest}(${TABLE}."lastNs", excluded."lastNs")`,
-    `UPDATE ${TABLE} SET "entry" = ${entryOf(dialect, keyOf(row))} WHERE "sessionId" = ${keyOf(row)} AND ${when}`,
-  ];
-}
+/** Appends `row`'s change to the log: +1 counted in, −1 counted out (when `when` holds). */
+const deltaSql = (row: string, change: 1 | -1, when: string) =>
+  `INSERT INTO ${DELTAS} ("sessionId", "type", "severity", "occurredAtNs", "change")
+    SELECT ${keyOf(row)}, ${row}."type", ${row}."severity", ${row}."occurredAtNs", ${change} WHERE ${when}`;
 
-/** Counts `row` out, when `when` holds; a session (or cell) with nothing left goes. */
-function removeSql(dialect: Dialect, row: string, when: string): string[] {
-  const cell = `"sessionId" = ${keyOf(row)} AND "type" = ${row}."type" AND "severity" = ${row}."severity"`;
-  const set = [`"total" = "total" - 1`, ...SEVERITIES.map((s) => `"${s}" = "${s}" - ${severityFlag(dialect, row, s)}`)];
-  return [
-    `UPDATE ${CELLS} SET "count" = "count" - 1 WHERE ${cell} AND ${when}`,
-    `DELETE FROM ${CELLS} WHERE ${cell} AND "count" <= 0`,
-    `UPDATE ${TABLE} SET ${set.join(", ")} WHERE "sessionId" = ${keyOf(row)} AND ${when}`,
-    `DELETE FROM ${TABLE} WHERE "sessionId" = ${keyOf(row)} AND "total" <= 0`,
-    `UPDATE ${TABLE} SET "entry" = ${entryOf(dialect, keyOf(row))} WHERE "sessionId" = ${keyOf(row)} AND ${when}`,
-  ];
-}
+const DELTAS_TABLE = `CREATE TABLE IF NOT EXISTS ${DELTAS} ("sessionId" TEXT NOT NULL, "type" TEXT NOT NULL, "severity" TEXT NOT NULL, "occurredAtNs" BIGINT NOT NULL, "change" INTEGER NOT NULL)`;
 
 /** The statements that create the triggers (and, on PostgreSQL, their function). */
 export function triggerSql(dialect: Dialect): string[] {
@@ -79,17 +72,19 @@ export function triggerSql(dialect: Dialect): string[] {
   const body = (statements: string[]) => statements.map((s) => `${s};`).join("\n");
   if (dialect === "sqlite") {
     return [
-      `CREATE TRIGGER "${insert}" AFTER INSERT ON "Interruption" WHEN ${isOpen("NEW")} BEGIN ${body(addSql(dialect, "NEW", "1"))} END`,
-      `CREATE TRIGGER "${del}" AFTER DELETE ON "Interruption" WHEN ${isOpen("OLD")} BEGIN ${body(removeSql(dialect, "OLD", "1"))} END`,
+      DELTAS_TABLE,
+      `CREATE TRIGGER "${insert}" AFTER INSERT ON "Interruption" WHEN ${isOpen("NEW")} BEGIN ${body([deltaSql("NEW", 1, "1")])} END`,
+      `CREATE TRIGGER "${del}" AFTER DELETE ON "Interruption" WHEN ${isOpen("OLD")} BEGIN ${body([deltaSql("OLD", -1, "1")])} END`,
       `CREATE TRIGGER "${update}" AFTER UPDATE OF ${columns} ON "Interruption" WHEN ${isOpen("OLD")} OR ${isOpen("NEW")}
-        BEGIN ${body([...removeSql(dialect, "OLD", isOpen("OLD")), ...addSql(dialect, "NEW", isOpen("NEW"))])} END`,
+        BEGIN ${body([deltaSql("OLD", -1, isOpen("OLD")), deltaSql("NEW", 1, isOpen("NEW"))])} END`,
     ];
   }
   return [
+    DELTAS_TABLE,
     `CREATE OR REPLACE FUNCTION ${PG_FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN
-       IF TG_OP <> 'INSERT' AND ${isOpen("OLD")} THEN ${body(removeSql(dialect, "OLD", "true"))} END IF;
-       IF TG_OP <> 'DELETE' AND ${isOpen("NEW")} THEN ${body(addSql(dialect, "NEW", "true"))} END IF;
+       IF TG_OP <> 'INSERT' AND ${isOpen("OLD")} THEN ${body([deltaSql("OLD", -1, "true")])} END IF;
+       IF TG_OP <> 'DELETE' AND ${isOpen("NEW")} THEN ${body([deltaSql("NEW", 1, "true")])} END IF;
        RETURN NULL;
      END $$`,
     `CREATE TRIGGER "${insert}" AFTER INSERT ON "Interruption" FOR EACH ROW WHEN (${isOpen("NEW")}) EXECUTE FUNCTION ${PG_FUNCTION}()`,
@@ -103,6 +98,7 @@ function recountSql(dialect: Dialect): string[] {
   const i = '"Interruption"';
   const sums = SEVERITIES.map((s) => `SUM(${severityFlag(dialect, i, s)})`).join(", ");
   return [
+    `DELETE FROM ${DELTAS}`,
     `DELETE FROM ${CELLS}`,
     `DELETE FROM ${TABLE}`,
     `INSERT INTO ${CELLS} ("sessionId", "type", "severity", "count")
@@ -126,10 +122,11 @@ const current = (present: string[]) => present.join() === [...OPEN_COUNT_TRIGGER
 /** Creates the triggers afresh and recounts the tables unless (without `force`) they are current. */
 async function install(sql: Sql, force: boolean): Promise<boolean> {
   // several servers may start at once on one PostgreSQL: one of them does it
-  if (sql.dialect === "postgres") await sql.run("SELECT pg_advisory_xact_lock(hashtextextended('sightdesk.openCounts', 0))");
+  if (sql.dialect === "postgres") await sql.run(PG_LOCK);
   const present = await presentTriggers(sql);
   if (!force && current(present)) return false;
   for (const name of present) await sql.run(`DROP TRIGGER "${name}"${sql.dialect === "postgres" ? ' ON "Interruption"' : ""}`);
+  if (sql.dialect === "postgres") for (const f of OLD_PG_FUNCTIONS) await sql.run(`DROP FUNCTION IF EXISTS ${f}()`);
   for (const statement of [...triggerSql(sql.dialect), ...recountSql(sql.dialect)]) await sql.run(statement);
   return true;
 }
@@ -145,6 +142,66 @@ export async function ensureOpenCounts(db: Db): Promise<boolean> {
 
 /** Creates the triggers afresh and recounts the tables, in one transaction. */
 export const rebuildOpenCounts = (db: Db): Promise<boolean> => transaction(db, (sql) => install(sql, true), 600_000);
+
+/** Per session, the sum of the grouped changes in `from` (`"n"` per type and severity). */
+function sessionTotals(from: string): string {
+  const bySeverity = SEVERITIES.map((s) => `SUM(CASE WHEN "s" = '${s}' THEN "n" ELSE 0 END)`).join(", ");
+  return `SELECT "k", SUM("n"), ${bySeverity}, COALESCE(MIN("first"), ${NO_FIRST}), COALESCE(MAX("last"), ${NO_LAST}), '' FROM ${from} WHERE true GROUP BY "k"`;
+}
+
+/** Adds the changes of `cells` (grouped, with "k", "t", "s", "n", "first", "last") to both tables. */
+function applySql(dialect: Dialect, cells: string): string[] {
+  const [least, greatest] = dialect === "postgres" ? ["LEAST", "GREATEST"] : ["MIN", "MAX"];
+  const set = COUNTS.map((c) => `"${c}" = ${TABLE}."${c}" + excluded."${c}"`);
+  return [
+    `INSERT INTO ${CELLS} ("sessionId", "type", "severity", "count") SELECT "k", "t", "s", "n" FROM ${cells} WHERE true ORDER BY 1, 2, 3
+      ON CONFLICT ("sessionId", "type", "severity") DO UPDATE SET "count" = ${CELLS}."count" + excluded."count"`,
+    `INSERT INTO ${TABLE} ("sessionId", ${COUNTS.map((c) => `"${c}"`).join(", ")}, "firstNs", "lastNs", "entry") ${sessionTotals(cells)} ORDER BY 1
+      ON CONFLICT ("sessionId") DO UPDATE SET ${set.join(", ")},
+        "firstNs" = ${least}(${TABLE}."firstNs", excluded."firstNs"), "lastNs" = ${greatest}(${TABLE}."lastNs", excluded."lastNs")`,
+  ];
+}
+
+/** After `applySql`: sessions and cells with nothing left go, the others' entries are rewritten. */
+function tidySql(dialect: Dialect, touched: string): string[] {
+  return [
+    `DELETE FROM ${CELLS} WHERE "count" <= 0 AND "sessionId" IN (${touched})`,
+    `DELETE FROM ${TABLE} WHERE "total" <= 0 AND "sessionId" IN (${touched})`,
+    `UPDATE ${TABLE} SET "entry" = ${entryOf(dialect, `${TABLE}."sessionId"`)} WHERE "sessionId" IN (${touched})`,
+  ];
+}
+
+const grouped = (from: string) =>
+  `SELECT "sessionId" AS "k", "type" AS "t", "severity" AS "s", SUM("change") AS "n",
+     MIN(CASE WHEN "change" > 0 THEN "occurredAtNs" END) AS "first", MAX(CASE WHEN "change" > 0 THEN "occurredAtNs" END) AS "last"
+   FROM ${from} GROUP BY "sessionId", "type", "severity"`;
+
+/** Moves the logged changes into the two tables, in the caller's transaction. */
+async function fold(sql: Sql): Promise<void> {
+  if (sql.dialect === "sqlite") {
+    // the only writer while this transaction lasts: nothing is logged between reading and deleting
+    const cells = `(${grouped(DELTAS)})`;
+    for (const statement of [...applySql("sqlite", cells), ...tidySql("sqlite", `SELECT "sessionId" FROM ${DELTAS}`), `DELETE FROM ${DELTAS}`]) await sql.run(statement);
+    return;
+  }
+  // one folder at a time; the changes it takes are exactly the ones it deletes (a change
+  // committed after this statement began stays for the next fold)
+  await sql.run(PG_LOCK);
+  const [cells, totals] = applySql("postgres", '"c"');
+  const touched = await sql.all(`WITH "d" AS (DELETE FROM ${DELTAS} RETURNING *), "c" AS (${grouped('"d"')}), "cells" AS (${cells}) ${totals} RETURNING "sessionId"`);
+  if (!touched.length) return;
+  const keys = JSON.stringify(touched.map((r) => String(r.sessionId)));
+  for (const statement of tidySql("postgres", "SELECT json_array_elements_text(?::json)")) await sql.run(statement, [keys]);
+}
+
+/**
+ * Folds the changes the triggers logged into SessionOpenCount and SessionOpenCell: every reader
+ * of those tables calls it first. Nothing logged costs one read.
+ */
+export async function foldOpenCounts(db: Db): Promise<void> {
+  if (!(await readSql(db).all(`SELECT 1 FROM ${DELTAS} LIMIT 1`)).length) return;
+  await transaction(db, fold);
+}
 
 /** Plain SQL on a connection of its own (what the migration step holds; no Prisma client). */
 function connectionSql(dialect: Dialect, query: (text: string, params: unknown[]) => Promise<{ rows: Row[]; changes: number }>): Sql {

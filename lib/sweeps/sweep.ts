@@ -17,7 +17,7 @@
 // Size cap: when the database (storage.ts says how each kind is measured) exceeds
 //   max_db_size_mb, delete the oldest resolved interruptions, then apply retention with a cutoff
 //   moving forward over the oldest calls and interruptions, until the live data fits in 90 % of
-//   the cap; then reclaim the space (SQLite: VACUUM; PostgreSQL: plain VACUUM, which makes it
+//   the cap (less when the data grows fast: enforceSizeCap); then reclaim the space (SQLite: VACUUM; PostgreSQL: plain VACUUM, which makes it
 //   reusable and so free in what the cap measures).
 // Unsettled turns: a turn with calls, no turn_end and no activity for stale_turn_minutes gets
 //   one state_machine_error {rule: "unsettled_turn"} (deterministic id: never duplicated). Only
@@ -26,6 +26,7 @@
 import type { SightDeskConfig } from "../config/load";
 import type { Db } from "../db/client";
 import { existingIds, insertRows } from "../db/multiRow";
+import { foldOpenCounts } from "../db/openCounts";
 import { marks, transaction } from "../db/sql";
 import { buildInterruption, type InterruptionRow } from "../ingest/interruptions";
 import { interruptionId } from "../ingest/keys";
@@ -172,27 +173,38 @@ async function trimTo(db: Db, meter: StorageMeter, target: number): Promise<{ re
   return { resolvedInterruptions, rows };
 }
 
+/** The size each database was left at by its last sweep in this process (for the headroom). */
+const leftAt = new WeakMap<Db, number>();
+
+/**
+ * Trims when the database is over the cap, or will be before the next sweep at the pace it grew
+ * since the last sweep left it; down to 90 % of the cap, or lower by 1.5 times that growth so
+ * that it stays under the cap until the next sweep (half the cap at least).
+ */
 export async function enforceSizeCap(db: Db, maxDbSizeMb: number, meter: StorageMeter | null = null): Promise<SweepResult["sizeCap"]> {
   const out: SweepResult["sizeCap"] = { bytesBefore: null, bytesAfter: null, resolvedInterruptions: 0, trimmed: zero(), vacuumed: false };
   meter ??= await storageMeter(db);
   if (!meter) return out;
   const cap = maxDbSizeMb * MB;
-  const target = Math.floor(cap * 0.9);
   let bytes = (out.bytesBefore = await meter.bytes());
+  const growth = Math.max(0, bytes - (leftAt.get(db) ?? bytes));
+  const target = Math.floor(Math.max(cap * 0.5, Math.min(cap * 0.9, cap - 1.5 * growth)));
+  const limit = Math.max(target, cap - growth);
   // PostgreSQL's occupied size is an estimate: when reclaiming leaves it over the cap, measure again
-  for (let round = 0; round < RECLAIM_ROUNDS && bytes > cap; round++) {
+  for (let round = 0; round < RECLAIM_ROUNDS && bytes > limit; round++) {
     const trimmed = await trimTo(db, meter, target);
     out.resolvedInterruptions += trimmed.resolvedInterruptions;
     out.trimmed = add(out.trimmed, trimmed.rows);
     bytes = await meter.bytes();
     // give the free space back to the file system
-    if (bytes > cap) {
+    if (bytes > limit) {
       await meter.reclaim(byTable(trimmed.rows, trimmed.resolvedInterruptions));
       out.vacuumed = true;
       bytes = await meter.bytes();
     }
   }
   out.bytesAfter = bytes;
+  leftAt.set(db, bytes);
   return out;
 }
 
@@ -283,6 +295,7 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
 
 /** One sweep at time `now` (integer ns): retention, size cap, unsettled turns. */
 export async function runSweep(db: Db, cfg: SweepConfig, now: bigint): Promise<SweepResult> {
+  await foldOpenCounts(db); // the per-session counts' change log stays short even when nobody reads them
   const retention = await deleteOlderThan(db, now - BigInt(cfg.retentionDays) * NS_PER_DAY);
   retention.activity = await deleteActivityOlderThan(db, now - BigInt(cfg.activityRetentionDays) * NS_PER_DAY);
   const meter = await storageMeter(db);

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { foldOpenCounts } from "@/lib/db/openCounts";
 import { readSql } from "@/lib/db/sql";
 import { AgentSightImporter, IMPORT_ACTOR, type ImportProgress } from "@/lib/import/agentsight";
 import { AgentSightSource } from "@/lib/import/agentsightSource";
@@ -75,7 +76,8 @@ describe("import agentsight: a store larger than a page", () => {
     expect(activity).toHaveLength(resolved);
     expect(new Set(activity.map((a) => String(a.interruptionId)))).toEqual(new Set(expected.filter((e) => e.resolved).map((e) => e.id)));
     expect(activity.every((a) => a.action === "resolve" && a.actor === IMPORT_ACTOR)).toBe(true);
-    // the per-session counts of unresolved interruptions came along (kept by triggers)
+    // the per-session counts of unresolved interruptions came along (logged by triggers, folded when read)
+    await foldOpenCounts(db());
     const open = await readSql(db()).all(`SELECT SUM("total") AS "n" FROM "SessionOpenCount"`);
     expect(Number(open[0].n)).toBe(ROWS - resolved);
   });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { ingestCallBatch } from "@/lib/api/ingest";
 import { insertRows } from "@/lib/db/multiRow";
-import { ensureOpenCounts, OPEN_COUNT_TRIGGERS } from "@/lib/db/openCounts";
+import { ensureOpenCounts, foldOpenCounts, OPEN_COUNT_TRIGGERS } from "@/lib/db/openCounts";
 import { dialectOf, readSql, transaction } from "@/lib/db/sql";
 import { deleteOlderThan } from "@/lib/sweeps/sweep";
 import { applyToMany, applyToOne } from "@/lib/triage/lifecycle";
@@ -18,6 +18,7 @@ const asCounts = (rows: Array<Record<string, unknown>>): Counts =>
   Object.fromEntries(rows.map((r) => [String(r.sessionId), ["total", "critical", "high", "medium", "low"].map((c) => Number(r[c]))]));
 
 async function stored(): Promise<Counts> {
+  await foldOpenCounts(db()); // what its readers do first
   return asCounts(await readSql(db()).all(`SELECT * FROM "SessionOpenCount"`));
 }
 
@@ -134,5 +135,36 @@ describe("SessionOpenCount", () => {
     expect(await ensureOpenCounts(db())).toBe(true);
     expect(await expectExact()).toEqual({ ...before, "s-unseen": [1, 1, 0, 0, 0] });
     expect(await ensureOpenCounts(db())).toBe(false);
+  });
+
+  it("a bulk resolve and an ingest that touch the same sessions in opposite orders never wait for each other", async () => {
+    // When triggers updated each session's counter row, transaction A (resolving in s-x, then
+    // s-y) and B (inserting in s-y, then s-x) each held the row the other needed: on PostgreSQL
+    // one of them failed with "deadlock detected" after its 1 s deadlock_timeout. Now both only
+    // append to the change log. (SQLite has one writer at a time: there, B waits for A.)
+    await transaction(db(), (sql) => insertRows(sql, "Interruption", [row("x1", "s-x", "high"), row("y1", "s-y", "high")], { key: ["id"], update: "nothing" }));
+    const before = await expectExact();
+    if (dialectOf(db()) !== "postgres") return;
+    const step = () => {
+      let go!: () => void;
+      return { done: new Promise<void>((r) => (go = r)), go: () => go() };
+    };
+    const [aFirst, bFirst, aDone] = [step(), step(), step()];
+    const a = transaction(db(), async (sql) => {
+      await sql.run(`UPDATE "Interruption" SET "status" = 'resolved' WHERE "id" = 'x1'`);
+      aFirst.go();
+      await bFirst.done;
+      await sql.run(`UPDATE "Interruption" SET "status" = 'resolved' WHERE "id" = 'y1'`);
+      aDone.go();
+    });
+    const b = transaction(db(), async (sql) => {
+      await aFirst.done;
+      await insertRows(sql, "Interruption", [row("y2", "s-y", "low")], { key: ["id"], update: "nothing" });
+      bFirst.go();
+      await aDone.done; // A got through its second step while B is still open
+      await insertRows(sql, "Interruption", [row("x2", "s-x", "low")], { key: ["id"], update: "nothing" });
+    });
+    await Promise.all([a, b]);
+    expect(await expectExact()).toEqual({ ...before, "s-x": [1, 0, 0, 0, 1], "s-y": [1, 0, 0, 0, 1] });
   });
 });

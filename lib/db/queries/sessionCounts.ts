@@ -5,6 +5,7 @@
 // per-session bounds (topSessions.ts) instead of grouping the whole window.
 import type { CountSort, InterruptionFilter } from "../../domain/interruptions";
 import type { Db } from "../client";
+import { foldOpenCounts } from "../openCounts";
 import { dialectOf, readSql } from "../sql";
 import { sessionCountsSql } from "./sessionCountsSql";
 import { entryJson, topSessions } from "./topSessions";
@@ -30,6 +31,7 @@ async function groupedJson(db: Db, f: InterruptionFilter, o: SessionCountsOption
 
 /** The session-counts answer as JSON text (an array, possibly empty). */
 export async function sessionCountsJson(db: Db, f: InterruptionFilter, o: SessionCountsOptions = {}): Promise<string> {
+  if (o.limit !== undefined || isWindowOnly(f)) await foldOpenCounts(db); // both read SessionOpenCount
   if (o.limit === undefined) return isWindowOnly(f) ? windowCountsJson(db, f) : groupedJson(db, f, o);
   const top = await topSessions(db, f, { limit: o.limit, sort: o.sort });
   return top ? `[${top.map(entryJson).join(",")}]` : groupedJson(db, f, o);
