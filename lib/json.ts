@@ -35,11 +35,12 @@ function skipSpace(text: string, at: number): number {
   return at;
 }
 
-/** The nesting depth reached between `from` and `to` (outside strings), starting at `depth`. */
-function depthAcross(text: string, from: number, to: number, depth: { now: number; max: number }): void {
+/** The nesting depth reached, and the objects and arrays opened, between `from` and `to` (outside strings). */
+function depthAcross(text: string, from: number, to: number, depth: { now: number; max: number; opened: number }): void {
   for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x7b || c === 0x5b) {
+      depth.opened++;
       if (++depth.now > depth.max) depth.max = depth.now;
     } else if (c === 0x7d || c === 0x5d) depth.now--;
   }
@@ -67,6 +68,8 @@ export type ScannedJson = {
   text: string;
   /** the deepest nesting of objects and arrays */
   depth: number;
+  /** how many objects and arrays it holds */
+  containers: number;
 };
 
 /**
@@ -76,7 +79,7 @@ export type ScannedJson = {
  */
 export function scanJson(text: string, quoteNs: boolean): ScannedJson {
   const pieces: string[] = [];
-  const depth = { now: 0, max: 0 };
+  const depth = { now: 0, max: 0, opened: 0 };
   let copied = 0;
   let at = 0;
   for (;;) {
@@ -93,9 +96,9 @@ export function scanJson(text: string, quoteNs: boolean): ScannedJson {
     pieces.push(text.slice(copied, value.start), '"', text.slice(value.start, value.end), '"');
     copied = at = value.end;
   }
-  if (copied === 0) return { text, depth: depth.max };
+  if (copied === 0) return { text, depth: depth.max, containers: depth.opened };
   pieces.push(text.slice(copied));
-  return { text: pieces.join(""), depth: depth.max };
+  return { text: pieces.join(""), depth: depth.max, containers: depth.opened };
 }
 
 export class JsonTooDeepError extends SyntaxError {
@@ -104,10 +107,21 @@ export class JsonTooDeepError extends SyntaxError {
   }
 }
 
-/** JSON.parse of untrusted text, refusing (JsonTooDeepError) values nested deeper than MAX_JSON_DEPTH. */
-export function parseJsonBounded(text: string, options: { quoteNs?: boolean } = {}): unknown {
+export class JsonTooManyValuesError extends SyntaxError {
+  constructor(limit: number) {
+    super(`more than ${limit.toLocaleString("en")} objects and arrays`);
+  }
+}
+
+/**
+ * JSON.parse of untrusted text, refusing (JsonTooDeepError) values nested deeper than
+ * MAX_JSON_DEPTH and, with `maxContainers`, (JsonTooManyValuesError) text of more objects and
+ * arrays than that: each is an allocation, and `{},` is three bytes.
+ */
+export function parseJsonBounded(text: string, options: { quoteNs?: boolean; maxContainers?: number } = {}): unknown {
   const scanned = scanJson(text, options.quoteNs ?? false);
   if (scanned.depth > MAX_JSON_DEPTH) throw new JsonTooDeepError();
+  if (options.maxContainers !== undefined && scanned.containers > options.maxContainers) throw new JsonTooManyValuesError(options.maxContainers);
   return JSON.parse(scanned.text);
 }
 

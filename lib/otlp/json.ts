@@ -1,8 +1,8 @@
 // OTLP/JSON (the protobuf JSON mapping with the OTLP rules: lowerCamelCase keys, trace and span
 // ids as hex, enums as integers, 64-bit integers as strings or numbers). snake_case keys are
 // read too, as some senders use the proto field names.
-import { parseJsonBounded } from "../json";
-import { newAttributes, OtlpDecodeError, type Attributes, type AttrValue, type OtlpEvent, type OtlpResourceSpans, type OtlpScopeSpans, type OtlpSpan, type OtlpTraceRequest } from "./model";
+import { JsonTooManyValuesError, parseJsonBounded } from "../json";
+import { MAX_EXPORT_MESSAGES, newAttributes, OtlpDecodeError, tooManyMessages, type Attributes, type AttrValue, type OtlpEvent, type OtlpResourceSpans, type OtlpScopeSpans, type OtlpSpan, type OtlpTraceRequest } from "./model";
 
 type Obj = Record<string, unknown>;
 
@@ -123,8 +123,9 @@ function resourceSpans(v: unknown): OtlpResourceSpans {
 export function decodeTraceRequestJson(body: string): OtlpTraceRequest {
   let parsed: unknown;
   try {
-    parsed = parseJsonBounded(body.replace(LONG_NANOS, '$1"$2"'));
+    parsed = parseJsonBounded(body.replace(LONG_NANOS, '$1"$2"'), { maxContainers: MAX_EXPORT_MESSAGES });
   } catch (e) {
+    if (e instanceof JsonTooManyValuesError) throw tooManyMessages("JSON objects and arrays");
     throw new OtlpDecodeError(`malformed JSON: ${(e as Error).message}`);
   }
   if (!isObj(parsed)) throw new OtlpDecodeError("expected an ExportTraceServiceRequest object");

@@ -33,4 +33,15 @@ export type OtlpTraceRequest = { resourceSpans: OtlpResourceSpans[] };
 /** A body that is not an OTLP trace export (the route answers 400). */
 export class OtlpDecodeError extends Error {}
 
+/**
+ * Most messages (spans, events, attributes, values, …) one export may hold, in protobuf or JSON.
+ * An SDK's batch of 512 chat spans with their messages holds about 40,000; decoded, each costs
+ * a JavaScript object of a few hundred bytes, and an empty one is 2 bytes of protobuf or 3 of
+ * JSON: 10 MiB of empty spans decoded to 3–5 million objects, 1.6–3 GB and 7–20 s of CPU.
+ */
+export const MAX_EXPORT_MESSAGES = 500_000;
+
+export const tooManyMessages = (what: string) =>
+  new OtlpDecodeError(`the export holds more than ${MAX_EXPORT_MESSAGES.toLocaleString("en")} ${what} (spans, events, attributes, values); send smaller batches`);
+
 export const newAttributes = (): Attributes => Object.create(null) as Attributes;

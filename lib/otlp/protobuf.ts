@@ -5,7 +5,8 @@
 // protobufjs decodes in one pass and refuses messages nested deeper than Reader.recursionLimit
 // (100, protoc's default), so a hostile AnyValue nesting is a 400, never a stack overflow.
 import { Field, Reader, Root, Type, util } from "protobufjs/light";
-import { newAttributes, OtlpDecodeError, type Attributes, type AttrValue, type OtlpTraceRequest } from "./model";
+import { holdsMoreMessagesThan } from "./messageCount";
+import { MAX_EXPORT_MESSAGES, newAttributes, OtlpDecodeError, tooManyMessages, type Attributes, type AttrValue, type OtlpTraceRequest } from "./model";
 import descriptor from "./proto/trace.json";
 
 // without long.js protobufjs reads 64-bit integers as doubles: nanoseconds would lose precision
@@ -17,6 +18,8 @@ root.define("google.rpc").add(new Type("Status").add(new Field("code", 1, "int32
 const ExportTraceServiceRequest = root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest");
 const ExportTraceServiceResponse = root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse");
 const Status = root.lookupType("google.rpc.Status");
+root.resolveAll(); // every field knows its message type (messageCount.ts reads them)
+
 
 // The decoded messages, as far as SightDesk reads them: absent fields read as their defaults
 // (protobufjs puts those on the prototypes), absent message fields as null.
@@ -97,6 +100,9 @@ const asBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes 
 
 /** An ExportTraceServiceRequest in protobuf; OtlpDecodeError when the bytes are not one. */
 export function decodeTraceRequestProtobuf(bytes: Uint8Array): OtlpTraceRequest {
+  if (holdsMoreMessagesThan(bytes, ExportTraceServiceRequest, MAX_EXPORT_MESSAGES)) {
+    throw tooManyMessages("protobuf messages");
+  }
   let decoded: PbRequest;
   try {
     // from a Buffer, protobufjs reads strings and bytes with Node's native slices

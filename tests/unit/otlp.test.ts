@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import type { NormalizedCall } from "@/lib/domain/calls";
 import { decodeTraceRequestJson } from "@/lib/otlp/json";
-import { OtlpDecodeError } from "@/lib/otlp/model";
+import { MAX_EXPORT_MESSAGES, OtlpDecodeError } from "@/lib/otlp/model";
 import { prepareOtlp } from "@/lib/otlp/prepare";
 import { decodeTraceRequestProtobuf, encodeStatusProtobuf, encodeTraceResponseProtobuf } from "@/lib/otlp/protobuf";
 import { DESCRIPTOR, descriptorText } from "@/scripts/otlp-descriptor";
@@ -199,6 +199,19 @@ describe("OTLP protobuf decoding (protobufjs, opentelemetry-proto definitions)",
     let value: unknown = decodedSpan(nested(40)).attributes.deep;
     for (let i = 0; i < 40; i++) value = (value as unknown[])[0];
     expect(value).toBe("leaf");
+  });
+  it("refuses an export of more messages than it may hold before decoding it (5 million empty spans were 3 GB)", () => {
+    const emptySpans = (n: number) => len(1, len(2, Buffer.from(new Uint8Array(2 * n).map((_, i) => (i % 2 ? 0 : 0x12))))); // spans = 2: field 2, length 0
+    const emptyAttributes = (n: number) => oneSpan(Buffer.from(new Uint8Array(2 * n).map((_, i) => (i % 2 ? 0 : 0x4a)))); // attributes = 9
+    expect(decodeMessage(emptySpans(5_000_000))).toMatch(/more than 500,000 protobuf messages.*smaller batches/);
+    expect(decodeMessage(emptyAttributes(MAX_EXPORT_MESSAGES))).toMatch(/more than 500,000 protobuf messages/);
+    // the count is of messages, not bytes: as many empty spans as may be held decode
+    expect(decodeTraceRequestProtobuf(emptySpans(MAX_EXPORT_MESSAGES - 2)).resourceSpans[0].scopeSpans[0].spans).toHaveLength(MAX_EXPORT_MESSAGES - 2);
+    expect(decodeMessage(emptySpans(MAX_EXPORT_MESSAGES - 1))).toMatch(/more than 500,000/);
+    // OTLP/JSON: 3.3 million empty spans in 10 MB were 1.6 GB and 7 s
+    const jsonSpans = (n: number) => `{"resourceSpans":[{"scopeSpans":[{"spans":[${Array(n).fill("{}").join(",")}]}]}]}`;
+    expect(() => decodeTraceRequestJson(jsonSpans(3_300_000))).toThrow(/more than 500,000 JSON objects and arrays.*smaller batches/);
+    expect(decodeTraceRequestJson(jsonSpans(1_000)).resourceSpans[0].scopeSpans[0].spans).toHaveLength(1_000);
   });
 });
 
