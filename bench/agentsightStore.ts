@@ -8,6 +8,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { DEFAULT_SEVERITY, INTERRUPTION_TYPES, type InterruptionType } from "../lib/domain/interruptions";
 import { INTERRUPTION_DDL } from "../tests/fixtures/agentsight";
+import { prng } from "../tests/support/prng";
 
 export const AGENTS = ["CoshNG", "research-bot", "support-agent", "explorer", "planner", "reviewer", "deployer", "triager", "indexer", "scribe"];
 // Provider errors dominate real inboxes; crashes and loops are rare.
@@ -24,15 +25,6 @@ const DETAIL: Partial<Record<InterruptionType, object>> = {
 const DAY_NS = 86_400_000_000_000n;
 const HOUR_MS = 3_600_000;
 
-export function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const hex = (rand: () => number, n: number) => {
   let s = "";

@@ -19,6 +19,7 @@ import { providerOf } from "../lib/db/url";
 import { DEFAULT_SEVERITY, INTERRUPTION_TYPES } from "../lib/domain/interruptions";
 import { runAgentSightComparison } from "./apiAgentSight";
 import { flag, getJson, machineLine, startServer, timeRuns, type Timing } from "./serverTiming";
+import { prng } from "../tests/support/prng";
 
 const arg = (name: string, fallback: number) => Number(flag(name) ?? fallback);
 
@@ -31,15 +32,6 @@ const AGENTS = ["CoshNG", "research-bot", "support-agent", "explorer", "planner"
 // Provider errors dominate real inboxes; crashes and loops are rare.
 const TYPE_WEIGHTS: Record<string, number> = { rate_limit: 30, tool_failure: 15, llm_error: 8, service_unavailable: 8, network_timeout: 6, token_limit: 6, empty_response: 5, sse_truncated: 4, slow_response: 4 };
 
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Table = "Session" | "Interruption";
 const COLUMNS: Record<Table, string[]> = {

@@ -20,6 +20,7 @@ import { countViews } from "../lib/db/queries/views";
 import { marks, toNumbered } from "../lib/db/sql";
 import { DEFAULT_PRICES } from "../lib/domain/pricing";
 import type { SavedView } from "../lib/db/generated/client";
+import { prng } from "../tests/support/prng";
 
 const flag = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -37,15 +38,6 @@ const DAY = 86_400_000n * NS_MS;
 const AGENTS = ["CoshNG", "research-bot", "support-agent", "explorer", "planner", "reviewer", "deployer", "triager", "indexer", "scribe"];
 const MODELS: [string, string][] = [["openai", "gpt-4o-2024-08-06"], ["anthropic", "claude-sonnet-4-5-20250929"], ["dashscope", "qwen-plus"], ["deepseek", "deepseek-chat"], ["openai", "gpt-4o-mini"], ["openai-compatible", "local-llama"]];
 
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const COLUMNS = {
   Session: ["id", "agentName", "firstSeenNs", "lastSeenNs", "callCount"],

@@ -9,6 +9,7 @@ import { transaction } from "@/lib/db/sql";
 import { DEFAULT_SEVERITY, INTERRUPTION_TYPES, SEVERITIES, UNASSIGNED, UNRESOLVED_STATUSES } from "@/lib/domain/interruptions";
 import { expectError, request, type SessionCount } from "./support/http";
 import { startServer, type TestServer } from "./support/server";
+import { prng } from "../support/prng";
 
 let server: TestServer;
 let db: Db;
@@ -25,15 +26,6 @@ type Row = {
   id: string; sessionId: string | null; agentName: string; type: string; severity: string; status: string; occurredAtNs: bigint;
 };
 
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** 3,000 interruptions over 2 days in 600 sessions (and none), every status, severities AgentSight may bring. */
 function generate(): Row[] {
