@@ -4,11 +4,14 @@ import { context, SpanStatusCode, trace, type Attributes, type Span } from "@ope
 import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { Root } from "protobufjs/light";
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import type { NormalizedCall } from "@/lib/domain/calls";
 import { decodeTraceRequestJson } from "@/lib/otlp/json";
+import { holdsMoreMessagesThan } from "@/lib/otlp/messageCount";
 import { MAX_EXPORT_MESSAGES, OtlpDecodeError } from "@/lib/otlp/model";
+import descriptor from "@/lib/otlp/proto/trace.json";
 import { prepareOtlp } from "@/lib/otlp/prepare";
 import { decodeTraceRequestProtobuf, encodeStatusProtobuf, encodeTraceResponseProtobuf } from "@/lib/otlp/protobuf";
 import { DESCRIPTOR, descriptorText } from "@/scripts/otlp-descriptor";
@@ -205,9 +208,15 @@ describe("OTLP protobuf decoding (protobufjs, opentelemetry-proto definitions)",
     const emptyAttributes = (n: number) => oneSpan(Buffer.from(new Uint8Array(2 * n).map((_, i) => (i % 2 ? 0 : 0x4a)))); // attributes = 9
     expect(decodeMessage(emptySpans(5_000_000))).toMatch(/more than 500,000 protobuf messages.*smaller batches/);
     expect(decodeMessage(emptyAttributes(MAX_EXPORT_MESSAGES))).toMatch(/more than 500,000 protobuf messages/);
-    // the count is of messages, not bytes: as many empty spans as may be held decode
-    expect(decodeTraceRequestProtobuf(emptySpans(MAX_EXPORT_MESSAGES - 2)).resourceSpans[0].scopeSpans[0].spans).toHaveLength(MAX_EXPORT_MESSAGES - 2);
-    expect(decodeMessage(emptySpans(MAX_EXPORT_MESSAGES - 1))).toMatch(/more than 500,000/);
+    expect(decodeMessage(emptySpans(MAX_EXPORT_MESSAGES - 1))).toMatch(/more than 500,000/); // with its resource and scope: one too many
+    // what is counted: messages at every level the schema nests, not bytes, not scalars
+    const request = Root.fromJSON(descriptor).lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest");
+    request.root.resolveAll();
+    expect(holdsMoreMessagesThan(emptySpans(8), request, 10)).toBe(false); // 8 spans + scope + resource
+    expect(holdsMoreMessagesThan(emptySpans(9), request, 10)).toBe(true);
+    const span = oneSpan(attribute("a", stringValue("x")), attribute("b", stringValue("y"))); // resource, scope, span, 2 × (KeyValue + AnyValue)
+    expect([holdsMoreMessagesThan(span, request, 6), holdsMoreMessagesThan(span, request, 7)]).toEqual([true, false]);
+    expect(decodeTraceRequestProtobuf(emptySpans(1_000)).resourceSpans[0].scopeSpans[0].spans).toHaveLength(1_000);
     // OTLP/JSON: 3.3 million empty spans in 10 MB were 1.6 GB and 7 s
     const jsonSpans = (n: number) => `{"resourceSpans":[{"scopeSpans":[{"spans":[${Array(n).fill("{}").join(",")}]}]}]}`;
     expect(() => decodeTraceRequestJson(jsonSpans(3_300_000))).toThrow(/more than 500,000 JSON objects and arrays.*smaller batches/);
