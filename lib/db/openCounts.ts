@@ -6,6 +6,10 @@
 // drops them: every start checks that they are all there, as defined here, and otherwise
 // creates them and recounts both tables (`ensureOpenCounts`). Changing a trigger's definition
 // means giving it a new name, so that existing databases pick up the new one.
+//
+// A bulk insert (the AgentSight import) on SQLite counts what it inserted in three set-based
+// statements instead (`insertCountedInBulk`): the trigger's per-row work was a third of the
+// import's time, and so was the mere presence of a trigger on the table.
 import { SEVERITIES, UNASSIGNED, UNRESOLVED_STATUSES } from "../domain/interruptions";
 import BetterSqlite3 from "better-sqlite3";
 import type pg from "pg";
@@ -111,6 +115,62 @@ function recountSql(dialect: Dialect): string[] {
       SELECT ${keyOf(i)}, COUNT(*), ${sums}, MIN("occurredAtNs"), MAX("occurredAtNs"), '' FROM ${i} WHERE ${isOpen(i)} GROUP BY ${keyOf(i)}`,
     `UPDATE ${TABLE} SET "entry" = ${entryOf(dialect, `${TABLE}."sessionId"`)}`,
   ];
+}
+
+/**
+ * SQLite: adds the unresolved rows of Interruption with a rowid above `?` to both tables, as the
+ * insert trigger would have one by one: cells and counts grow, bounds widen, and each session's
+ * entry is rewritten (once, not once per row).
+ */
+function addInsertedSql(): string[] {
+  const i = '"Interruption"';
+  const inserted = `${i}.rowid > ? AND ${isOpen(i)}`;
+  const sums = SEVERITIES.map((s) => `SUM(${severityFlag("sqlite", i, s)})`).join(", ");
+  return [
+    `INSERT INTO ${CELLS} ("sessionId", "type", "severity", "count")
+      SELECT ${keyOf(i)}, "type", "severity", COUNT(*) FROM ${i} WHERE ${inserted} GROUP BY ${keyOf(i)}, "type", "severity"
+      ON CONFLICT ("sessionId", "type", "severity") DO UPDATE SET "count" = ${CELLS}."count" + excluded."count"`,
+    `INSERT INTO ${TABLE} ("sessionId", ${COUNTS.map((c) => `"${c}"`).join(", ")}, "firstNs", "lastNs", "entry")
+      SELECT ${keyOf(i)}, COUNT(*), ${sums}, MIN("occurredAtNs"), MAX("occurredAtNs"), '' FROM ${i} WHERE ${inserted} GROUP BY ${keyOf(i)}
+      ON CONFLICT ("sessionId") DO UPDATE SET ${COUNTS.map((c) => `"${c}" = ${TABLE}."${c}" + excluded."${c}"`).join(", ")},
+        "firstNs" = MIN(${TABLE}."firstNs", excluded."firstNs"), "lastNs" = MAX(${TABLE}."lastNs", excluded."lastNs")`,
+    `UPDATE ${TABLE} SET "entry" = ${entryOf("sqlite", `${TABLE}."sessionId"`)} WHERE "sessionId" IN (SELECT ${keyOf(i)} FROM ${i} WHERE ${inserted})`,
+  ];
+}
+
+/**
+ * Runs `insert` in the caller's transaction and counts the unresolved interruptions it inserted.
+ * `insert` may only INSERT into Interruption.
+ *
+ * On SQLite the insert trigger is dropped for the while and created again, as it was, before
+ * `insertCountedInBulk` returns; the rows are then added in three set-based statements, with the
+ * trigger's result. A trigger that does nothing still costs: with one on the table, SQLite
+ * journals every page each one-row INSERT touches (a statement journal, in case a trigger
+ * statement fails halfway), which made the import's inserts half as fast again. Dropping it is
+ * safe within the transaction: schema changes are transactional in SQLite, no other connection
+ * sees the table without it (readers see the last commit, writers wait), and a failure rolls
+ * the drop back with the rest. The rows inserted are those with a rowid above the largest
+ * before: SQLite gives a new row the largest rowid + 1, and no one else writes meanwhile.
+ *
+ * On PostgreSQL, where other writers run at the same time, the trigger counts each row as usual:
+ * its increments commute with theirs, where a count of the page's sessions could race with them.
+ */
+export async function insertCountedInBulk<T>(sql: Sql, insert: () => Promise<T>): Promise<T> {
+  const [trigger] = OPEN_COUNT_TRIGGERS;
+  if (sql.dialect !== "sqlite") return insert();
+  const [definition] = await sql.all(`SELECT "sql" FROM sqlite_master WHERE "type" = 'trigger' AND "name" = ?`, [trigger]);
+  // no trigger (a migration dropped it): the next start recounts everything anyway
+  if (!definition) return insert();
+  const [{ last }] = await sql.all(`SELECT COALESCE(MAX(rowid), 0) AS "last" FROM "Interruption"`);
+  await sql.run(`DROP TRIGGER "${trigger}"`);
+  let result: T;
+  try {
+    result = await insert();
+  } finally {
+    await sql.run(String(definition.sql));
+  }
+  for (const statement of addInsertedSql()) await sql.run(statement, [last]);
+  return result;
 }
 
 async function presentTriggers(sql: Sql): Promise<string[]> {

@@ -5,6 +5,7 @@
 // times, detail and resolved flag. Everything is idempotent: calls by call_id, interruptions by
 // id, and local imports keep a high-water mark per file in the Setting table.
 import { insertNew, insertRows, selectIn } from "../db/multiRow";
+import { insertCountedInBulk } from "../db/openCounts";
 import type { Db } from "../db/client";
 import { transaction, type Sql } from "../db/sql";
 import { callKeys } from "../ingest/keys";
@@ -313,16 +314,19 @@ export class AgentSightImporter {
           return [m];
         });
         // Ids stored before (a re-run) or twice in AgentSight's own file are inserted once.
-        const inserted = await insertNew(
-          sql,
-          "Interruption",
-          mapped.map((m) => ({
-            ...m.row,
-            status: m.resolved ? "resolved" : "open",
-            resolvedBy: m.resolved ? IMPORT_ACTOR : null,
-            resolvedAtNs: m.resolved ? now : null,
-          })),
-          "id",
+        // SessionOpenCount gets the page's unresolved rows in a few statements, not row by row.
+        const inserted = await insertCountedInBulk(sql, () =>
+          insertNew(
+            sql,
+            "Interruption",
+            mapped.map((m) => ({
+              ...m.row,
+              status: m.resolved ? "resolved" : "open",
+              resolvedBy: m.resolved ? IMPORT_ACTOR : null,
+              resolvedAtNs: m.resolved ? now : null,
+            })),
+            "id",
+          ),
         );
         const fresh = mapped.filter((_, i) => inserted[i]);
         const resolved = fresh.filter((m) => m.resolved);
