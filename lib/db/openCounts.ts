@@ -15,6 +15,7 @@ import BetterSqlite3 from "better-sqlite3";
 import type pg from "pg";
 import type { Db } from "./client";
 import { sessionCountJson, typeCountJson, typeCountsJson } from "./jsonSql";
+import { lastRowid } from "./multiRow";
 import { readSql, toNumbered, transaction, type Dialect, type Row, type Sql } from "./sql";
 
 const TABLE = '"SessionOpenCount"';
@@ -161,7 +162,7 @@ export async function insertCountedInBulk<T>(sql: Sql, insert: () => Promise<T>)
   const [definition] = await sql.all(`SELECT "sql" FROM sqlite_master WHERE "type" = 'trigger' AND "name" = ?`, [trigger]);
   // no trigger (a migration dropped it): the next start recounts everything anyway
   if (!definition) return insert();
-  const [{ last }] = await sql.all(`SELECT COALESCE(MAX(rowid), 0) AS "last" FROM "Interruption"`);
+  const last = await lastRowid(sql, "Interruption");
   await sql.run(`DROP TRIGGER "${trigger}"`);
   let result: T;
   try {

@@ -4,7 +4,7 @@
 // AgentSight's own interruptions are then inserted locally with their ids, types, severities,
 // times, detail and resolved flag. Everything is idempotent: calls by call_id, interruptions by
 // id, and local imports keep a high-water mark per file in the Setting table.
-import { insertNew, insertRows, selectIn } from "../db/multiRow";
+import { insertNew, insertRows, lastRowid, selectIn } from "../db/multiRow";
 import { insertCountedInBulk } from "../db/openCounts";
 import type { Db } from "../db/client";
 import { transaction, type Sql } from "../db/sql";
@@ -13,7 +13,7 @@ import { callSchema } from "../ingest/schema";
 import { ingestCalls, type IngestResult } from "../ingest/storeCalls";
 import type { NormalizedCall } from "../domain/calls";
 import { nowNs as systemNowNs } from "../domain/time";
-import { IMPORT_ACTOR, mapCall, mapInterruption, type CallLink, type WireCall } from "./agentsightMap";
+import { IMPORT_ACTOR, mapCall, mapInterruption, type CallLink, type InterruptionMapping, type WireCall } from "./agentsightMap";
 import type { AgentSightSource, SourceRow, TableName } from "./agentsightSource";
 
 export { IMPORT_ACTOR } from "./agentsightMap";
@@ -305,54 +305,52 @@ export class AgentSightImporter {
         for (const c of await selectIn(sql, "Call", "id", callIds, '"id", "turnId", "model"')) {
           links.set(String(c.id), { turnId: c.turnId == null ? null : String(c.turnId), model: c.model == null ? null : String(c.model) });
         }
-        const mapped = rows.flatMap((r) => {
+        const mapped: Interrupted[] = [];
+        for (const r of rows) {
           const m = mapInterruption(r, typeof r.call_id === "string" ? links.get(r.call_id) : undefined, now);
-          if (m.kind === "skip") {
-            skip(page, "interruptions", m.reason);
-            return [];
-          }
-          return [m];
-        });
+          if (m.kind === "skip") skip(page, "interruptions", m.reason);
+          else mapped.push(m);
+        }
+        const before = await lastRowid(sql, "Interruption");
         // Ids stored before (a re-run) or twice in AgentSight's own file are inserted once.
         // SessionOpenCount gets the page's unresolved rows in a few statements, not row by row.
-        const inserted = await insertCountedInBulk(sql, () =>
-          insertNew(
-            sql,
-            "Interruption",
-            mapped.map((m) => ({
-              ...m.row,
-              status: m.resolved ? "resolved" : "open",
-              resolvedBy: m.resolved ? IMPORT_ACTOR : null,
-              resolvedAtNs: m.resolved ? now : null,
-            })),
-            "id",
-          ),
-        );
-        const fresh = mapped.filter((_, i) => inserted[i]);
-        const resolved = fresh.filter((m) => m.resolved);
-        await insertNew(
-          sql,
-          "InterruptionActivity",
-          resolved.map((m) => ({
-            interruptionId: m.row.id,
-            actor: IMPORT_ACTOR,
-            action: "resolve",
-            before: RESOLVE_BEFORE,
-            after: RESOLVE_AFTER,
-            note: "resolved in AgentSight before the import",
-            atNs: now,
-          })),
-          "id",
-        );
+        const inserted = await insertCountedInBulk(sql, () => insertNew(sql, "Interruption", mapped.map((m) => m.row), "id"));
+        let fresh = 0;
+        let resolved = 0;
+        for (let i = 0; i < mapped.length; i++) {
+          if (!inserted[i]) continue;
+          fresh++;
+          if (mapped[i].resolved) resolved++;
+        }
+        await this.insertResolveActivity(sql, before, () => mapped.filter((m, i) => inserted[i] && m.resolved), now);
         await this.saveMarkIn(sql, "interruption_events", mark);
-        page.interruptions.imported += fresh.length;
-        page.interruptions.present += mapped.length - fresh.length;
-        page.interruptions.resolved += resolved.length;
+        page.interruptions.imported += fresh;
+        page.interruptions.present += mapped.length - fresh;
+        page.interruptions.resolved += resolved;
         return page;
       });
     } catch (e) {
       throw new DeliveryError(`Cannot store interruptions: ${(e as Error).message}`);
     }
+  }
+
+  /**
+   * The resolve activity of the interruptions the page inserted resolved. On SQLite one statement
+   * writes it from the rows themselves, those above the rowid `before` (the page's, as its
+   * transaction is the only writer), in the order they were inserted; elsewhere from `resolved`.
+   */
+  private async insertResolveActivity(sql: Sql, before: number | bigint | null, resolved: () => Interrupted[], now: bigint): Promise<void> {
+    const activity = { actor: IMPORT_ACTOR, action: "resolve", before: RESOLVE_BEFORE, after: RESOLVE_AFTER, note: "resolved in AgentSight before the import", atNs: now };
+    if (before !== null) {
+      await sql.run(
+        `INSERT INTO "InterruptionActivity" ("interruptionId", "actor", "action", "before", "after", "note", "atNs")
+         SELECT "id", ?, ?, ?, ?, ?, ? FROM "Interruption" WHERE rowid > ? AND "status" = 'resolved' ORDER BY rowid`,
+        [...Object.values(activity), before],
+      );
+      return;
+    }
+    const rows = resolved().map((m) => ({ interruptionId: m.row.id, ...activity }));
+    await insertRows(sql, "InterruptionActivity", rows, { key: ["id"], update: "nothing" });
   }
 
   /** Reports progress through `table` from `after` on: call the result with each page's row count. */
@@ -366,6 +364,9 @@ export class AgentSightImporter {
     };
   }
 }
+
+/** An interruption_events row that maps to an interruption. */
+type Interrupted = Extract<InterruptionMapping, { kind: "interruption" }>;
 
 const RESOLVE_BEFORE = JSON.stringify({ status: "open", assignee: null });
 const RESOLVE_AFTER = JSON.stringify({ status: "resolved", assignee: null });

@@ -185,7 +185,10 @@ export function mapCall(row: SourceRow, nowNs: bigint): CallMapping {
 /** What the interruption row takes from the imported call it belongs to, when that exists. */
 export type CallLink = { turnId: string | null; model: string | null };
 
-export type InterruptionMapping = { kind: "interruption"; row: InterruptionRow; resolved: boolean } | { kind: "skip"; reason: string };
+/** An imported Interruption row: open, or resolved by the import when AgentSight had resolved it. */
+export type ImportedInterruption = InterruptionRow & { status: "open" | "resolved"; resolvedBy: string | null; resolvedAtNs: bigint | null };
+
+export type InterruptionMapping = { kind: "interruption"; row: ImportedInterruption; resolved: boolean } | { kind: "skip"; reason: string };
 
 const ID = /^[0-9a-z][0-9a-z_.:-]{0,127}$/i;
 
@@ -220,7 +223,7 @@ function derived(type: string, agentName: string | null, linkModel: string | nul
   return d;
 }
 
-/** One interruption_events row as an Interruption row (status and resolution set by the caller). */
+/** One interruption_events row as an Interruption row, created (and, when resolved in AgentSight, resolved) at `nowNs`. */
 export function mapInterruption(row: SourceRow, link: CallLink | undefined, nowNs: bigint): InterruptionMapping {
   const id = nonEmpty(row.interruption_id);
   if (!id || !ID.test(id)) return { kind: "skip", reason: `interruption row ${text(row.id)}: invalid interruption_id` };
@@ -230,9 +233,10 @@ export function mapInterruption(row: SourceRow, link: CallLink | undefined, nowN
   if (!type || !severity || at === null) return { kind: "skip", reason: `interruption ${id}: missing type, severity or occurred_at_ns` };
   const agentName = nonEmpty(row.agent_name);
   const d = derived(type, agentName, link?.model ?? null, row.detail);
+  const resolved = bool(row.resolved) === true;
   return {
     kind: "interruption",
-    resolved: bool(row.resolved) === true,
+    resolved,
     row: {
       id,
       sessionId: nonEmpty(row.session_id),
@@ -251,6 +255,9 @@ export function mapInterruption(row: SourceRow, link: CallLink | undefined, nowN
       detail: d.detail,
       fingerprint: d.fingerprint,
       createdAtNs: nowNs,
+      status: resolved ? "resolved" : "open",
+      resolvedBy: resolved ? IMPORT_ACTOR : null,
+      resolvedAtNs: resolved ? nowNs : null,
     },
   };
 }
