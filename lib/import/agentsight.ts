@@ -7,7 +7,7 @@
 import { insertNew, insertRows, lastRowid, selectIn } from "../db/multiRow";
 import { insertCountedInBulk } from "../db/openCounts";
 import type { Db } from "../db/client";
-import { transaction, type Sql } from "../db/sql";
+import { sqlTransaction, type Sql } from "../db/sql";
 import { callKeys } from "../ingest/keys";
 import { callSchema } from "../ingest/schema";
 import { ingestCalls, type IngestResult } from "../ingest/storeCalls";
@@ -299,7 +299,7 @@ export class AgentSightImporter {
   private async importInterruptionRows(db: Db, rows: SourceRow[], mark: bigint): Promise<ImportStats> {
     const now = this.now();
     try {
-      return await transaction(db, async (sql) => {
+      return await sqlTransaction(db, async (sql) => {
         const page = emptyStats(); // afresh if PostgreSQL runs the transaction again
         const callIds = rows.map((r) => r.call_id).filter((v): v is string => typeof v === "string" && v !== "");
         const links = new Map<string, CallLink>();
