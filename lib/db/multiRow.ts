@@ -80,8 +80,9 @@ export async function existingIds(sql: Sql, table: string, ids: string[]): Promi
 
 /**
  * SQLite: the largest rowid of `table` (0 when empty); null on PostgreSQL. Inside a transaction
- * the rows inserted after this call are exactly those with a larger rowid: SQLite gives a new row
- * the largest rowid + 1, and no other connection writes while the transaction lasts.
+ * that then writes, the rows it inserts after this call are exactly those with a larger rowid:
+ * SQLite gives a new row the largest rowid + 1, and no other connection's write can come between
+ * (a transaction whose snapshot another writer has moved past cannot write: SQLITE_BUSY).
  */
 export async function lastRowid(sql: Sql, table: string): Promise<number | bigint | null> {
   if (sql.dialect !== "sqlite") return null;

@@ -8,8 +8,8 @@
 // means giving it a new name, so that existing databases pick up the new one.
 //
 // A bulk insert (the AgentSight import) on SQLite counts what it inserted in three set-based
-// statements instead (`insertCountedInBulk`): the trigger's per-row work was a third of the
-// import's time, and so was the mere presence of a trigger on the table.
+// statements instead (`insertCountedInBulk`): the insert trigger — its per-row work, and even
+// when it does nothing its mere presence — cost a third of the import's time.
 import { SEVERITIES, UNASSIGNED, UNRESOLVED_STATUSES } from "../domain/interruptions";
 import BetterSqlite3 from "better-sqlite3";
 import type pg from "pg";
@@ -147,11 +147,11 @@ function addInsertedSql(): string[] {
  * `insertCountedInBulk` returns; the rows are then added in three set-based statements, with the
  * trigger's result. A trigger that does nothing still costs: with one on the table, SQLite
  * journals every page each one-row INSERT touches (a statement journal, in case a trigger
- * statement fails halfway), which made the import's inserts half as fast again. Dropping it is
+ * statement fails halfway), which doubled the cost of the import's inserts. Dropping it is
  * safe within the transaction: schema changes are transactional in SQLite, no other connection
  * sees the table without it (readers see the last commit, writers wait), and a failure rolls
  * the drop back with the rest. The rows inserted are those with a rowid above the largest
- * before: SQLite gives a new row the largest rowid + 1, and no one else writes meanwhile.
+ * before (`lastRowid`).
  *
  * On PostgreSQL, where other writers run at the same time, the trigger counts each row as usual:
  * its increments commute with theirs, where a count of the page's sessions could race with them.
