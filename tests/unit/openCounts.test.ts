@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { ingestCallBatch } from "@/lib/api/ingest";
 import { insertNew, insertRows } from "@/lib/db/multiRow";
 import { ensureOpenCounts, insertCountedInBulk, OPEN_COUNT_TRIGGERS } from "@/lib/db/openCounts";
-import { dialectOf, readSql, transaction } from "@/lib/db/sql";
+import { dialectOf, readSql, transaction, type Sql } from "@/lib/db/sql";
 import { deleteOlderThan } from "@/lib/sweeps/sweep";
 import { applyToMany, applyToOne } from "@/lib/triage/lifecycle";
 import { expectOpenCountsExact, storedOpenCounts } from "../support/openCounts";
@@ -77,11 +77,15 @@ describe("SessionOpenCount", () => {
       row("k5", "s-other", "critical"), // twice in the batch: the first one counts
       row("a1", "s-a", "critical"), // stored already: not inserted, not counted
     ];
-    const tables = async (sql: { all: (q: string) => Promise<Array<Record<string, unknown>>> }) =>
-      JSON.stringify([
-        await sql.all(`SELECT * FROM "SessionOpenCount" ORDER BY "sessionId"`),
-        await sql.all(`SELECT * FROM "SessionOpenCell" ORDER BY "sessionId", "type", "severity"`),
-      ], (_, v) => (typeof v === "bigint" ? String(v) : v));
+    // both tables as text, to compare byte for byte
+    const tables = async (sql: Sql) =>
+      JSON.stringify(
+        [
+          await sql.all(`SELECT * FROM "SessionOpenCount" ORDER BY "sessionId"`),
+          await sql.all(`SELECT * FROM "SessionOpenCell" ORDER BY "sessionId", "type", "severity"`),
+        ],
+        (_, v) => (typeof v === "bigint" ? String(v) : v),
+      );
     const rolledBack = new Error("roll back");
     let byTrigger = "";
     await expect(
@@ -91,7 +95,12 @@ describe("SessionOpenCount", () => {
         throw rolledBack;
       }),
     ).rejects.toBe(rolledBack);
-    const triggers = async () => (await readSql(db()).all(dialectOf(db()) === "postgres" ? `SELECT "tgname"::text AS "n" FROM pg_trigger WHERE NOT "tgisinternal" ORDER BY 1` : `SELECT "sql" AS "n" FROM sqlite_master WHERE "type" = 'trigger' ORDER BY "name"`)).map((r) => r.n);
+    const triggers = async () =>
+      readSql(db()).all(
+        dialectOf(db()) === "postgres"
+          ? `SELECT "tgname"::text AS "name" FROM pg_trigger WHERE NOT "tgisinternal" ORDER BY 1`
+          : `SELECT "name", "sql" FROM sqlite_master WHERE "type" = 'trigger' ORDER BY "name"`,
+      );
     const before = await triggers();
     const inserted = await transaction(db(), async (sql) => {
       const done = await insertCountedInBulk(sql, () => insertNew(sql, "Interruption", batch, "id"));
