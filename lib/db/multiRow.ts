@@ -77,3 +77,15 @@ export async function selectIn(sql: Sql, table: string, column: string, values: 
 export async function existingIds(sql: Sql, table: string, ids: string[]): Promise<Set<string>> {
   return new Set((await selectIn(sql, table, "id", ids, '"id"')).map((r) => String(r.id)));
 }
+
+/**
+ * SQLite: the largest rowid of `table` (0 when empty); null on PostgreSQL. Inside a transaction
+ * that then writes, the rows it inserts after this call are exactly those with a larger rowid:
+ * SQLite gives a new row the largest rowid + 1, and no other connection's write can come between
+ * (a transaction whose snapshot another writer has moved past cannot write: SQLITE_BUSY).
+ */
+export async function lastRowid(sql: Sql, table: string): Promise<number | bigint | null> {
+  if (sql.dialect !== "sqlite") return null;
+  const [{ last }] = await sql.all(`SELECT COALESCE(MAX(rowid), 0) AS "last" FROM ${quote(table)}`);
+  return last as number | bigint;
+}

@@ -13,11 +13,15 @@
 // checks that they are all there, as defined here, and otherwise creates them and recounts both
 // tables (`ensureOpenCounts`). Changing a trigger's definition means giving it a new name, so
 // that existing databases pick up the new one.
+// A bulk insert (the AgentSight import) on SQLite logs what it inserted in one set-based
+// statement instead (`insertCountedInBulk`): the insert trigger — even one doing nothing, by its
+// mere presence — cost a third of the import's time.
 import { SEVERITIES, UNASSIGNED, UNRESOLVED_STATUSES } from "../domain/interruptions";
 import BetterSqlite3 from "better-sqlite3";
 import type pg from "pg";
 import type { Db } from "./client";
 import { sessionCountJson, typeCountJson, typeCountsJson } from "./jsonSql";
+import { lastRowid } from "./multiRow";
 import { readSql, toNumbered, transaction, type Dialect, type Row, type Sql } from "./sql";
 
 const TABLE = '"SessionOpenCount"';
@@ -58,10 +62,10 @@ function entryOf(dialect: Dialect, key: string): string {
   return sessionCountJson(dialect, `${TABLE}."sessionId"`, `${TABLE}."total"`, (s) => `${TABLE}."${s}"`, `COALESCE(${types}, '')`);
 }
 
-/** Appends `row`'s change to the log: +1 counted in, −1 counted out (when `when` holds). */
-const deltaSql = (row: string, change: 1 | -1, when: string) =>
+/** Appends `row`'s change to the log: +1 counted in, −1 counted out (when `when` holds; rows of `from` when given). */
+const deltaSql = (row: string, change: 1 | -1, when: string, from?: string) =>
   `INSERT INTO ${DELTAS} ("sessionId", "type", "severity", "occurredAtNs", "change")
-    SELECT ${keyOf(row)}, ${row}."type", ${row}."severity", ${row}."occurredAtNs", ${change} WHERE ${when}`;
+    SELECT ${keyOf(row)}, ${row}."type", ${row}."severity", ${row}."occurredAtNs", ${change} ${from ? `FROM ${from} ` : ""}WHERE ${when}`;
 
 const DELTAS_TABLE = `CREATE TABLE IF NOT EXISTS ${DELTAS} ("sessionId" TEXT NOT NULL, "type" TEXT NOT NULL, "severity" TEXT NOT NULL, "occurredAtNs" BIGINT NOT NULL, "change" INTEGER NOT NULL)`;
 
@@ -107,6 +111,44 @@ function recountSql(dialect: Dialect): string[] {
       SELECT ${keyOf(i)}, COUNT(*), ${sums}, MIN("occurredAtNs"), MAX("occurredAtNs"), '' FROM ${i} WHERE ${isOpen(i)} GROUP BY ${keyOf(i)}`,
     `UPDATE ${TABLE} SET "entry" = ${entryOf(dialect, `${TABLE}."sessionId"`)}`,
   ];
+}
+
+/** SQLite: logs +1 for each unresolved row of Interruption with a rowid above `?`, as the insert trigger would have. */
+const loggedInsertsSql = () => deltaSql('"Interruption"', 1, `"Interruption".rowid > ? AND ${isOpen('"Interruption"')}`, '"Interruption"');
+
+/**
+ * Runs `insert` in the caller's transaction and logs the unresolved interruptions it inserted.
+ * `insert` may only INSERT into Interruption.
+ *
+ * On SQLite the insert trigger is dropped for the while and created again, as it was, before
+ * `insertCountedInBulk` returns; the rows are then logged in one set-based statement, with the
+ * trigger's result. A trigger that does nothing still costs: with one on the table, SQLite
+ * journals every page each one-row INSERT touches (a statement journal, in case a trigger
+ * statement fails halfway), which doubled the cost of the import's inserts. Dropping it is
+ * safe within the transaction: schema changes are transactional in SQLite, no other connection
+ * sees the table without it (readers see the last commit, writers wait), and a failure rolls
+ * the drop back with the rest. The rows inserted are those with a rowid above the largest
+ * before (`lastRowid`).
+ *
+ * On PostgreSQL the trigger logs each row as usual (there a trigger costs no statement journal,
+ * and other writers run at the same time).
+ */
+export async function insertCountedInBulk<T>(sql: Sql, insert: () => Promise<T>): Promise<T> {
+  const [trigger] = OPEN_COUNT_TRIGGERS;
+  if (sql.dialect !== "sqlite") return insert();
+  const [definition] = await sql.all(`SELECT "sql" FROM sqlite_master WHERE "type" = 'trigger' AND "name" = ?`, [trigger]);
+  // no trigger (a migration dropped it): the next start recounts everything anyway
+  if (!definition) return insert();
+  const last = await lastRowid(sql, "Interruption");
+  await sql.run(`DROP TRIGGER "${trigger}"`);
+  let result: T;
+  try {
+    result = await insert();
+  } finally {
+    await sql.run(String(definition.sql));
+  }
+  await sql.run(loggedInsertsSql(), [last]);
+  return result;
 }
 
 async function presentTriggers(sql: Sql): Promise<string[]> {

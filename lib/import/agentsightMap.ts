@@ -185,11 +185,45 @@ export function mapCall(row: SourceRow, nowNs: bigint): CallMapping {
 /** What the interruption row takes from the imported call it belongs to, when that exists. */
 export type CallLink = { turnId: string | null; model: string | null };
 
-export type InterruptionMapping = { kind: "interruption"; row: InterruptionRow; resolved: boolean } | { kind: "skip"; reason: string };
+/** An imported Interruption row: open, or resolved by the import when AgentSight had resolved it. */
+export type ImportedInterruption = InterruptionRow & { status: "open" | "resolved"; resolvedBy: string | null; resolvedAtNs: bigint | null };
+
+export type InterruptionMapping = { kind: "interruption"; row: ImportedInterruption; resolved: boolean } | { kind: "skip"; reason: string };
 
 const ID = /^[0-9a-z][0-9a-z_.:-]{0,127}$/i;
 
-/** One interruption_events row as an Interruption row (status and resolution set by the caller). */
+/** What an interruption row derives from its detail: the detail as stored, its model and fingerprint. */
+type Derived = { detail: string; model: string | null; fingerprint: string };
+
+// AgentSight writes the same few details over and over (an error's status and message, a model):
+// parsing, redacting and hashing each costs more than inserting the row. Derived values depend
+// only on the key, so a bounded memo of them is exact.
+const derivedMemo = new Map<string, Derived>();
+const DERIVED_MEMO_MAX = 10_000;
+
+function derive(type: string, agentName: string | null, linkModel: string | null, raw: unknown): Derived {
+  const parsed = parseLoose(raw);
+  const detail: Record<string, unknown> =
+    parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : parsed === null ? {} : { raw: parsed };
+  const model = linkModel ?? (typeof detail.model === "string" ? detail.model : null);
+  return { detail: JSON.stringify(redactValue(detail)), model, fingerprint: fingerprintOf(type, agentName, model, detail) };
+}
+
+/** A part of a memo key that no other part can run into: its length, then itself ("-" for null). */
+const keyPart = (v: string | null) => (v === null ? "-" : `${v.length}:${v}`);
+
+function derived(type: string, agentName: string | null, linkModel: string | null, raw: unknown): Derived {
+  if (raw !== null && raw !== undefined && typeof raw !== "string") return derive(type, agentName, linkModel, raw);
+  const key = `${keyPart(type)}${keyPart(agentName)}${keyPart(linkModel)}${raw ?? ""}`;
+  let d = derivedMemo.get(key);
+  if (!d) {
+    if (derivedMemo.size >= DERIVED_MEMO_MAX) derivedMemo.clear();
+    derivedMemo.set(key, (d = derive(type, agentName, linkModel, raw)));
+  }
+  return d;
+}
+
+/** One interruption_events row as an Interruption row, created (and, when resolved in AgentSight, resolved) at `nowNs`. */
 export function mapInterruption(row: SourceRow, link: CallLink | undefined, nowNs: bigint): InterruptionMapping {
   const id = nonEmpty(row.interruption_id);
   if (!id || !ID.test(id)) return { kind: "skip", reason: `interruption row ${text(row.id)}: invalid interruption_id` };
@@ -197,14 +231,12 @@ export function mapInterruption(row: SourceRow, link: CallLink | undefined, nowN
   const severity = nonEmpty(row.severity)?.toLowerCase() ?? null;
   const at = nsOf(row.occurred_at_ns);
   if (!type || !severity || at === null) return { kind: "skip", reason: `interruption ${id}: missing type, severity or occurred_at_ns` };
-  const parsed = parseLoose(row.detail);
-  const detail: Record<string, unknown> =
-    parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : parsed === null ? {} : { raw: parsed };
   const agentName = nonEmpty(row.agent_name);
-  const model = link?.model ?? (typeof detail.model === "string" ? detail.model : null);
+  const d = derived(type, agentName, link?.model ?? null, row.detail);
+  const resolved = bool(row.resolved) === true;
   return {
     kind: "interruption",
-    resolved: bool(row.resolved) === true,
+    resolved,
     row: {
       id,
       sessionId: nonEmpty(row.session_id),
@@ -214,15 +246,18 @@ export function mapInterruption(row: SourceRow, link: CallLink | undefined, nowN
       traceId: nonEmpty(row.trace_id),
       pid: int(row.pid),
       agentName,
-      model,
+      model: d.model,
       type,
       severity,
       occurredAtNs: at,
       lastSeenNs: at,
       occurrences: 1,
-      detail: JSON.stringify(redactValue(detail)),
-      fingerprint: fingerprintOf(type, agentName, model, detail),
+      detail: d.detail,
+      fingerprint: d.fingerprint,
       createdAtNs: nowNs,
+      status: resolved ? "resolved" : "open",
+      resolvedBy: resolved ? IMPORT_ACTOR : null,
+      resolvedAtNs: resolved ? nowNs : null,
     },
   };
 }

@@ -11,6 +11,7 @@ import { readSql } from "@/lib/db/sql";
 import { AgentSightImporter, IMPORT_ACTOR, type ImportProgress } from "@/lib/import/agentsight";
 import { AgentSightSource } from "@/lib/import/agentsightSource";
 import { createAgentSightFiles } from "../fixtures/agentsight";
+import { expectOpenCountsExact } from "../support/openCounts";
 import { useTestDb } from "../support/testDb";
 
 const db = useTestDb("importpages");
@@ -76,10 +77,10 @@ describe("import agentsight: a store larger than a page", () => {
     expect(activity).toHaveLength(resolved);
     expect(new Set(activity.map((a) => String(a.interruptionId)))).toEqual(new Set(expected.filter((e) => e.resolved).map((e) => e.id)));
     expect(activity.every((a) => a.action === "resolve" && a.actor === IMPORT_ACTOR)).toBe(true);
-    // the per-session counts of unresolved interruptions came along (logged by triggers, folded when read)
-    await foldOpenCounts(db());
-    const open = await readSql(db()).all(`SELECT SUM("total") AS "n" FROM "SessionOpenCount"`);
-    expect(Number(open[0].n)).toBe(ROWS - resolved);
+    // the per-session counts of unresolved interruptions came along, as a recount gives them
+    const counts = await expectOpenCountsExact(db());
+    expect(Object.values(counts).reduce((n, c) => n + c[0], 0)).toBe(ROWS - resolved);
+    expect(Object.keys(counts)).toHaveLength(998); // 997 sessions and the rows without one
   });
 
   it("is a no-op when run again, with the high-water mark and without it", async () => {

@@ -1,58 +1,21 @@
 // SessionOpenCount stays exactly the unresolved interruptions per session through every write
 // path (ingest with detection, triage one by one and in bulk, retention deletes, an import,
-// hand-written SQL), and comes back by itself when a migration dropped its triggers.
+// hand-written SQL), and comes back by itself when a migration dropped its triggers. A bulk
+// insert that counts its rows itself (the import) leaves exactly what the triggers leave.
 import { describe, expect, it } from "vitest";
 import { ingestCallBatch } from "@/lib/api/ingest";
-import { insertRows } from "@/lib/db/multiRow";
-import { ensureOpenCounts, foldOpenCounts, OPEN_COUNT_TRIGGERS } from "@/lib/db/openCounts";
-import { dialectOf, readSql, transaction } from "@/lib/db/sql";
+import { insertNew, insertRows } from "@/lib/db/multiRow";
+import { ensureOpenCounts, foldOpenCounts, insertCountedInBulk, OPEN_COUNT_TRIGGERS } from "@/lib/db/openCounts";
+import { dialectOf, readSql, transaction, type Sql } from "@/lib/db/sql";
 import { deleteOlderThan } from "@/lib/sweeps/sweep";
 import { applyToMany, applyToOne } from "@/lib/triage/lifecycle";
+import { expectOpenCountsExact, storedOpenCounts } from "../support/openCounts";
 import { useTestDb } from "../support/testDb";
 
 const db = useTestDb("opencounts");
 
-type Counts = Record<string, number[]>;
-
-const asCounts = (rows: Array<Record<string, unknown>>): Counts =>
-  Object.fromEntries(rows.map((r) => [String(r.sessionId), ["total", "critical", "high", "medium", "low"].map((c) => Number(r[c]))]));
-
-async function stored(): Promise<Counts> {
-  await foldOpenCounts(db()); // what its readers do first
-  return asCounts(await readSql(db()).all(`SELECT * FROM "SessionOpenCount"`));
-}
-
-/** Compares the table with a recount of Interruption (written here, independently of the triggers). */
-async function expectExact(): Promise<Counts> {
-  const sql = readSql(db());
-  const now = await stored();
-  const open = `"status" IN ('open', 'acknowledged')`;
-  const key = `COALESCE("sessionId", '__unassigned__')`;
-  const recount = asCounts(
-    await sql.all(
-      `SELECT ${key} AS "sessionId", COUNT(*) AS "total",
-         SUM(CASE WHEN "severity" = 'critical' THEN 1 ELSE 0 END) AS "critical", SUM(CASE WHEN "severity" = 'high' THEN 1 ELSE 0 END) AS "high",
-         SUM(CASE WHEN "severity" = 'medium' THEN 1 ELSE 0 END) AS "medium", SUM(CASE WHEN "severity" = 'low' THEN 1 ELSE 0 END) AS "low"
-       FROM "Interruption" WHERE ${open} GROUP BY ${key}`,
-    ),
-  );
-  expect(now).toEqual(recount);
-  // the cells, the entry written from them, and bounds that hold every unresolved interruption
-  const cells = await sql.all(`SELECT ${key} AS "k", "type", "severity", COUNT(*) AS "n", MIN("occurredAtNs") AS "first", MAX("occurredAtNs") AS "last" FROM "Interruption" WHERE ${open} GROUP BY ${key}, "type", "severity"`);
-  const storedCells = await sql.all(`SELECT "sessionId" AS "k", "type", "severity", "count" AS "n" FROM "SessionOpenCell"`);
-  const cellKey = (c: Record<string, unknown>) => `${c.k}|${c.type}|${c.severity}|${Number(c.n)}`;
-  expect(storedCells.map(cellKey).sort()).toEqual(cells.map(cellKey).sort());
-  const rows = new Map((await sql.all(`SELECT * FROM "SessionOpenCount"`)).map((r) => [String(r.sessionId), r]));
-  for (const [k, r] of rows) {
-    const mine = cells.filter((c) => c.k === k).sort((a, b) => Buffer.compare(Buffer.from(`${a.type}\u0000${a.severity}`), Buffer.from(`${b.type}\u0000${b.severity}`)));
-    const types = mine.map((c) => ({ interruption_type: c.type, severity: c.severity, count: Number(c.n) }));
-    const bySeverity = { critical: Number(r.critical), high: Number(r.high), medium: Number(r.medium), low: Number(r.low) };
-    expect(String(r.entry)).toBe(JSON.stringify({ session_id: k, total: Number(r.total), by_severity: bySeverity, types }));
-    expect(BigInt(r.firstNs as bigint)).toBeLessThanOrEqual(mine.reduce((m, c) => (BigInt(c.first as bigint) < m ? BigInt(c.first as bigint) : m), BigInt(r.lastNs as bigint)));
-    expect(BigInt(r.lastNs as bigint)).toBeGreaterThanOrEqual(mine.reduce((m, c) => (BigInt(c.last as bigint) > m ? BigInt(c.last as bigint) : m), 0n));
-  }
-  return now;
-}
+const stored = () => storedOpenCounts(db());
+const expectExact = () => expectOpenCountsExact(db());
 
 const T0 = 1_800_000_000_000_000_000n;
 
@@ -101,6 +64,50 @@ describe("SessionOpenCount", () => {
     await sql.run(`UPDATE "Interruption" SET "sessionId" = NULL, "status" = 'acknowledged' WHERE "id" = 'b1'`);
     await sql.run(`UPDATE "Interruption" SET "occurrences" = 5, "detail" = '{"x":1}'`);
     expect(await expectExact()).toMatchObject({ "s-a": [1, 0, 0, 0, 1], "s-moved": [1, 0, 1, 0, 0], __unassigned__: [3, 0, 0, 0, 2] });
+  });
+
+  it("logs a bulk insert exactly as the trigger logs it row by row, and keeps the trigger", async () => {
+    const batch = [
+      row("k1", "s-a", "critical", "open", T0 + 50n), // a session counted before: its later bound widens, its earlier stays
+      row("k2", "s-a", "low", "acknowledged", T0 + 100n, "rate_limit"),
+      row("k3", "s-bulk", "high", "open", T0, 'quote"type'),
+      row("k4", "s-bulk", "high", "open", T0 + 1n, 'quote"type'),
+      row("k5", "s-bulk", "medium", "resolved"),
+      row("k6", null, "warning"),
+      row("k5", "s-other", "critical"), // twice in the batch: the first one counts
+      row("a1", "s-a", "critical"), // stored already: not inserted, not counted
+    ];
+    // the change log as text, to compare byte for byte (the tables are folded from it)
+    await foldOpenCounts(db());
+    const tables = async (sql: Sql) =>
+      JSON.stringify(
+        await sql.all(`SELECT "sessionId", "type", "severity", "occurredAtNs", "change" FROM "SessionOpenDelta" ORDER BY 1, 2, 3, 4, 5`),
+        (_, v) => (typeof v === "bigint" ? String(v) : v),
+      );
+    const rolledBack = new Error("roll back");
+    let byTrigger = "";
+    await expect(
+      transaction(db(), async (sql) => {
+        await insertNew(sql, "Interruption", batch, "id");
+        byTrigger = await tables(sql);
+        throw rolledBack;
+      }),
+    ).rejects.toBe(rolledBack);
+    const triggers = async () =>
+      readSql(db()).all(
+        dialectOf(db()) === "postgres"
+          ? `SELECT "tgname"::text AS "name" FROM pg_trigger WHERE NOT "tgisinternal" ORDER BY 1`
+          : `SELECT "name", "sql" FROM sqlite_master WHERE "type" = 'trigger' ORDER BY "name"`,
+      );
+    const before = await triggers();
+    const inserted = await transaction(db(), async (sql) => {
+      const done = await insertCountedInBulk(sql, () => insertNew(sql, "Interruption", batch, "id"));
+      expect(await tables(sql)).toBe(byTrigger);
+      return done;
+    });
+    expect(inserted).toEqual([true, true, true, true, true, true, false, false]);
+    expect(await triggers()).toEqual(before);
+    expect((await expectExact())["s-bulk"]).toEqual([2, 0, 2, 0, 0]);
   });
 
   it("follows retention deletes", async () => {

@@ -105,8 +105,13 @@ export async function agentsight(dir: string, opts: AgentSightOptions, deps: Imp
       }
       db = createDb(url);
       // A large import touches index pages all over the database: a page cache of 512 MiB (the
-      // server's is 64) keeps them in memory for a transaction instead of writing them twice.
-      if (dialectOf(db) === "sqlite") await db.$queryRawUnsafe("PRAGMA cache_size = -524288");
+      // server's is 64) keeps them in memory for a transaction instead of writing them twice,
+      // and checkpoints once the WAL holds 256 MiB (the server's 16) copy each page to the
+      // database once for several transactions that rewrote it.
+      if (dialectOf(db) === "sqlite") {
+        await db.$queryRawUnsafe("PRAGMA cache_size = -524288");
+        await db.$queryRawUnsafe("PRAGMA wal_autocheckpoint = 65536");
+      }
       sink = { kind: "local", db };
     }
     // rows, rate and time left on stderr: drawn in place on a terminal, a line every 10 s in a log
