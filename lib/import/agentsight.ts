@@ -5,7 +5,7 @@
 // times, detail and resolved flag. Everything is idempotent: calls by call_id, interruptions by
 // id, and local imports keep a high-water mark per file in the Setting table.
 import { insertNew, insertRows, lastRowid, selectIn } from "../db/multiRow";
-import { insertCountedInBulk } from "../db/openCounts";
+import { foldOpenCounts, insertCountedInBulk } from "../db/openCounts";
 import type { Db } from "../db/client";
 import { sqlTransaction, type Sql } from "../db/sql";
 import { callKeys } from "../ingest/keys";
@@ -293,6 +293,8 @@ export class AgentSightImporter {
       progress(rows.length);
       if (rows.length < this.interruptionPageSize) break;
     }
+    // the per-session counts take the import's changes now, not on the first read after it
+    await foldOpenCounts(db);
   }
 
   /** One page in one transaction: the new interruptions, the resolve activity of those resolved, the mark. */
