@@ -496,4 +496,32 @@ describe("the sightdesk proxy command", () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("runs the proxy as a child with the heap settings, which stops when the launcher is killed outright", async () => {
+    const port = await freePort();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-spool-"));
+    const launcher = spawn(process.execPath, [path.resolve(__dirname, "../../bin/sightdesk.mjs"), "proxy", "--url", server.url, "--token", server.token, "--listen", `127.0.0.1:${port}`, "--spool", dir, "--upstream", `openai=${fake.url}`], {
+      env: { ...process.env, SIGHTDESK_TOKEN: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let err = "";
+    launcher.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    const alive = (pid: number) => fs.existsSync(`/proc/${pid}`) && !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!err.includes("Recording proxy on")) {
+        if (Date.now() > deadline || launcher.exitCode !== null) throw new Error(`proxy did not start:\n${err}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const [child] = fs.readFileSync(`/proc/${launcher.pid}/task/${launcher.pid}/children`, "utf8").trim().split(/\s+/).map(Number);
+      expect(fs.readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0")).toEqual(expect.arrayContaining(["--max-semi-space-size=64", "--initial-old-space-size=256", "proxy"]));
+      launcher.kill("SIGKILL");
+      const gone = Date.now() + 10_000;
+      while (alive(child) && Date.now() < gone) await new Promise((r) => setTimeout(r, 100));
+      expect(alive(child)).toBe(false); // not left holding the port as an orphan
+    } finally {
+      if (launcher.exitCode === null) launcher.kill("SIGKILL");
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
