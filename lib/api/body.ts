@@ -1,7 +1,14 @@
 import { ApiError, badRequest } from "./errors";
+import { JsonTooManyValuesError } from "../json";
 import { parseJsonExact } from "../wire/json";
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
+/**
+ * Most JSON objects and arrays a request body may hold. Each is an allocation, and `{},` is
+ * three bytes: 10 MiB of empty objects took about 1 s and 500 MB before anything could refuse
+ * them. A full 10 MiB batch of real calls holds far fewer (every message costs tens of bytes).
+ */
+export const MAX_BODY_CONTAINERS = 1_000_000;
 /** File uploads (multipart bodies, e.g. AgentSight's SQLite files) are larger than JSON batches. */
 export const DEFAULT_UPLOAD_LIMIT = 200 * 1024 * 1024;
 
@@ -54,8 +61,9 @@ export function parseJsonText(text: string, options: { allowEmpty?: boolean } = 
     throw new ApiError(400, "Request body is empty: expected JSON");
   }
   try {
-    return parseJsonExact(text.includes("\\u0000") ? text.replace(NUL_ESCAPE, "$1\\ufffd") : text);
+    return parseJsonExact(text.includes("\\u0000") ? text.replace(NUL_ESCAPE, "$1\\ufffd") : text, MAX_BODY_CONTAINERS);
   } catch (e) {
+    if (e instanceof JsonTooManyValuesError) throw new ApiError(400, `Request body holds ${e.message}: send fewer items per request`);
     throw new ApiError(400, `Malformed JSON: ${(e as Error).message}`);
   }
 }

@@ -6,10 +6,11 @@ import { parseJsonBounded } from "../json";
 
 /**
  * JSON.parse, except that long integers under keys ending in `_ns` stay exact (as strings),
- * and values nested deeper than MAX_JSON_DEPTH are refused (a SyntaxError).
+ * and values nested deeper than MAX_JSON_DEPTH (or, with `maxContainers`, text of more objects
+ * and arrays) are refused (a SyntaxError).
  */
-export function parseJsonExact(text: string): unknown {
-  return parseJsonBounded(text, { quoteNs: true });
+export function parseJsonExact(text: string, maxContainers?: number): unknown {
+  return parseJsonBounded(text, { quoteNs: true, maxContainers });
 }
 
 const MARK = "\u0000bigint:";

@@ -65,6 +65,12 @@ describe("validation and limits", () => {
     expect((await post("/api/ingest/calls", huge)).status).toBe(413);
   });
 
+  it("answers 400 to a body of millions of empty objects before parsing it", async () => {
+    const res = await post("/api/ingest/calls", `[${Array(3_000_000).fill("{}").join(",")}]`); // 9 MB: under the size limit
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/more than 1,000,000 objects and arrays/);
+  });
+
   it("names a bad field of an event", async () => {
     const res = await post("/api/ingest/events", { kind: "turn_end", session_id: "s", turn_id: "t", reason: "exploded", at_ns: ns(0) });
     expect(res.status).toBe(400);

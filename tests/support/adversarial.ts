@@ -101,6 +101,7 @@ export const HOSTILE_REQUESTS: HostileRequest[] = [
       JSON.stringify({ kind: "tool_result", session_id: "adv", tool_call_id: id, name: "bash", success: true, response: HOSTILE_TEXTS["exit code lines"](bytes), at_ns: 1767268800000000000 }),
   },
   { name: "nesting", route: "/api/ingest/calls", body: (bytes) => `${fill("[", bytes / 2)}${fill("]", bytes / 2)}` },
+  { name: "empty objects", route: "/api/ingest/calls", body: (bytes) => `[${fill("{},", bytes)}{}]` },
 ];
 
 /** The request's body at about `bytes` bytes on the wire (JSON escaping can double a text). */
