@@ -12,7 +12,6 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -20,6 +19,7 @@ import { migrate } from "../lib/db/migrate";
 import { dropDatabase, withClient, withDatabase } from "../lib/db/postgresAdmin";
 import { providerOf } from "../lib/db/url";
 import { stringifyExact } from "../lib/wire/json";
+import { freePort } from "../tests/integration/support/server";
 import { generateTraffic } from "./traffic";
 
 const flag = (name: string): string | undefined => {
@@ -145,18 +145,6 @@ function cpuSeconds(pid: number): number {
 }
 
 type Server = { url: string; token: string; cpu: () => number; stop: () => Promise<void> };
-
-/** A port nothing listens on (free now; closed again before returning). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-    probe.on("error", reject);
-  });
-}
 
 async function startServer(dir: string, target: Target): Promise<Server> {
   const port = await freePort();

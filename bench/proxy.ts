@@ -211,12 +211,7 @@ async function main() {
   const ingest = REAL_SERVER ? await startRealServer() : await startStub();
 
   const spoolDir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-bench-spool-"));
-  const port = await new Promise<number>((r) => {
-    const probe = http.createServer().listen(0, "127.0.0.1", () => {
-      const p = (probe.address() as net.AddressInfo).port;
-      probe.close(() => r(p));
-    });
-  });
+  const port = await (await import("../tests/integration/support/server")).freePort();
   // the heap settings bin/sightdesk.mjs starts the proxy with, given here so that the process
   // measured is the proxy itself (not the launcher that would re-start it with them)
   const profile = process.env.BENCH_PROXY_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROXY_PROF}`] : [];
