@@ -44,10 +44,6 @@ const COUNTED = ["status", "severity", "type", "sessionId", "occurredAtNs"];
 const isOpen = (row: string) => `${row}."status" IN (${UNRESOLVED_STATUSES.map((s) => `'${s}'`).join(", ")})`;
 const keyOf = (row: string) => `COALESCE(${row}."sessionId", '${UNASSIGNED}')`;
 
-/** 1 when `row` has severity `s`, else 0. */
-const severityFlag = (dialect: Dialect, row: string, s: string) =>
-  dialect === "postgres" ? `(${row}."severity" = '${s}')::int` : `(${row}."severity" = '${s}')`;
-
 /**
  * The session's entry of session-counts as JSON, written from its row and its cells. On SQLite
  * the cells are joined in the order a subquery reads them (its primary key's: type, then
@@ -97,20 +93,13 @@ export function triggerSql(dialect: Dialect): string[] {
   ];
 }
 
-/** Both tables recounted from Interruption. */
-function recountSql(dialect: Dialect): string[] {
+/**
+ * Both tables emptied, and every unresolved interruption logged as counted in: the fold that
+ * follows counts them the way it counts every change (`install`).
+ */
+function recountSql(): string[] {
   const i = '"Interruption"';
-  const sums = SEVERITIES.map((s) => `SUM(${severityFlag(dialect, i, s)})`).join(", ");
-  return [
-    `DELETE FROM ${DELTAS}`,
-    `DELETE FROM ${CELLS}`,
-    `DELETE FROM ${TABLE}`,
-    `INSERT INTO ${CELLS} ("sessionId", "type", "severity", "count")
-      SELECT ${keyOf(i)}, "type", "severity", COUNT(*) FROM ${i} WHERE ${isOpen(i)} GROUP BY ${keyOf(i)}, "type", "severity"`,
-    `INSERT INTO ${TABLE} ("sessionId", ${COUNTS.map((c) => `"${c}"`).join(", ")}, "firstNs", "lastNs", "entry")
-      SELECT ${keyOf(i)}, COUNT(*), ${sums}, MIN("occurredAtNs"), MAX("occurredAtNs"), '' FROM ${i} WHERE ${isOpen(i)} GROUP BY ${keyOf(i)}`,
-    `UPDATE ${TABLE} SET "entry" = ${entryOf(dialect, `${TABLE}."sessionId"`)}`,
-  ];
+  return [`DELETE FROM ${DELTAS}`, `DELETE FROM ${CELLS}`, `DELETE FROM ${TABLE}`, deltaSql(i, 1, isOpen(i), i)];
 }
 
 /** SQLite: logs +1 for each unresolved row of Interruption with a rowid above `?`, as the insert trigger would have. */
@@ -169,7 +158,8 @@ async function install(sql: Sql, force: boolean): Promise<boolean> {
   if (!force && current(present)) return false;
   for (const name of present) await sql.run(`DROP TRIGGER "${name}"${sql.dialect === "postgres" ? ' ON "Interruption"' : ""}`);
   if (sql.dialect === "postgres") for (const f of OLD_PG_FUNCTIONS) await sql.run(`DROP FUNCTION IF EXISTS ${f}()`);
-  for (const statement of [...triggerSql(sql.dialect), ...recountSql(sql.dialect)]) await sql.run(statement);
+  for (const statement of [...triggerSql(sql.dialect), ...recountSql()]) await sql.run(statement);
+  await fold(sql);
   return true;
 }
 
