@@ -323,9 +323,9 @@ export class AgentSightImporter {
         for (let i = 0; i < mapped.length; i++) {
           if (!inserted[i]) continue;
           fresh++;
-          if (mapped[i].resolved) resolved++;
+          if (mapped[i].row.status === "resolved") resolved++;
         }
-        await this.insertResolveActivity(sql, before, () => mapped.filter((m, i) => inserted[i] && m.resolved), now);
+        await this.insertResolveActivity(sql, before, () => mapped.filter((m, i) => inserted[i] && m.row.status === "resolved"), now);
         await this.saveMarkIn(sql, "interruption_events", mark);
         page.interruptions.imported += fresh;
         page.interruptions.present += mapped.length - fresh;

@@ -188,7 +188,7 @@ export type CallLink = { turnId: string | null; model: string | null };
 /** An imported Interruption row: open, or resolved by the import when AgentSight had resolved it. */
 export type ImportedInterruption = InterruptionRow & { status: "open" | "resolved"; resolvedBy: string | null; resolvedAtNs: bigint | null };
 
-export type InterruptionMapping = { kind: "interruption"; row: ImportedInterruption; resolved: boolean } | { kind: "skip"; reason: string };
+export type InterruptionMapping = { kind: "interruption"; row: ImportedInterruption } | { kind: "skip"; reason: string };
 
 const ID = /^[0-9a-z][0-9a-z_.:-]{0,127}$/i;
 
@@ -236,7 +236,6 @@ export function mapInterruption(row: SourceRow, link: CallLink | undefined, nowN
   const resolved = bool(row.resolved) === true;
   return {
     kind: "interruption",
-    resolved,
     row: {
       id,
       sessionId: nonEmpty(row.session_id),
