@@ -316,7 +316,7 @@ export class AgentSightImporter {
         }
         const before = await lastRowid(sql, "Interruption");
         // Ids stored before (a re-run) or twice in AgentSight's own file are inserted once.
-        // SessionOpenCount gets the page's unresolved rows in a few statements, not row by row.
+        // The open counts' change log gets the page's unresolved rows in one statement, not row by row.
         const inserted = await insertCountedInBulk(sql, () => insertNew(sql, "Interruption", mapped.map((m) => m.row), "id"));
         let fresh = 0;
         let resolved = 0;

@@ -17,8 +17,9 @@
 // Size cap: when the database (storage.ts says how each kind is measured) exceeds
 //   max_db_size_mb, delete the oldest resolved interruptions, then apply retention with a cutoff
 //   moving forward over the oldest calls and interruptions, until the live data fits in 90 % of
-//   the cap (less when the data grows fast: enforceSizeCap); then reclaim the space (SQLite: VACUUM; PostgreSQL: plain VACUUM, which makes it
-//   reusable and so free in what the cap measures).
+//   the cap (less when the data grows fast: enforceSizeCap); then reclaim the space (SQLite:
+//   VACUUM; PostgreSQL: plain VACUUM, which makes it reusable and so free in what the cap
+//   measures).
 // Unsettled turns: a turn with calls, no turn_end and no activity for stale_turn_minutes gets
 //   one state_machine_error {rule: "unsettled_turn"} (deterministic id: never duplicated). Only
 //   turns of sessions that have reported at least one turn_end are judged: an agent that never
