@@ -1,13 +1,5 @@
 import type { NextConfig } from "next";
-
-/**
- * No other site may show SightDesk in a frame (clickjacking): the legacy header and the CSP
- * directive, on every response — pages, API routes and their errors, 404s, static files.
- */
-export const FRAME_HEADERS = [
-  { key: "X-Frame-Options", value: "DENY" },
-  { key: "Content-Security-Policy", value: "frame-ancestors 'none'" },
-];
+import { FRAME_HEADERS } from "./lib/api/frameHeaders";
 
 const nextConfig: NextConfig = {
   // Native and driver packages are loaded from node_modules at run time, not bundled.

@@ -20,10 +20,24 @@ function limitFrom(variable: string, fallback: number): number {
 export const bodyLimit = () => limitFrom("SIGHTDESK_MAX_BODY_BYTES", DEFAULT_BODY_LIMIT);
 export const uploadLimit = () => limitFrom("SIGHTDESK_MAX_UPLOAD_BYTES", DEFAULT_UPLOAD_LIMIT);
 
+/** Bodies read before their Request was made (lib/server/directRoutes.ts reads them from the socket). */
+const readAlready = new WeakMap<Request, Buffer>();
+
+/** `req` with `body` as its body, read already (within the limit the route applies). */
+export function withBodyRead(req: Request, body: Buffer): Request {
+  readAlready.set(req, body);
+  return req;
+}
+
 /** Reads a request body up to `limit` bytes (413 beyond it, without buffering the rest). */
 export async function readBodyBytes(req: Request, limit = bodyLimit()): Promise<Buffer> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > limit) throw new ApiError(413, `Request body exceeds ${limit} bytes`);
+  const read = readAlready.get(req);
+  if (read) {
+    if (read.length > limit) throw new ApiError(413, `Request body exceeds ${limit} bytes`);
+    return read;
+  }
   if (!req.body) return Buffer.alloc(0);
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -65,9 +65,22 @@ export function forgetUser(id: string): void {
   userCache.delete(id);
 }
 
+/** A Cookie header's pairs (values as sent; next-auth decodes its own). */
+function cookiesOf(header: string | null): Map<string, string> {
+  const cookies = new Map<string, string>();
+  for (const pair of (header ?? "").split(";")) {
+    const eq = pair.indexOf("=");
+    if (eq > 0) cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+  }
+  return cookies;
+}
+
 /** The signed-in user of the request's session cookie, or null (none, or no longer valid). */
 export async function sessionActor(db: DbTx, req: Request): Promise<Actor | null> {
-  const jwt = await getToken({ req: req as unknown as NextRequest, secret: sessionSecret() });
+  // next-auth reads `req.cookies`: a NextRequest has them, a plain Request (the ingest routes
+  // served beside Next, lib/server/directRoutes.ts) is given them from its header
+  const withCookies = "cookies" in req ? req : { headers: req.headers, cookies: cookiesOf(req.headers.get("cookie")) };
+  const jwt = await getToken({ req: withCookies as unknown as NextRequest, secret: sessionSecret() });
   const uid = typeof jwt?.uid === "string" ? jwt.uid : null;
   if (!uid) return null;
   let hit = userCache.get(uid);

@@ -12,6 +12,7 @@ import { startDeadLoopAction } from "../deadloop/action";
 import { startSweeps } from "../sweeps/scheduler";
 import { processHolder } from "../coordination/holder";
 import { trackRequestSockets } from "../proxy/requestSocket";
+import { serveIngestDirectly } from "./directRoutes";
 
 /** Runs `create` again once when another process created the same row first (unique key). */
 async function racing<T>(create: () => Promise<T>): Promise<T> {
@@ -34,6 +35,8 @@ export async function startup(): Promise<void> {
   }
   // Requests know their connection, so the mounted proxy can find its caller (SPEC §2.6).
   trackRequestSockets();
+  // Ingest requests skip Next.js's request pipeline (the same handlers; lib/server/directRoutes.ts).
+  serveIngestDirectly();
   // The data directory 0700 and SightDesk's files in it 0600, before anything is written there.
   secureDataDir();
   const database = db();

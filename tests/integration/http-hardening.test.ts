@@ -3,6 +3,7 @@
 // answers a request without a session — a full page load or its RSC payload alone, as client
 // navigation fetches it — with a redirect to /login that leads back, never with the page's data.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, json } from "./support/payloads";
 import { startServer, type TestServer } from "./support/server";
 
 let server: TestServer;
@@ -35,6 +36,10 @@ describe("frame headers", () => {
       ["API error 401", server.api("/api/interruptions", { token: null }), 401],
       ["API error 404", server.api("/api/interruptions/no-such-id"), 404],
       ["API error 400", server.api("/api/interruptions?limit=-1"), 400],
+      // the ingest routes are answered beside Next.js's pipeline (lib/server/directRoutes.ts)
+      ["ingest", server.api("/api/ingest/calls", { method: "POST", body: json(call()) }), 200],
+      ["ingest error 400", server.api("/api/ingest/calls", { method: "POST", body: "{" }), 400],
+      ["ingest error 401", server.api("/api/ingest/calls", { method: "POST", body: "{}", token: null }), 401],
       ["/api/health", fetch(`${server.url}/api/health`), 200],
       ["next-auth", fetch(`${server.url}/api/auth/csrf`), 200],
       ["404 page", fetch(`${server.url}/no-such-page`), 404],

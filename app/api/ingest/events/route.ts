@@ -1,5 +1,1 @@
-import * as c from "@/lib/api/contracts/ingest";
-import { storePrepared } from "@/lib/api/ingest";
-import { handleIngest } from "@/lib/api/route";
-
-export const POST = handleIngest(c.ingestEvents, "events", ({ db, body }) => storePrepared(db, body));
+export { ingestEventsRoute as POST } from "@/lib/api/ingestRoutes";

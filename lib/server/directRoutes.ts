@@ -1,0 +1,99 @@
+// The ingest routes, answered beside Next.js's request pipeline. An agent that posts each call as
+// it finishes sends many small requests, and Next's path for one — routing, a NextRequest with an
+// AbortSignal and a web stream for its body, the route module's tracing, piping the web Response
+// back — cost 35–40 % of the server's CPU per call (BENCHMARKS.md). Here the body is read from
+// the socket into one buffer and the same handler Next would run (lib/api/ingestRoutes.ts: auth,
+// contract, errors) gets a plain Request; every other request goes on to Next unchanged.
+import http from "node:http";
+import { withBodyRead, bodyLimit } from "../api/body";
+import { FRAME_HEADERS } from "../api/frameHeaders";
+import { INGEST_ROUTES } from "../api/ingestRoutes";
+import { errorResponse } from "../api/route";
+import { ApiError } from "../api/errors";
+
+type Handler = (req: Request, ctx: { params?: Promise<Record<string, string>> }) => Promise<Response>;
+
+/** Reads the body up to `limit` bytes; past it, stops reading and throws a 413. */
+function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"] ?? "0");
+  if (declared > limit) return Promise.reject(new ApiError(413, `Request body exceeds ${limit} bytes`));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off("data", onData); // the rest is read and dropped, as Next.js does, so the client sees the 413
+        reject(new ApiError(413, `Request body exceeds ${limit} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on("data", onData);
+    req.once("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
+    req.once("error", reject);
+    req.once("aborted", () => reject(new Error("request aborted")));
+  });
+}
+
+function webRequest(req: http.IncomingMessage, url: string): Request {
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i], raw[i + 1]);
+  return new Request(url, { method: req.method, headers });
+}
+
+async function send(res: http.ServerResponse, response: Response): Promise<void> {
+  const body = Buffer.from(await response.arrayBuffer());
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, key) => (headers[key] = value));
+  for (const { key, value } of FRAME_HEADERS) headers[key] = value;
+  headers["content-length"] = String(body.length);
+  res.writeHead(response.status, headers);
+  res.end(body);
+}
+
+async function serve(handler: Handler, req: http.IncomingMessage, res: http.ServerResponse, url: string): Promise<void> {
+  let response: Response;
+  try {
+    const body = await readBody(req, bodyLimit());
+    response = await handler(withBodyRead(webRequest(req, url), body), {});
+  } catch (e) {
+    if (!(e instanceof ApiError) && !req.complete) return void res.destroy(); // the client went away mid-body
+    response = errorResponse(e);
+  }
+  await send(res, response);
+}
+
+/** The route for a request, when it is one served here. */
+function directRoute(req: http.IncomingMessage): { handler: Handler; url: string } | null {
+  if (req.method !== "POST" || !req.url) return null;
+  const q = req.url.indexOf("?");
+  const handler = INGEST_ROUTES[q < 0 ? req.url : req.url.slice(0, q)];
+  if (!handler) return null;
+  try {
+    return { handler, url: new URL(req.url, `http://${req.headers.host ?? "localhost"}`).href };
+  } catch {
+    return null; // a Host Next can make sense of, or answer
+  }
+}
+
+const holder = globalThis as unknown as { sightdeskDirectRoutes?: boolean };
+
+/** From now on, the http.Servers of this process answer the ingest routes themselves. */
+export function serveIngestDirectly(): void {
+  if (holder.sightdeskDirectRoutes) return;
+  holder.sightdeskDirectRoutes = true;
+  const emit = http.Server.prototype.emit as (this: http.Server, event: string | symbol, ...args: unknown[]) => boolean;
+  http.Server.prototype.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === "request") {
+      const [req, res] = args as [http.IncomingMessage, http.ServerResponse];
+      const route = directRoute(req);
+      if (route) {
+        serve(route.handler, req, res, route.url).catch(() => res.destroy());
+        return true;
+      }
+    }
+    return emit.call(this, event, ...args);
+  };
+}
