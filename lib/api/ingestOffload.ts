@@ -1,8 +1,10 @@
-// Large ingest bodies are prepared on a worker thread: parsing, validating and masking 10 MiB
-// takes a few hundred milliseconds of CPU, and on the request thread that would stall every
-// other request (health checks, the dashboard) for as long. Small bodies are prepared inline,
-// where a round trip to the worker would cost more than the work. If the worker cannot start
-// (e.g. outside the source tree), everything is prepared inline.
+// Ingest bodies are prepared on a worker thread: parsing, validating and masking 10 MiB takes a
+// few hundred milliseconds of CPU, and on the request thread that would stall every other request
+// (health checks, the dashboard) for as long. Small JSON bodies go there too: the request thread
+// is what limits ingest of one call per request, and preparing is about a fifth of its work per
+// call, while the worker runs on another core (BENCHMARKS.md). Small OTLP exports are prepared
+// inline, where the round trip would cost more than the work. If the worker cannot start (e.g.
+// outside the source tree), everything is prepared inline.
 import fs from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
@@ -12,7 +14,7 @@ import type { WorkerReply, WorkerRequest } from "./ingestWorker";
 import { prepareOtlpBody, type OtlpEncoding } from "./otlpBody";
 import type { OtlpBatch } from "../otlp/prepare";
 
-/** Bodies from this size on go to the worker. */
+/** OTLP exports from this size on go to the worker. */
 export const OFFLOAD_BYTES = 256 * 1024;
 
 type Pending = { resolve: (batch: PreparedBatch | OtlpBatch) => void; reject: (e: unknown) => void };
@@ -25,7 +27,7 @@ class IngestWorker {
 
   constructor(private readonly entry: string) {}
 
-  private start(): Worker | null {
+  start(): Worker | null {
     if (this.worker || this.unavailable) return this.worker;
     if (!fs.existsSync(this.entry)) {
       this.unavailable = true;
@@ -82,23 +84,30 @@ function ingestWorker(): IngestWorker {
   return (holder.sightdeskIngestWorker ??= new IngestWorker(path.join(process.cwd(), "lib", "api", "ingestWorker.cjs")));
 }
 
+/** Starts the worker now, so that the first ingest request does not wait for it to load. */
+export function startIngestWorker(): void {
+  ingestWorker().start();
+}
+
 /**
- * `inline()`'s result, computed by `onWorker` instead when the input is large and the worker runs.
- * Receiving the result (copying it from the worker) and storing it are each tens of milliseconds
- * for a large body: other requests are served between the two.
+ * `inline()`'s result, computed by `send` on the worker instead when it runs. Receiving the result
+ * (copying it from the worker) and storing it are each tens of milliseconds for a large body:
+ * other requests are served between the two.
  */
-async function offloadWhenLarge<T>(size: number, onWorker: (w: IngestWorker) => Promise<T> | null, inline: () => T): Promise<T> {
-  const pending = size >= OFFLOAD_BYTES ? onWorker(ingestWorker()) : null;
+async function onWorker<T>(send: (w: IngestWorker) => Promise<T> | null, inline: () => T): Promise<T> {
+  const pending = send(ingestWorker());
   if (!pending) return inline();
   const result = await pending;
   await new Promise((resolve) => setImmediate(resolve));
   return result;
 }
 
-/** The prepared batch of an ingest body's text: on the worker when large, else here. */
+/** The prepared batch of an ingest body's text: on the worker (here when it cannot run). */
 export const prepareIngest = (kind: IngestKind, text: string): Promise<PreparedBatch> =>
-  offloadWhenLarge(text.length, (w) => w.prepare(kind, text), () => prepareIngestText(kind, text));
+  onWorker((w) => w.prepare(kind, text), () => prepareIngestText(kind, text));
 
 /** The prepared items of an OTLP export's (inflated) bytes: on the worker when large, else here. */
-export const prepareOtlpOffloaded = (encoding: OtlpEncoding, bytes: Uint8Array): Promise<OtlpBatch> =>
-  offloadWhenLarge(bytes.length, (w) => w.prepareOtlp(encoding, bytes), () => prepareOtlpBody(encoding, bytes));
+export async function prepareOtlpOffloaded(encoding: OtlpEncoding, bytes: Uint8Array): Promise<OtlpBatch> {
+  const inline = () => prepareOtlpBody(encoding, bytes);
+  return bytes.length >= OFFLOAD_BYTES ? onWorker((w) => w.prepareOtlp(encoding, bytes), inline) : inline();
+}

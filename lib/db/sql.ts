@@ -1,11 +1,12 @@
 // Plain SQL inside a transaction, for the ingest hot path. On SQLite the statements run directly
 // on the connection Prisma's transaction holds (same transaction, cached prepared statements, no
-// per-query ORM overhead). On PostgreSQL, `sqlTransaction` runs on a connection of Prisma's pool
-// with named (server-side prepared) statements; `transaction`, which also hands out Prisma's
-// transaction client, sends them through Prisma's raw queries.
+// per-query ORM overhead). On PostgreSQL, `sqlTransaction` runs on a connection of Prisma's pool,
+// its statements sent in as few round trips as possible (postgresSql.ts); `transaction`, which
+// also hands out Prisma's transaction client, sends them through Prisma's raw queries.
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import type { Db, DbTx } from "./client";
+import { PostgresSql, postgresTypes, withoutNul } from "./postgresSql";
 
 export type Row = Record<string, unknown>;
 
@@ -109,8 +110,7 @@ class PrismaSql implements Sql {
   }
 }
 
-// PostgreSQL text cannot hold U+0000 (an agent's output can): it is stored as U+FFFD.
-const bindPrisma = (v: unknown): unknown => (v === undefined ? null : typeof v === "string" && v.includes("\u0000") ? v.replace(/\u0000/g, "\uFFFD") : v);
+const bindPrisma = withoutNul;
 
 /** `?` placeholders to PostgreSQL's `$1, $2, …` (our SQL never has `?` inside literals). */
 export function toNumbered(sql: string): string {
@@ -118,56 +118,7 @@ export function toNumbered(sql: string): string {
   return sql.replace(/\?/g, () => `$${++i}`);
 }
 
-// Statements are prepared on the server once per connection under a name (parse and plan once).
-// Each text keeps its name for the life of the process; a batch of n rows is its own text, so
-// only texts up to NAMED_MAX_PARAMS parameters are named, and at most NAMED_MAX texts.
-const NAMED_MAX_PARAMS = 200;
-const NAMED_MAX = 1000;
-const statementNames = new Map<string, string>();
-
-function statementName(text: string, params: number): string | undefined {
-  if (params > NAMED_MAX_PARAMS) return undefined;
-  let name = statementNames.get(text);
-  if (!name && statementNames.size < NAMED_MAX) statementNames.set(text, (name = `sightdesk_${statementNames.size + 1}`));
-  return name;
-}
-
-// int8 as bigint, as Prisma's raw queries read it (pg's default is a string).
-const INT8 = 20;
-const parseInt8 = (v: string) => BigInt(v);
-const pgTypes = {
-  getTypeParser: ((oid: number, format?: string) => (oid === INT8 && format !== "binary" ? parseInt8 : pg.types.getTypeParser(oid, format as "text"))) as pg.CustomTypesConfig["getTypeParser"],
-};
-
-class PostgresSql implements Sql {
-  readonly dialect = "postgres";
-
-  constructor(private readonly client: pg.PoolClient) {}
-
-  private async query(sql: string, params: unknown[]): Promise<Row[]> {
-    const text = toNumbered(sql);
-    const values = params.map(bindPrisma);
-    return (await this.client.query<Row>({ name: statementName(text, values.length), text, values, types: pgTypes })).rows;
-  }
-
-  all(sql: string, params: unknown[] = []): Promise<Row[]> {
-    return this.query(sql, params);
-  }
-
-  async run(sql: string, params: unknown[] = []): Promise<void> {
-    await this.query(sql, params);
-  }
-
-  async runEach(sql: string, paramLists: unknown[][]): Promise<number[]> {
-    const text = toNumbered(sql);
-    const changed: number[] = [];
-    for (const params of paramLists) {
-      const values = params.map(bindPrisma);
-      changed.push((await this.client.query({ name: statementName(text, values.length), text, values, types: pgTypes })).rowCount ?? 0);
-    }
-    return changed;
-  }
-}
+const pgTypes = postgresTypes(pg);
 
 function sqlFor(db: Db, tx: DbTx): Sql {
   const holder = db as unknown as WithSqlite;
@@ -213,15 +164,16 @@ const SQL_TRANSACTION_TIMEOUT_MS = 120_000;
 
 async function onPooledConnection<T>(pool: pg.Pool, fn: (sql: Sql) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  const sql = new PostgresSql(client, pgTypes);
   let broken: Error | undefined;
   try {
     // no statement waits (e.g. for a lock) longer than Prisma would let its transaction run
-    await client.query(`BEGIN; SET LOCAL statement_timeout = ${SQL_TRANSACTION_TIMEOUT_MS}`);
-    const result = await fn(new PostgresSql(client));
-    await client.query("COMMIT");
+    sql.begin(SQL_TRANSACTION_TIMEOUT_MS);
+    const result = await fn(sql);
+    await sql.commit();
     return result;
   } catch (e) {
-    await client.query("ROLLBACK").catch((rollback: Error) => (broken = rollback));
+    await sql.rollback().catch((rollback: Error) => (broken = rollback));
     throw e;
   } finally {
     client.release(broken); // a connection that could not roll back is closed, not reused
@@ -239,7 +191,8 @@ const isDeadlock = (e: unknown) => /deadlock detected|could not serialize access
 export async function lockKeys(sql: Sql, keys: Iterable<string>): Promise<void> {
   if (sql.dialect !== "postgres") return;
   const sorted = [...new Set(keys)].sort();
-  if (sorted.length) await sql.run("SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM json_array_elements_text(?::json) AS t(k)", [JSON.stringify(sorted)]);
+  // a read, not a run: when this resolves, the locks are held
+  if (sorted.length) await sql.all(`SELECT COUNT(pg_advisory_xact_lock(hashtextextended(k, 0))) AS "n" FROM json_array_elements_text(?::json) AS t(k)`, [JSON.stringify(sorted)]);
 }
 
 /** `?, ?, ?` for n values. */

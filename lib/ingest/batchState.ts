@@ -184,12 +184,13 @@ export async function loadOpenGrouped(sql: Sql, conversationIds: string[]): Prom
 /** The state of everything `prepared` touches; `toolCallRowIds` are the tool calls its new messages name. */
 export async function loadBatchState(sql: Sql, prepared: Prepared[], toolCallRowIds: string[]): Promise<BatchState> {
   const conversationIds = prepared.map((p) => p.keys.conversationId);
-  return {
-    sessions: await loadSessions(sql, prepared.map((p) => p.keys.sessionId)),
-    conversations: await loadConversations(sql, conversationIds),
-    turns: await loadTurns(sql, prepared.map((p) => p.keys.turnId)),
-    grouped: await loadOpenGrouped(sql, conversationIds),
-    toolCalls: await loadToolCalls(sql, toolCallRowIds),
-    agents: new Map(),
-  };
+  // issued together: on PostgreSQL the five reads are one round trip
+  const [sessions, conversations, turns, grouped, toolCalls] = await Promise.all([
+    loadSessions(sql, prepared.map((p) => p.keys.sessionId)),
+    loadConversations(sql, conversationIds),
+    loadTurns(sql, prepared.map((p) => p.keys.turnId)),
+    loadOpenGrouped(sql, conversationIds),
+    loadToolCalls(sql, toolCallRowIds),
+  ]);
+  return { sessions, conversations, turns, grouped, toolCalls, agents: new Map() };
 }

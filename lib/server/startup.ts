@@ -13,6 +13,7 @@ import { startSweeps } from "../sweeps/scheduler";
 import { processHolder } from "../coordination/holder";
 import { trackRequestSockets } from "../proxy/requestSocket";
 import { serveIngestDirectly } from "./directRoutes";
+import { startIngestWorker } from "../api/ingestOffload";
 
 /** Runs `create` again once when another process created the same row first (unique key). */
 async function racing<T>(create: () => Promise<T>): Promise<T> {
@@ -36,7 +37,9 @@ export async function startup(): Promise<void> {
   // Requests know their connection, so the mounted proxy can find its caller (SPEC §2.6).
   trackRequestSockets();
   // Ingest requests skip Next.js's request pipeline (the same handlers; lib/server/directRoutes.ts).
-  serveIngestDirectly();
+  // Not under `next dev`, where edited handlers must reload.
+  if (process.env.NODE_ENV === "production") serveIngestDirectly();
+  startIngestWorker();
   // The data directory 0700 and SightDesk's files in it 0600, before anything is written there.
   secureDataDir();
   const database = db();

@@ -111,6 +111,19 @@ describe("storage", () => {
     expect(llmErrors).toHaveLength(20);
   });
 
+  it("keeps a process's exit that arrives before its calls", async () => {
+    const sessionId = uid("exit-first");
+    const exit = { kind: "process_exit", pid: 4244, agent_name: "TestAgent", host: "test-host", session_id: sessionId, at_ns: ns(60_000), exit_code: 3 };
+    expect((await post("/api/ingest/events", [exit])).status).toBe(200);
+    const calls = Array.from({ length: 3 }, (_, i) => call({ session_id: sessionId, input_tokens: 10 }, i * 1000));
+    expect((await post("/api/ingest/calls", calls)).status).toBe(200);
+    const session = (await (await server.api(`/api/sessions/${sessionId}`)).json()) as { [k: string]: unknown };
+    expect(session).toMatchObject({ call_count: 3, input_tokens: 30, exit_code: 3 });
+    expect(BigInt(session.first_seen_ns as string | number)).toBe(BigInt(ns(0)));
+    const crash = (await sessionInterruptions(sessionId)).filter((r) => r.interruption_type === "agent_crash");
+    expect(crash).toHaveLength(1);
+  });
+
   it("keeps a process's counts exact when its batches and exit arrive at the same time", async () => {
     const sessionId = uid("parallel");
     const batches = Array.from({ length: 6 }, (_, b) => Array.from({ length: 5 }, (_, i) => call({ session_id: sessionId, input_tokens: 10, output_tokens: 1 }, (b * 5 + i) * 1000)));
