@@ -2,13 +2,23 @@
 // what only HTTP has (a body too large, a bearer header missing, a cross-origin write).
 import { DomainError } from "../domain/errors";
 
+const API_ERROR = Symbol.for("sightdesk.ApiError");
+
 /** An error with an HTTP status whose message is safe to show to the client. */
 export class ApiError extends Error {
+  readonly [API_ERROR] = true;
+
   constructor(
     readonly status: number,
     message: string,
   ) {
     super(message);
+  }
+
+  // Next.js loads this module once per bundle (the instrumentation hook, the routes): an error
+  // made by one copy — e.g. from an ingest worker reply — is an ApiError to every copy.
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && API_ERROR in value;
   }
 }
 

@@ -9,8 +9,16 @@ export const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
   invalid: 400, unauthenticated: 401, forbidden: 403, not_found: 404, conflict: 409, too_large: 413, too_many: 429,
 };
 
+const DOMAIN_ERROR = Symbol.for("sightdesk.DomainError");
+
 export class DomainError extends Error {
   readonly status: number;
+  readonly [DOMAIN_ERROR] = true;
+
+  // one class for every bundle that loads this module (see ApiError)
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && DOMAIN_ERROR in value;
+  }
 
   constructor(
     readonly kind: DomainErrorKind,

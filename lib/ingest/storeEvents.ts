@@ -49,24 +49,24 @@ async function processExit(sql: Sql, tx: DbTx, e: ProcessExitEvent, cfg: Detecti
   const exit = { exitedAtNs: e.at_ns, exitCode: e.exit_code ?? null, exitSignal: e.signal == null ? null : String(e.signal), oom: e.oom ?? null };
   let session = await findSession(tx, e);
   if (session) await tx.session.update({ where: { id: session.id }, data: exit });
-  else {
-    // the exit came before any of the process's calls were stored (they may be in flight): the
-    // session starts with it, and the calls join it (call ingest never rewrites the exit fields)
+  else if (e.session_id) {
+    // the exit names a session none of whose calls are stored yet (they may be in flight): the
+    // session starts with the exit, and its calls join it (call ingest never rewrites exit fields)
     session = await tx.session.create({
-      data: { id: sessionIdOf(e), agentName: e.agent_name, pid: e.pid, host: e.host ?? null, firstSeenNs: e.at_ns, lastSeenNs: e.at_ns, ...exit },
+      data: { id: e.session_id, agentName: e.agent_name, pid: e.pid, host: e.host ?? null, firstSeenNs: e.at_ns, lastSeenNs: e.at_ns, ...exit },
     });
   }
-  const unsettled = await tx.turn.count({ where: { sessionId: session.id, endReason: null, callCount: { gt: 0 } } });
+  const unsettled = session ? await tx.turn.count({ where: { sessionId: session.id, endReason: null, callCount: { gt: 0 } } }) : 0;
   const reason = crashReason(e, unsettled > 0);
   if (!reason || !cfg.enabled) return 0;
-  const id = interruptionId("agent_crash", session.id, String(e.at_ns));
+  const id = interruptionId("agent_crash", session?.id ?? deriveSessionId(e.agent_name, e.pid, e.host), String(e.at_ns));
   if (await tx.interruption.findUnique({ where: { id }, select: { id: true } })) return 0;
   const detail = { pid: e.pid, exit_code: e.exit_code ?? null, signal: e.signal ?? null, oom: e.oom ?? false, reason, host: e.host ?? null };
   const row = buildInterruption(id, "agent_crash", detail, e.at_ns, {
-    sessionId: session.id,
+    sessionId: session?.id ?? null,
     pid: e.pid,
     agentName: e.agent_name,
-    model: session.lastModel,
+    model: session?.lastModel ?? null,
   }, cfg);
   await tx.interruption.create({ data: await admitOne(sql, row, nowNs()) });
   return 1;

@@ -260,7 +260,7 @@ describe("POST /api/otlp/v1/traces: the protocol's edges", () => {
     };
     for (const levels of [200, 100_000]) {
       const deep = await reason(await post(nested(levels), "application/x-protobuf"));
-      expect(deep.status, `${levels} levels`).toBe(400);
+      expect(deep.status, `${levels} levels: ${deep.text}`).toBe(400);
       expect(deep.text).toMatch(/Not an OTLP ExportTraceServiceRequest \(protobuf\): protobuf messages nested more than 100 deep/);
     }
     const truncated = await reason(await post(Buffer.from([0x0a, 0x05, 0x01]), "application/x-protobuf"));
