@@ -56,6 +56,8 @@ export class PostgresSql implements Sql {
   private sendScheduled = false;
   /** The first failure of a batch: what every later statement of this transaction fails with. */
   private failure: { error: unknown } | null = null;
+  /** Committed or rolled back: a statement now (a sibling of a failed read) is refused, not sent. */
+  private closed = false;
 
   constructor(
     private readonly client: pg.PoolClient,
@@ -70,11 +72,16 @@ export class PostgresSql implements Sql {
 
   /** Sends what waits, then COMMIT, and resolves once committed. */
   async commit(): Promise<void> {
-    await this.read("COMMIT");
+    const reply = await this.read("COMMIT");
+    this.closed = true;
+    // COMMIT of a transaction an earlier statement aborted answers ROLLBACK, not an error
+    if (reply.command !== "COMMIT") throw this.failure?.error ?? new Error(`COMMIT answered ${reply.command}`);
   }
 
   /** Forgets what waits and rolls back (what was sent is undone). */
   async rollback(): Promise<void> {
+    this.closed = true;
+    for (const w of this.waiting) w.settle?.reject(new Error("transaction rolled back"));
     this.waiting = [];
     this.waitingChars = 0;
     await this.client.query("ROLLBACK");
@@ -85,7 +92,7 @@ export class PostgresSql implements Sql {
   }
 
   async run(sql: string, params: unknown[] = []): Promise<void> {
-    if (this.failure) throw this.failure.error;
+    this.refuseWhenDone();
     this.wait(inlined(sql, params));
   }
 
@@ -100,8 +107,17 @@ export class PostgresSql implements Sql {
     if (this.waitingChars >= MAX_WAITING_CHARS) this.send();
   }
 
+  private refuseWhenDone(): void {
+    if (this.failure) throw this.failure.error;
+    if (this.closed) throw new Error("statement after the end of its transaction");
+  }
+
   private read(text: string): Promise<pg.QueryResult<Row>> {
-    if (this.failure) return Promise.reject(this.failure.error);
+    try {
+      this.refuseWhenDone();
+    } catch (e) {
+      return Promise.reject(e);
+    }
     return new Promise((resolve, reject) => {
       this.wait(text, { resolve, reject });
       if (this.sendScheduled) return;
@@ -122,6 +138,8 @@ export class PostgresSql implements Sql {
     const text = batch.map((w) => w.text).join(";\n");
     this.client.query<Row>({ text, types: this.types }).then(
       (reply) => {
+        // an earlier batch failed: this one ran in an aborted transaction (or not at all)
+        if (this.failure) return this.fail(batch, this.failure.error);
         const results = Array.isArray(reply) ? (reply as pg.QueryResult<Row>[]) : [reply];
         if (results.length !== batch.length) return this.fail(batch, new Error(`${batch.length} statements sent, ${results.length} results`));
         batch.forEach((w, i) => w.settle?.resolve(results[i]));

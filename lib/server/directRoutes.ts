@@ -18,28 +18,32 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? "0");
   if (declared > limit) return Promise.reject(new ApiError(413, `Request body exceeds ${limit} bytes`));
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] | null = [];
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
         req.off("data", onData); // the rest is read and dropped, as Next.js does, so the client sees the 413
+        chunks = null;
         reject(new ApiError(413, `Request body exceeds ${limit} bytes`));
         return;
       }
-      chunks.push(chunk);
+      chunks!.push(chunk);
     };
     req.on("data", onData);
-    req.once("end", () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
+    req.once("end", () => chunks && resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
     req.once("error", reject);
     req.once("aborted", () => reject(new Error("request aborted")));
   });
 }
 
+/** The headers as Node joined them (one Authorization or Host, cookies joined with "; "), as Next.js passes them. */
 function webRequest(req: http.IncomingMessage, url: string): Request {
   const headers = new Headers();
-  const raw = req.rawHeaders;
-  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i], raw[i + 1]);
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else if (value !== undefined) headers.set(name, value);
+  }
   return new Request(url, { method: req.method, headers });
 }
 

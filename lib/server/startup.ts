@@ -36,9 +36,6 @@ export async function startup(): Promise<void> {
   }
   // Requests know their connection, so the mounted proxy can find its caller (SPEC §2.6).
   trackRequestSockets();
-  // Ingest requests skip Next.js's request pipeline (the same handlers; lib/server/directRoutes.ts).
-  // Not under `next dev`, where edited handlers must reload.
-  if (process.env.NODE_ENV === "production") serveIngestDirectly();
   startIngestWorker();
   // The data directory 0700 and SightDesk's files in it 0600, before anything is written there.
   secureDataDir();
@@ -50,6 +47,9 @@ export async function startup(): Promise<void> {
   const admin = await racing(() => ensureFirstAdmin(database));
   if (admin) console.log(`[sightdesk] created the first admin: ${admin}`);
   console.log(`[sightdesk] background work shared with other processes on this database as ${processHolder()}`);
+  // Ingest requests skip Next.js's request pipeline (the same handlers; lib/server/directRoutes.ts),
+  // from when the start is done, as Next's own routes. Not under `next dev` (handlers reload).
+  if (process.env.NODE_ENV === "production") serveIngestDirectly();
   startAlertWorker(database);
   startSweeps(database, cfg);
   if (cfg.deadloop.enabled) {

@@ -3,6 +3,7 @@
 // can read, the connection still usable), clients that leave mid-body, a query string, and a
 // signed-in user's cookie (the same-origin rule); every other route still goes through Next.
 import http from "node:http";
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, json, uid } from "./support/payloads";
 import { startServer, type TestServer } from "./support/server";
@@ -111,6 +112,25 @@ describe("ingest served beside Next.js", () => {
     expect(same.status, await same.text()).toBe(200);
     const foreign = await fetch(`${server.url}/api/ingest/calls`, { method: "POST", body, headers: { cookie, origin: "https://evil.example", "content-type": "application/json" } });
     expect(foreign.status).toBe(403);
+    expect(await sessionCalls(sessionId)).toBe(1);
+  });
+
+  it("reads repeated headers as Node.js and Next.js do (the first Authorization counts)", async () => {
+    const sessionId = uid("twice");
+    const body = json(call({ session_id: sessionId }));
+    const url = new URL(server.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(url.port), url.hostname, () => {
+        socket.write(
+          [`POST /api/ingest/calls HTTP/1.1`, `Host: ${url.host}`, `Authorization: Bearer ${server.token}`, `Authorization: Bearer wrong`,
+            `Content-Type: application/json`, `Content-Length: ${Buffer.byteLength(body)}`, `Connection: close`, "", body].join("\r\n"),
+        );
+      });
+      let answer = "";
+      socket.setEncoding("utf8").on("data", (c: string) => (answer += c)).on("end", () => resolve(answer)).on("error", reject);
+    });
+    const reply = { status: Number(raw.split(" ")[1]), body: raw.slice(raw.indexOf("\r\n\r\n") + 4) };
+    expect(reply.status, reply.body).toBe(200);
     expect(await sessionCalls(sessionId)).toBe(1);
   });
 

@@ -70,6 +70,13 @@ describe.runIf(testPostgresUrl())("round trips on PostgreSQL", () => {
     await expect(attempt).rejects.toThrow(/duplicate key/);
     const left = await readSql(db()).all(`SELECT "id" FROM ${table} WHERE "id" IN ('new-row', 'after')`);
     expect(left).toEqual([]);
+    // a failed batch sent for its size, with nobody reading it: the commit after it fails too
+    const large = sqlTransaction(db(), async (sql) => {
+      await sql.run(`INSERT INTO ${table} ("id", "n") VALUES (?, ?)`, ["new-row", 1]);
+      await sql.run(`INSERT INTO ${table} ("id", "body") VALUES (?, ?)`, ["r0", "x".repeat(5 * 1024 * 1024)]); // duplicate key
+    });
+    await expect(large).rejects.toThrow(/duplicate key/);
+    expect(await readSql(db()).all(`SELECT "id" FROM ${table} WHERE "id" = 'new-row'`)).toEqual([]);
     // the connection went back to the pool usable
     expect(await sqlTransaction(db(), (sql) => sql.all(`SELECT COUNT(*) AS "n" FROM ${table}`))).toEqual([{ n: 6n }]);
   });
