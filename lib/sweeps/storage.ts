@@ -85,7 +85,13 @@ function postgresMeter(db: Db): StorageMeter {
       const tables = await postgresTables(db);
       const counts = tables.map((t, i) => `(SELECT count(*) FROM ${quote(t.name)}) AS "${i}"`);
       const [rows] = tables.length ? await db.$queryRawUnsafe<Record<string, unknown>[]>(`SELECT ${counts.join(", ")}`) : [{}];
-      before = tables.map((t, i) => ({ name: t.name, occupied: occupiedBytes(t), rows: Number(rows[String(i)]) }));
+      // occupied by the rows counted, not by the statistics' tuples: those lag, and a deleting
+      // backend's late report can leave them at the deleted rows' count — a trim that trusted them
+      // would take the newest data too
+      before = tables.map((t, i) => {
+        const exact = Number(rows[String(i)]);
+        return { name: t.name, occupied: occupiedBytes(t.width === null ? t : { ...t, tuples: exact }), rows: exact };
+      });
     },
     // deleted rows take their table's average share of its occupied bytes with them
     liveBytes: async (deleted) =>

@@ -69,7 +69,8 @@ describe("size cap", () => {
     expect(server.log()).toMatch(/\[sweeps\] size cap: \d+ → \d+ bytes/);
 
     // the newest calls are there, the oldest were trimmed
-    expect((await server.api(`/api/calls/cap-${BATCHES - 1}-49`)).status).toBe(200);
+    const tablesNow = postgres() ? await withClient(server.databaseUrl, async (c) => (await c.query(POSTGRES_TABLES_SQL)).rows.map(toTableSpace).map((t) => `${t.name} total=${t.total} heap=${t.heap} tuples=${t.tuples} width=${t.width} occ=${Math.round(occupiedBytes(t))}`).join("\n")) : "";
+    expect((await server.api(`/api/calls/cap-${BATCHES - 1}-49`)).status, server.log().slice(-1000) + tablesNow).toBe(200);
     expect((await server.api("/api/calls/cap-0-0")).status).toBe(404);
 
     if (postgres()) {
