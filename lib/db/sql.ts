@@ -141,9 +141,31 @@ export async function transaction<T>(db: Db, fn: (sql: Sql, tx: DbTx) => Promise
   }
 }
 
+// PostgreSQL 15+ can publish a transaction's table statistics (rows inserted, deleted) as it
+// commits, instead of up to seconds later. The size cap reads those statistics, and a report
+// that arrives after a VACUUM counted the rows counts them again (lib/sweeps/postgresSpace.ts).
+
+/** Run last in a transaction: its statistics are published when it commits. */
+export const FLUSH_STATS_SQL = "SELECT 1 FROM pg_stat_force_next_flush()";
+
+const FLUSHES = new WeakMap<Db, Promise<boolean>>();
+
+/** Whether the database can publish a transaction's statistics when it commits (PostgreSQL 15+). */
+export function flushesStats(db: Db): Promise<boolean> {
+  let known = FLUSHES.get(db);
+  if (!known) {
+    known =
+      dialectOf(db) === "postgres"
+        ? db.$queryRawUnsafe<{ v: unknown }[]>("SELECT current_setting('server_version_num')::int AS v").then(([r]) => Number(r.v) >= 150_000)
+        : Promise.resolve(false);
+    FLUSHES.set(db, known);
+  }
+  return known;
+}
+
 /**
  * `transaction` for work done in plain SQL only. On PostgreSQL it runs on a connection of
- * Prisma's pool, outside Prisma: no query compilation per statement, prepared statements.
+ * Prisma's pool, outside Prisma: no query compilation per statement, few round trips.
  */
 export async function sqlTransaction<T>(db: Db, fn: (sql: Sql) => Promise<T>): Promise<T> {
   const holder = db as unknown as WithSqlite;
@@ -151,9 +173,10 @@ export async function sqlTransaction<T>(db: Db, fn: (sql: Sql) => Promise<T>): P
   if (!holder[POSTGRES_POOL]) await db.$connect(); // Prisma connects lazily: the pool comes with it
   const pool = holder[POSTGRES_POOL];
   if (!pool) return transaction(db, (sql) => fn(sql));
+  const flushStats = await flushesStats(db);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await onPooledConnection(pool, fn);
+      return await onPooledConnection(pool, fn, flushStats);
     } catch (e) {
       if (attempt >= 3 || !isDeadlock(e)) throw e;
     }
@@ -162,7 +185,7 @@ export async function sqlTransaction<T>(db: Db, fn: (sql: Sql) => Promise<T>): P
 
 const SQL_TRANSACTION_TIMEOUT_MS = 120_000;
 
-async function onPooledConnection<T>(pool: pg.Pool, fn: (sql: Sql) => Promise<T>): Promise<T> {
+async function onPooledConnection<T>(pool: pg.Pool, fn: (sql: Sql) => Promise<T>, flushStats: boolean): Promise<T> {
   const client = await pool.connect();
   const sql = new PostgresSql(client, pgTypes);
   let broken: Error | undefined;
@@ -170,6 +193,8 @@ async function onPooledConnection<T>(pool: pg.Pool, fn: (sql: Sql) => Promise<T>
     // no statement waits (e.g. for a lock) longer than Prisma would let its transaction run
     sql.begin(SQL_TRANSACTION_TIMEOUT_MS);
     const result = await fn(sql);
+    // the rows it wrote are in the statistics when it commits (the size cap reads them)
+    if (flushStats) await sql.run(FLUSH_STATS_SQL);
     await sql.commit();
     return result;
   } catch (e) {

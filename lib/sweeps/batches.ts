@@ -8,7 +8,7 @@
 // as much again. Before 15 there is no such function and the counts can lag that way.
 import type { Db, DbTx } from "../db/client";
 import { quote } from "../db/multiRow";
-import { dialectOf, toNumbered } from "../db/sql";
+import { dialectOf, FLUSH_STATS_SQL, flushesStats, toNumbered } from "../db/sql";
 
 // Under 999: Prisma refuses a deleteMany with more bound ids than SQLite's historical limit (P2029).
 export const BATCH = 500;
@@ -26,21 +26,6 @@ export async function inBatches(step: () => Promise<number>): Promise<number> {
 /** `?` placeholders as the database wants them. */
 export const sqlOf = (db: Db, sql: string) => (dialectOf(db) === "postgres" ? toNumbered(sql) : sql);
 
-const FLUSHES = new WeakMap<Db, Promise<boolean>>();
-
-/** Whether the database can publish a transaction's statistics when it commits (PostgreSQL 15+). */
-function flushesStats(db: Db): Promise<boolean> {
-  let known = FLUSHES.get(db);
-  if (!known) {
-    known =
-      dialectOf(db) === "postgres"
-        ? db.$queryRawUnsafe<{ v: unknown }[]>("SELECT current_setting('server_version_num')::int AS v").then(([r]) => Number(r.v) >= 150_000)
-        : Promise.resolve(false);
-    FLUSHES.set(db, known);
-  }
-  return known;
-}
-
 /**
  * Runs one batch, in a transaction when it has several statements (`atomic`) or when the
  * database can publish the statistics as it commits.
@@ -50,7 +35,7 @@ export async function batch<T>(db: Db, fn: (tx: DbTx) => Promise<T>, atomic = fa
   if (!flush && !atomic) return fn(db);
   return db.$transaction(async (tx) => {
     const out = await fn(tx);
-    if (flush) await tx.$queryRawUnsafe("SELECT 1 FROM pg_stat_force_next_flush()");
+    if (flush) await tx.$queryRawUnsafe(FLUSH_STATS_SQL);
     return out;
   });
 }
