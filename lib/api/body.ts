@@ -20,6 +20,9 @@ function limitFrom(variable: string, fallback: number): number {
 export const bodyLimit = () => limitFrom("SIGHTDESK_MAX_BODY_BYTES", DEFAULT_BODY_LIMIT);
 export const uploadLimit = () => limitFrom("SIGHTDESK_MAX_UPLOAD_BYTES", DEFAULT_UPLOAD_LIMIT);
 
+/** The 413 of a body over `limit` bytes (also for bodies read off the socket: lib/server/directRoutes.ts). */
+export const bodyTooLarge = (limit: number) => new ApiError(413, `Request body exceeds ${limit} bytes`);
+
 /** Bodies read before their Request was made (lib/server/directRoutes.ts reads them from the socket). */
 const readAlready = new WeakMap<Request, Buffer>();
 
@@ -32,10 +35,10 @@ export function withBodyRead(req: Request, body: Buffer): Request {
 /** Reads a request body up to `limit` bytes (413 beyond it, without buffering the rest). */
 export async function readBodyBytes(req: Request, limit = bodyLimit()): Promise<Buffer> {
   const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > limit) throw new ApiError(413, `Request body exceeds ${limit} bytes`);
+  if (declared > limit) throw bodyTooLarge(limit);
   const read = readAlready.get(req);
   if (read) {
-    if (read.length > limit) throw new ApiError(413, `Request body exceeds ${limit} bytes`);
+    if (read.length > limit) throw bodyTooLarge(limit);
     return read;
   }
   if (!req.body) return Buffer.alloc(0);
@@ -48,7 +51,7 @@ export async function readBodyBytes(req: Request, limit = bodyLimit()): Promise<
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => undefined);
-      throw new ApiError(413, `Request body exceeds ${limit} bytes`);
+      throw bodyTooLarge(limit);
     }
     chunks.push(value);
   }

@@ -5,7 +5,7 @@
 // the socket into one buffer and the same handler Next would run (lib/api/ingestRoutes.ts: auth,
 // contract, errors) gets a plain Request; every other request goes on to Next unchanged.
 import http from "node:http";
-import { withBodyRead, bodyLimit } from "../api/body";
+import { bodyLimit, bodyTooLarge, withBodyRead } from "../api/body";
 import { FRAME_HEADERS } from "../api/frameHeaders";
 import { INGEST_ROUTES } from "../api/ingestRoutes";
 import { errorResponse } from "../api/route";
@@ -16,7 +16,7 @@ type Handler = (req: Request, ctx: { params?: Promise<Record<string, string>> })
 /** Reads the body up to `limit` bytes; past it, stops reading and throws a 413. */
 function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? "0");
-  if (declared > limit) return Promise.reject(new ApiError(413, `Request body exceeds ${limit} bytes`));
+  if (declared > limit) return Promise.reject(bodyTooLarge(limit));
   return new Promise((resolve, reject) => {
     let chunks: Buffer[] | null = [];
     let size = 0;
@@ -25,7 +25,7 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
       if (size > limit) {
         req.off("data", onData); // the rest is read and dropped, as Next.js does, so the client sees the 413
         chunks = null;
-        reject(new ApiError(413, `Request body exceeds ${limit} bytes`));
+        reject(bodyTooLarge(limit));
         return;
       }
       chunks!.push(chunk);
