@@ -96,21 +96,19 @@ class PrismaSql implements Sql {
   }
 
   async all(sql: string, params: unknown[] = []): Promise<Row[]> {
-    return this.tx.$queryRawUnsafe<Row[]>(this.text(sql), ...params.map(bindPrisma));
+    return this.tx.$queryRawUnsafe<Row[]>(this.text(sql), ...params.map(withoutNul));
   }
 
   async run(sql: string, params: unknown[] = []): Promise<void> {
-    await this.tx.$executeRawUnsafe(this.text(sql), ...params.map(bindPrisma));
+    await this.tx.$executeRawUnsafe(this.text(sql), ...params.map(withoutNul));
   }
 
   async runEach(sql: string, paramLists: unknown[][]): Promise<number[]> {
     const changed: number[] = [];
-    for (const params of paramLists) changed.push(await this.tx.$executeRawUnsafe(this.text(sql), ...params.map(bindPrisma)));
+    for (const params of paramLists) changed.push(await this.tx.$executeRawUnsafe(this.text(sql), ...params.map(withoutNul)));
     return changed;
   }
 }
-
-const bindPrisma = withoutNul;
 
 /** `?` placeholders to PostgreSQL's `$1, $2, …` (our SQL never has `?` inside literals). */
 export function toNumbered(sql: string): string {
