@@ -4,7 +4,7 @@
 // ingest worker thread (ingestOffload.ts); storing the prepared batch is the database's part.
 import type { Db } from "../db/client";
 import { normalizeExchange } from "../ingest/adapters";
-import { prepareCall, type Prepared } from "../ingest/prepare";
+import { prepareCall, thinned, ThinHistoryError, type Prepared } from "../ingest/prepare";
 import { callSchema, eventSchema, httpExchangeSchema } from "../ingest/schema";
 import { ingestGrouped } from "../ingest/groupedIngest";
 import { ingestPrepared, type IngestResult } from "../ingest/storeCalls";
@@ -14,7 +14,8 @@ import { parseJsonText } from "./body";
 import { parseBatch } from "./validation";
 
 export type IngestKind = "calls" | "http" | "events";
-export type PreparedBatch = { kind: "calls" | "http"; calls: Prepared[] } | { kind: "events"; events: PreparedEvent[] };
+/** `whole`: the calls prepared again, none thin, when they came thin (`thinnedBatch`). */
+export type PreparedBatch = { kind: "calls" | "http"; calls: Prepared[]; whole?: () => Promise<Prepared[]> } | { kind: "events"; events: PreparedEvent[] };
 
 function prepareCalls(kind: "calls" | "http", body: unknown): Prepared[] {
   const calls = kind === "calls" ? parseBatch(callSchema, body) : parseBatch(httpExchangeSchema, body).map(normalizeExchange);
@@ -32,13 +33,23 @@ export function prepareIngestText(kind: IngestKind, text: string): PreparedBatch
   return prepareIngestBody(kind, parseJsonText(text));
 }
 
+/** The batch for the thread that stores it: its calls `thinned`. */
+export const thinnedBatch = (batch: PreparedBatch): PreparedBatch => (batch.kind === "events" ? batch : { ...batch, calls: batch.calls.map(thinned) });
+
 /**
  * Stores a prepared batch that arrived through `source` (the REST ingest API unless told). Calls
  * share a transaction with other requests arriving meanwhile (group commit); the answer comes
- * after that transaction committed.
+ * after that transaction committed. Calls that came thin, naming earlier messages that are not
+ * stored after all, are prepared again whole and stored then.
  */
-export function storePrepared(db: Db, batch: PreparedBatch, source: IngestSource = "api"): Promise<IngestResult | EventResult> {
-  return batch.kind === "events" ? ingestPreparedEvents(db, batch.events, undefined, source) : ingestGrouped(db, batch.calls, source);
+export async function storePrepared(db: Db, batch: PreparedBatch, source: IngestSource = "api"): Promise<IngestResult | EventResult> {
+  if (batch.kind === "events") return ingestPreparedEvents(db, batch.events, undefined, source);
+  try {
+    return await ingestGrouped(db, batch.calls, source);
+  } catch (e) {
+    if (!(e instanceof ThinHistoryError) || !batch.whole) throw e;
+    return ingestGrouped(db, await batch.whole(), source);
+  }
 }
 
 /**

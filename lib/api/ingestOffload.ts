@@ -58,8 +58,8 @@ class IngestWorker {
     this.pending.clear();
   }
 
-  prepare(kind: IngestKind, text: string): Promise<PreparedBatch> | null {
-    return this.send((id) => ({ id, kind, text })) as Promise<PreparedBatch> | null;
+  prepare(kind: IngestKind, text: string, whole: boolean): Promise<PreparedBatch> | null {
+    return this.send((id) => ({ id, kind, text, whole })) as Promise<PreparedBatch> | null;
   }
 
   prepareOtlp(encoding: OtlpEncoding, bytes: Uint8Array): Promise<OtlpBatch> | null {
@@ -102,9 +102,15 @@ async function onWorker<T>(send: (w: IngestWorker) => Promise<T> | null, inline:
   return result;
 }
 
-/** The prepared batch of an ingest body's text: on the worker (here when it cannot run). */
-export const prepareIngest = (kind: IngestKind, text: string): Promise<PreparedBatch> =>
-  onWorker((w) => w.prepare(kind, text), () => prepareIngestText(kind, text));
+/**
+ * The prepared batch of an ingest body's text: on the worker (here when it cannot run). The
+ * worker's calls come thin; `whole` prepares them again in full.
+ */
+export async function prepareIngest(kind: IngestKind, text: string): Promise<PreparedBatch> {
+  const prepare = (whole: boolean) => onWorker((w) => w.prepare(kind, text, whole), () => prepareIngestText(kind, text));
+  const batch = await prepare(false);
+  return batch.kind === "events" ? batch : { ...batch, whole: async () => ((await prepare(true)) as typeof batch).calls };
+}
 
 /** The prepared items of an OTLP export's (inflated) bytes: on the worker when large, else here. */
 export async function prepareOtlpOffloaded(encoding: OtlpEncoding, bytes: Uint8Array): Promise<OtlpBatch> {

@@ -3,10 +3,11 @@
 // through ingestWorker.cjs; answers each message with the prepared batch or the error.
 import { parentPort } from "node:worker_threads";
 import { httpError } from "./errors";
-import { prepareIngestText, type IngestKind } from "./ingest";
+import { prepareIngestText, thinnedBatch, type IngestKind } from "./ingest";
 import { prepareOtlpBody, type OtlpEncoding } from "./otlpBody";
 
-export type WorkerRequest = { id: number; kind: IngestKind; text: string } | { id: number; kind: "otlp"; encoding: OtlpEncoding; bytes: Uint8Array };
+/** `whole`: calls as prepared, not `thinned` (after a ThinHistoryError). */
+export type WorkerRequest = { id: number; kind: IngestKind; text: string; whole?: boolean } | { id: number; kind: "otlp"; encoding: OtlpEncoding; bytes: Uint8Array };
 export type WorkerReply =
   | { id: number; batch: ReturnType<typeof prepareIngestText> | ReturnType<typeof prepareOtlpBody> }
   | { id: number; error: { status: number; message: string } };
@@ -15,7 +16,11 @@ parentPort?.on("message", (request: WorkerRequest) => {
   const { id } = request;
   let reply: WorkerReply;
   try {
-    reply = { id, batch: request.kind === "otlp" ? prepareOtlpBody(request.encoding, request.bytes) : prepareIngestText(request.kind, request.text) };
+    if (request.kind === "otlp") reply = { id, batch: prepareOtlpBody(request.encoding, request.bytes) };
+    else {
+      const batch = prepareIngestText(request.kind, request.text);
+      reply = { id, batch: request.whole ? batch : thinnedBatch(batch) };
+    }
   } catch (e) {
     reply = { id, error: httpError(e) ?? { status: 500, message: String((e as Error)?.stack ?? e) } };
   }

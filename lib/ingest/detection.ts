@@ -5,20 +5,15 @@
 import type { DetectionConfig } from "../config/detection";
 import { classifyCall, type CallFacts } from "../detect/call";
 import { detectDeadLoop, pushWindow } from "../detect/deadLoop";
-import { toolBalance } from "../detect/toolBalance";
 import type { Finding } from "../detect/types";
 import { groupKey, type ConversationState, type GroupedState, type TurnState } from "./batchState";
 import { buildInterruption, type InterruptionContext, type InterruptionRow } from "./interruptions";
 import { interruptionId } from "./keys";
 import type { Prepared } from "./prepare";
 import { redactValue } from "./redact";
-import type { ChatMessage } from "../domain/calls";
 
 /** Turn endings that suspend or hand off a turn: an empty answer there is not a failure. */
 export const NON_FAILURE_TURN_ENDS = new Set(["steered", "drained", "dispatched", "awaiting"]);
-
-const outputParts = (messages: ChatMessage[]) =>
-  messages.reduce((n, m) => n + m.parts.filter((p) => p.type !== "reasoning" || p.content.trim() !== "").length, 0);
 
 /** Where a call's interruptions point. */
 export function interruptionContext({ call, keys }: Prepared): InterruptionContext {
@@ -57,8 +52,7 @@ export class BatchDetection {
    * state. Returns the call's tool-call imbalance as stored with it (null when balanced).
    */
   detectCall(p: Prepared, conversation: ConversationState, turn: TurnState, at: bigint, ctx: InterruptionContext): string | null {
-    const { call } = p;
-    const balance = toolBalance(call.input_messages);
+    const { call, imbalance } = p;
     const facts: CallFacts = {
       statusCode: call.status_code ?? null,
       error: call.error ?? null,
@@ -69,20 +63,20 @@ export class BatchDetection {
       durationMs: p.endNs === null ? null : Number(p.endNs - call.start_ns) / 1e6,
       cancelled: call.cancelled === true,
       turnSuspended: NON_FAILURE_TURN_ENDS.has(turn.endReason ?? ""),
-      outputPartCount: outputParts(call.output_messages),
+      outputPartCount: p.outputPartCount,
       recordingTruncated: (call.recording_truncated ?? 0) > 0,
       model: call.model ?? null,
       maxTokens: call.max_tokens ?? null,
       inputTokens: call.input_tokens ?? null,
       outputTokens: call.output_tokens ?? null,
       responseInvalid: call.response_invalid === true,
-      unbalanced: balance.balanced ? null : balance,
+      unbalanced: imbalance,
       brickedSinceCallId: conversation.brickedSinceCallId,
     };
     const { failure, extras } = this.cfg.enabled ? classifyCall(facts, this.cfg) : { failure: null, extras: [] };
     for (const f of failure ? [failure] : extras) this.candidate(interruptionId(call.call_id, f.type), f, at, ctx);
     // The first unanswered tool call bricks the conversation: every later request fails (SPEC §3.2).
-    if (!balance.balanced && !conversation.brickedSinceCallId) {
+    if (imbalance && !conversation.brickedSinceCallId) {
       conversation.brickedSinceCallId = call.call_id;
       conversation.dirty = true;
     }
@@ -90,7 +84,7 @@ export class BatchDetection {
       if (failure) this.countFailure(conversation, failure.type, at, ctx);
       this.checkDeadLoop(conversation, p, at, ctx);
     }
-    return balance.balanced ? null : JSON.stringify(balance);
+    return imbalance && JSON.stringify(imbalance);
   }
 
   /** Opens or updates the conversation's one open grouped interruption of this kind. */

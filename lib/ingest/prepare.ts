@@ -5,11 +5,12 @@
 // structured-cloneable data.
 import crypto from "node:crypto";
 import { summarizeCall, type CallSummary } from "../detect/deadLoop";
+import { toolBalance, type ToolBalance } from "../detect/toolBalance";
 import { judgeToolResult, type ToolResultFinding } from "../detect/toolResult";
 import { callKeys, type CallKeys } from "./keys";
 import { chainNodes, rememberChain, type MessageNode } from "./messages";
 import { redactText, redactValue, storedArguments } from "./redact";
-import type { ChatMessage, NormalizedCall } from "../domain/calls";
+import type { ChatMessage, NormalizedCall, ToolCallPart, ToolCallResponsePart } from "../domain/calls";
 
 const RESPONSE_BODY_CAP = 64 * 1024;
 const WINDOW_TEXT_CAP = 1500;
@@ -18,21 +19,43 @@ const WINDOW_TEXT_CAP = 1500;
 export type ToolResultFacts = { response: string; finding: ToolResultFinding | null };
 export type StoredBlob = { id: string; content: string };
 
+/** A message's tool calls and results: all the database half reads of its parts. */
+export type ToolParts = (ToolCallPart | ToolCallResponsePart)[];
+
+/** The fields of a call the database half reads: its messages are in the nodes and the tool parts. */
+export type CallFields = Omit<NormalizedCall, "input_messages" | "output_messages" | "system_instructions" | "tools" | "extra">;
+
 export type Prepared = {
   /** the call, with its error and response body masked (and the body capped) */
-  call: NormalizedCall;
+  call: CallFields;
   keys: CallKeys;
   endNs: bigint | null;
   /** message nodes with their stored (masked) parts */
   input: MessageNode[];
   output: MessageNode[];
+  /** each input and output message's tool calls and results */
+  inputTools: ToolParts[];
+  outputTools: ToolParts[];
+  /**
+   * Input messages before this index arrive thin (`thinned`): their nodes carry only ids, and no
+   * tool parts. 0 when prepared on the thread that stores them.
+   */
+  thinInput: number;
+  /** leading input messages the conversation's previous call (in this process) carried, read then */
+  reused: number;
   /** index of the first input node not stored before this call (set in the transaction) */
   newInputStart: number;
+  /** the history's tool-call imbalance (SPEC §3.2); null when balanced */
+  imbalance: ToolBalance | null;
+  /** output parts that say something (a reasoning part with no text does not) */
+  outputPartCount: number;
   /** the call's entry in its conversation's dead-loop window (masked, capped) */
   summary: CallSummary;
   /** tool results and arguments of the messages this call is the first to carry, read once */
   toolResults: Map<string, ToolResultFacts>;
   toolArguments: Map<string, string>;
+  /** the names of the tool calls those results answer, as the history gives them */
+  answeredNames: Map<string, string>;
   systemBlob: StoredBlob | null;
   toolsBlob: StoredBlob | null;
   /** unknown fields, masked, as JSON */
@@ -61,10 +84,17 @@ export function toolResultFacts(response: unknown, isError: boolean | null): Too
   };
 }
 
-/** Tool results and arguments of `messages`, keyed by tool call id (the first of each wins). */
-function toolFacts(messages: ChatMessage[]): Pick<Prepared, "toolResults" | "toolArguments"> {
+const toolPartsOf = (m: ChatMessage): ToolParts =>
+  m.parts.filter((p): p is ToolCallPart | ToolCallResponsePart => p.type === "tool_call" || p.type === "tool_call_response");
+
+const outputParts = (messages: ChatMessage[]) =>
+  messages.reduce((n, m) => n + m.parts.filter((p) => p.type !== "reasoning" || p.content.trim() !== "").length, 0);
+
+/** Tool results and arguments of `messages`, keyed by tool call id (the first of each wins); the results' names from `history`. */
+function toolFacts(messages: ChatMessage[], history: ToolParts[]): Pick<Prepared, "toolResults" | "toolArguments" | "answeredNames"> {
   const toolResults = new Map<string, ToolResultFacts>();
   const toolArguments = new Map<string, string>();
+  const answeredNames = new Map<string, string>();
   for (const m of messages) {
     for (const part of m.parts) {
       if (part.type === "tool_call" && part.arguments !== undefined && !toolArguments.has(part.id)) {
@@ -75,7 +105,12 @@ function toolFacts(messages: ChatMessage[]): Pick<Prepared, "toolResults" | "too
       }
     }
   }
-  return { toolResults, toolArguments };
+  if (toolResults.size) {
+    for (const parts of history) {
+      for (const part of parts) if (part.type === "tool_call" && toolResults.has(part.id) && !answeredNames.has(part.id)) answeredNames.set(part.id, part.name);
+    }
+  }
+  return { toolResults, toolArguments, answeredNames };
 }
 
 export function prepareCall(raw: NormalizedCall): Prepared {
@@ -95,17 +130,61 @@ export function prepareCall(raw: NormalizedCall): Prepared {
   const summary = summarizeCall(call.call_id, call.output_messages, call.input_tokens);
   summary.text = redactText(summary.text.slice(0, WINDOW_TEXT_CAP)); // the window is stored with the conversation
   const carried = [...call.input_messages.slice(reused), ...call.output_messages];
+  const balance = toolBalance(call.input_messages);
+  const { input_messages, output_messages, system_instructions, tools, extra, ...fields } = call;
+  const inputTools = input_messages.map(toolPartsOf);
   return {
-    call,
+    call: fields,
     keys,
     endNs: endOf(call),
     input,
     output,
+    inputTools,
+    outputTools: output_messages.map(toolPartsOf),
+    thinInput: 0,
+    reused,
     newInputStart: 0,
+    imbalance: balance.balanced ? null : balance,
+    outputPartCount: outputParts(output_messages),
     summary,
-    ...toolFacts(carried),
-    systemBlob: blob(call.system_instructions?.length ? call.system_instructions : null),
-    toolsBlob: blob(call.tools),
-    extra: call.extra && Object.keys(call.extra).length ? JSON.stringify(redactValue(call.extra)) : null,
+    ...toolFacts(carried, inputTools),
+    systemBlob: blob(system_instructions?.length ? system_instructions : null),
+    toolsBlob: blob(tools),
+    extra: extra && Object.keys(extra).length ? JSON.stringify(redactValue(extra)) : null,
   };
+}
+
+const NO_PARTS: ToolParts = [];
+
+/**
+ * `p` for the thread that stores it, without what its conversation's previous call carried: those
+ * input nodes as ids, without tool parts. Copying whole histories between threads
+ * cost as much as preparing them. When those earlier messages turn out not to be stored, the
+ * transaction throws `ThinHistoryError` and the call is prepared again where it is stored.
+ */
+export function thinned(p: Prepared): Prepared {
+  const n = p.reused;
+  if (n === 0) return p;
+  return {
+    ...p,
+    input: p.input.map((node, i) => (i < n ? { id: node.id, parentId: null, seq: node.seq, role: "", parts: "" } : node)),
+    inputTools: p.inputTools.map((parts, i) => (i < n ? NO_PARTS : parts)),
+    thinInput: n,
+  };
+}
+
+const THIN_HISTORY = Symbol.for("sightdesk.ThinHistoryError");
+
+/** A batch holds thin calls (`thinned`) whose earlier messages are not stored: prepare it again whole. */
+export class ThinHistoryError extends Error {
+  readonly [THIN_HISTORY] = true;
+
+  constructor() {
+    super("a call prepared thin names earlier messages that are not stored");
+  }
+
+  // thrown by the group commit of whichever bundle copy started it (see ApiError)
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && THIN_HISTORY in value;
+  }
 }

@@ -12,7 +12,7 @@ import { emitDeadLoopDetections } from "./afterCommit";
 import { loadBatchState } from "./batchState";
 import { BatchDetection, interruptionContext } from "./detection";
 import { knownNodes, markNewSuffixes, MessageStore } from "./messageStore";
-import { prepareCall, type Prepared } from "./prepare";
+import { prepareCall, ThinHistoryError, type Prepared } from "./prepare";
 import { CallRows } from "./rows";
 import { recordToolCalls, toolCallRowIdsAdded } from "./toolCalls";
 import { touchCall } from "./touchState";
@@ -92,6 +92,8 @@ export async function ingestRequests(db: Db, requests: IngestRequest[], cfg: Det
     }
     const known = await knownNodes(sql, prepared);
     markNewSuffixes(prepared, known); // before the tool calls to load: they come from the new suffixes
+    // a call that came thin needs its earlier messages stored (storePrepared prepares it again)
+    if (prepared.some((p) => p.newInputStart < p.thinInput)) throw new ThinHistoryError();
     const state = await loadBatchState(sql, prepared, toolCallRowIdsAdded(prepared));
     const batch: CallBatch = { state, messages: new MessageStore(known), calls: new CallRows(), detection: new BatchDetection(cfg, state.grouped) };
     for (const p of prepared) addCall(batch, p);

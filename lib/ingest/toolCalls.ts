@@ -14,9 +14,9 @@ export type ToolFinding = { id: string; finding: Finding };
 /** Row ids of the tool calls in the messages each call adds (its new history suffix and its output). */
 export function toolCallRowIdsAdded(prepared: Prepared[]): string[] {
   const ids: string[] = [];
-  for (const { call, keys, newInputStart } of prepared) {
-    for (const m of [...call.input_messages.slice(newInputStart), ...call.output_messages]) {
-      for (const part of m.parts) {
+  for (const { keys, inputTools, outputTools, newInputStart } of prepared) {
+    for (const parts of [...inputTools.slice(newInputStart), ...outputTools]) {
+      for (const part of parts) {
         if (part.type === "tool_call" || part.type === "tool_call_response") ids.push(toolCallRowId(keys.sessionId, part.id));
       }
     }
@@ -33,16 +33,18 @@ export function recordToolCalls(toolCalls: Map<string, ToolCallState>, p: Prepar
   const findings: ToolFinding[] = [];
   // The name of a tool call answered here, from its stored row or, failing that, the history.
   const nameOf = (id: string) => {
-    for (const m of call.input_messages) for (const part of m.parts) if (part.type === "tool_call" && part.id === id) return part.name;
+    const named = p.answeredNames.get(id); // read in prepareCall for the results the call is first to carry
+    if (named !== undefined) return named;
+    for (const parts of p.inputTools) for (const part of parts) if (part.type === "tool_call" && part.id === id) return part.name;
     return "";
   };
 
   // A tool call belongs to the call whose output made it; one first seen in a history (its
   // maker not ingested yet) is recorded without a maker, which claims it when it arrives.
-  const fromHistory = call.input_messages.slice(p.newInputStart).map((m) => ({ m, made: false }));
-  const fromOutput = call.output_messages.map((m) => ({ m, made: true }));
-  for (const { m, made } of [...fromHistory, ...fromOutput]) {
-    for (const part of m.parts) {
+  const fromHistory = p.inputTools.slice(p.newInputStart).map((parts) => ({ parts, made: false }));
+  const fromOutput = p.outputTools.map((parts) => ({ parts, made: true }));
+  for (const { parts, made } of [...fromHistory, ...fromOutput]) {
+    for (const part of parts) {
       if (part.type === "tool_call") toolCall(toolCalls, keys, part, p.toolArguments.get(part.id), made ? call.call_id : null, call.start_ns);
       if (part.type !== "tool_call_response") continue;
       const known = toolCalls.get(toolCallRowId(keys.sessionId, part.id));

@@ -2,20 +2,23 @@
 // /api/ingest/calls and /api/ingest/events). A GenAI span whose item fails validation is
 // rejected alone (OTLP's partial success), not the whole export; non-GenAI spans are ignored.
 import { prepareCall, type Prepared } from "../ingest/prepare";
-import { callSchema, eventSchema } from "../ingest/schema";
+import { callSchema, eventSchema, type LifecycleEvent } from "../ingest/schema";
 import { prepareEvent, type PreparedEvent } from "../ingest/storeEvents";
+import type { NormalizedCall } from "../domain/calls";
 import type { OtlpSpan, OtlpTraceRequest } from "./model";
 import { genAiCall, openInferenceCall, spanRole, toolResultEvent, type SpanContext } from "./spans";
 
-export type OtlpBatch = {
-  calls: Prepared[];
-  events: PreparedEvent[];
+/** An export's calls and tool-result events, each read by the given functions. */
+export type OtlpItems<C, E> = {
+  calls: C[];
+  events: E[];
   /** GenAI spans that could not be used, and why (the first few) */
   rejected: number;
   reasons: string[];
   /** spans that are not GenAI spans (ignored) */
   ignored: number;
 };
+export type OtlpBatch = OtlpItems<Prepared, PreparedEvent>;
 
 const MAX_REASONS = 5;
 const validIds = (s: OtlpSpan) => /^[0-9a-f]{32}$/.test(s.traceId) && /^[0-9a-f]{16}$/.test(s.spanId) && s.traceId !== "0".repeat(32) && s.spanId !== "0".repeat(16);
@@ -25,9 +28,9 @@ function issue(error: { issues: { path: PropertyKey[]; message: string }[] }): s
   return first ? `${first.path.map(String).join(".") || "span"}: ${first.message}` : "invalid";
 }
 
-/** The items of one export, each span mapped and validated on its own. */
-export function prepareOtlp(request: OtlpTraceRequest): OtlpBatch {
-  const batch: OtlpBatch = { calls: [], events: [], rejected: 0, reasons: [], ignored: 0 };
+/** The items of one export, each span mapped and validated on its own, then read by `readCall` / `readEvent`. */
+export function readOtlp<C, E>(request: OtlpTraceRequest, readCall: (call: NormalizedCall) => C, readEvent: (event: LifecycleEvent) => E): OtlpItems<C, E> {
+  const batch: OtlpItems<C, E> = { calls: [], events: [], rejected: 0, reasons: [], ignored: 0 };
   const byId = new Map<string, OtlpSpan>();
   for (const rs of request.resourceSpans) for (const ss of rs.scopeSpans) for (const s of ss.spans) if (s.spanId) byId.set(s.spanId, s);
   const seen = new Set<string>();
@@ -57,11 +60,11 @@ export function prepareOtlp(request: OtlpTraceRequest): OtlpBatch {
         try {
           if (role === "tool") {
             const parsed = eventSchema.safeParse(toolResultEvent(s, ctx));
-            if (parsed.success) batch.events.push(prepareEvent(parsed.data));
+            if (parsed.success) batch.events.push(readEvent(parsed.data));
             else reject(s, issue(parsed.error));
           } else {
             const parsed = callSchema.safeParse(role === "call" ? genAiCall(s, ctx) : openInferenceCall(s, ctx));
-            if (parsed.success) batch.calls.push(prepareCall(parsed.data));
+            if (parsed.success) batch.calls.push(readCall(parsed.data));
             else reject(s, issue(parsed.error));
           }
         } catch (e) {
@@ -72,6 +75,8 @@ export function prepareOtlp(request: OtlpTraceRequest): OtlpBatch {
   }
   return batch;
 }
+
+export const prepareOtlp = (request: OtlpTraceRequest): OtlpBatch => readOtlp(request, prepareCall, prepareEvent);
 
 /** partial_success.error_message for a batch with rejected spans ("" when none). */
 export function rejectionMessage(batch: Pick<OtlpBatch, "rejected" | "reasons">): string {

@@ -12,7 +12,7 @@ import { decodeTraceRequestJson } from "@/lib/otlp/json";
 import { holdsMoreMessagesThan } from "@/lib/otlp/messageCount";
 import { MAX_EXPORT_MESSAGES, OtlpDecodeError } from "@/lib/otlp/model";
 import descriptor from "@/lib/otlp/proto/trace.json";
-import { prepareOtlp } from "@/lib/otlp/prepare";
+import { prepareOtlp, readOtlp } from "@/lib/otlp/prepare";
 import { decodeTraceRequestProtobuf, encodeStatusProtobuf, encodeTraceResponseProtobuf } from "@/lib/otlp/protobuf";
 import { DESCRIPTOR, descriptorText } from "@/scripts/otlp-descriptor";
 
@@ -42,7 +42,7 @@ const both = (spans: ReturnType<typeof record>) => {
   return { proto, json };
 };
 
-const calls = (spans: ReturnType<typeof record>): NormalizedCall[] => prepareOtlp(both(spans).proto).calls.map((p) => p.call);
+const calls = (spans: ReturnType<typeof record>): NormalizedCall[] => readOtlp(both(spans).proto, (c) => c, (e) => e).calls;
 
 const chatAttributes = {
   "gen_ai.operation.name": "chat",

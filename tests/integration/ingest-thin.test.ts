@@ -1,0 +1,63 @@
+// The ingest worker sends a call to the request thread without the messages its conversation's
+// previous call carried (lib/ingest/prepare.ts `thinned`). When those messages are not stored
+// after all — the previous call was swept away by retention, or its batch failed — the call is
+// prepared again whole and stored with its whole history, its tool results judged.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, json, toolCall, toolResponse, uid, user } from "./support/payloads";
+import { startServer, type TestServer } from "./support/server";
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startServer({ SIGHTDESK_CHECK_INTERVAL_SECS: "1" });
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const MS = 1_000_000n;
+const DAY_MS = 86_400_000n;
+
+async function post(body: unknown) {
+  const res = await server.api("/api/ingest/calls", { method: "POST", body: json(body) });
+  expect(res.status).toBe(200);
+  return (await res.json()) as { accepted: number };
+}
+
+async function getCall(id: string) {
+  const res = await server.api(`/api/calls/${encodeURIComponent(id)}`);
+  return { status: res.status, body: res.status === 200 ? ((await res.json()) as { input_messages: { role: string; parts: { type: string; content?: string; response?: unknown }[] }[] }) : null };
+}
+
+describe("a call whose conversation's earlier messages are gone", () => {
+  it("is stored with its whole history after retention swept the call before it", async () => {
+    const sessionId = uid("thin");
+    const old = BigInt(Date.now()) * MS - 40n * DAY_MS * MS; // beyond the 30-day retention
+    const first = call({
+      session_id: sessionId, conversation_id: "c-thin", start_ns: String(old), end_ns: String(old + 800n * MS),
+      input_messages: [user("deploy the service")],
+      output_messages: [toolCall("t1", "bash", { cmd: "kubectl apply -f svc.yaml" })],
+    });
+    expect((await post([first])).accepted).toBe(1);
+    // the sweeper (every second) deletes the 40-day-old call and its conversation's messages
+    for (let i = 0; (await getCall(first.call_id)).status !== 404; i++) {
+      if (i > 100) throw new Error("the sweeper did not remove the old call");
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    // the next call repeats the first's messages: the worker had read them with the first call
+    const history = [user("deploy the service"), toolCall("t1", "bash", { cmd: "kubectl apply -f svc.yaml" }), toolResponse("t1", "error: permission denied (EACCES)", true)];
+    const second = call({ session_id: sessionId, conversation_id: "c-thin", input_messages: history });
+    expect((await post([second])).accepted).toBe(1);
+
+    const stored = await getCall(second.call_id);
+    expect(stored.status).toBe(200);
+    expect(stored.body!.input_messages.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(stored.body!.input_messages[0].parts[0].content).toBe("deploy the service");
+    // the tool result was judged, under the name its call had in the history
+    const res = await server.api(`/api/sessions/${encodeURIComponent(sessionId)}/interruptions`);
+    const records = (await res.json()) as { interruption_type: string; detail: string }[];
+    const denied = records.find((r) => r.interruption_type === "unauthorized_action");
+    expect(denied, JSON.stringify(records)).toBeDefined();
+    expect(JSON.parse(denied!.detail)).toMatchObject({ tool_call_id: "t1", tool_name: "bash" });
+  });
+});
