@@ -45,11 +45,22 @@ export function sameJson(a: unknown, b: unknown): boolean {
 /**
  * The last chain computed per conversation, with the messages it was computed from. Ids are
  * pure functions of content, so this only saves work: a history that repeats the previous
- * call's messages reuses their nodes instead of serializing and hashing the whole history again.
+ * call's messages reuses their nodes instead of serializing, masking and hashing the whole
+ * history again (most of a call's cost). A forwarder's batches interleave many conversations,
+ * so the chains are bounded by the memory they hold, not by a count: a count of 500 missed
+ * every time once 800 conversations took turns.
  */
-type Chain = { nodes: MessageNode[]; messages: ChatMessage[] };
+type Chain = { nodes: MessageNode[]; messages: ChatMessage[]; bytes: number };
 const recentChains = new Map<string, Chain>();
-const RECENT_CHAINS_MAX = 500;
+let recentBytes = 0;
+/** About 1,000 conversations of 20 tool-using calls (BENCHMARKS.md). */
+const RECENT_CHAINS_BYTES = 64 * 1024 * 1024;
+/**
+ * What a chain keeps alive, roughly: its stored texts (2 bytes a character) and about as much
+ * again in the parsed messages they came from; this gives 42 MB for the 800 conversations of
+ * `bench:ingest-http --batch 50`, whose heap grew by 44 MB.
+ */
+const chainBytes = (nodes: MessageNode[]) => nodes.reduce((n, node) => n + 300 + 2 * node.parts.length, 0);
 
 /**
  * Nodes for `messages` appended after `parentId` (or at the root, seeded by the conversation),
@@ -80,7 +91,17 @@ export function chainNodes(conversationId: string, messages: ChatMessage[], pare
 
 /** Records a call's whole chain (input then output) for the next call of its conversation. */
 export function rememberChain(conversationId: string, input: ChatMessage[], inputNodes: MessageNode[], output: ChatMessage[], outputNodes: MessageNode[]): void {
+  forget(conversationId);
+  const nodes = [...inputNodes, ...outputNodes];
+  const chain = { nodes, messages: [...input, ...output], bytes: chainBytes(nodes) };
+  recentChains.set(conversationId, chain);
+  recentBytes += chain.bytes;
+  while (recentBytes > RECENT_CHAINS_BYTES && recentChains.size > 1) forget(recentChains.keys().next().value!);
+}
+
+function forget(conversationId: string): void {
+  const chain = recentChains.get(conversationId);
+  if (!chain) return;
   recentChains.delete(conversationId);
-  recentChains.set(conversationId, { nodes: [...inputNodes, ...outputNodes], messages: [...input, ...output] });
-  if (recentChains.size > RECENT_CHAINS_MAX) recentChains.delete(recentChains.keys().next().value!);
+  recentBytes -= chain.bytes;
 }

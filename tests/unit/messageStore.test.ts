@@ -100,3 +100,22 @@ describe("knownNodes (stored messages)", () => {
     expect((await known(chat("c-db-none").map(prepareCall))).size).toBe(0);
   });
 });
+
+describe("prepareCall's memory of each conversation's previous chain", () => {
+  it("reuses the previous call's messages in each of 2,000 conversations that take turns", () => {
+    // like a forwarder's batches: every conversation's first call, then every second call
+    const chats = Array.from({ length: 2000 }, (_, i) => chat(`turns-${i}`));
+    for (const [first] of chats) expect(prepareCall(first).reused).toBe(0);
+    const reused = chats.map(([, second]) => prepareCall(second).reused);
+    expect(reused.filter((n) => n === 2)).toHaveLength(2000);
+  });
+
+  it("lets go of the oldest conversations once the chains pass their memory bound", () => {
+    const big = (tag: string) => user(`${tag} ${"x".repeat(200_000)}`);
+    const chats = Array.from({ length: 300 }, (_, i) => [big(`q${i}`), answer(`a${i}`)] as const);
+    chats.forEach(([q, a], i) => prepareCall(call(`big-${i}`, [q], [a])));
+    // ~120 MB of text was read: the first conversations' chains are gone, the last ones' kept
+    expect(prepareCall(call("big-0", [...chats[0], user("more")], [answer("ok")])).reused).toBe(0);
+    expect(prepareCall(call("big-299", [...chats[299], user("more")], [answer("ok")])).reused).toBe(2);
+  });
+});
