@@ -58,8 +58,8 @@ class IngestWorker {
     this.pending.clear();
   }
 
-  prepare(kind: IngestKind, text: string, whole: boolean): Promise<PreparedBatch> | null {
-    return this.send((id) => ({ id, kind, text, whole })) as Promise<PreparedBatch> | null;
+  prepare(kind: IngestKind, body: Uint8Array, whole: boolean): Promise<PreparedBatch> | null {
+    return this.send((id) => ({ id, kind, body, whole })) as Promise<PreparedBatch> | null;
   }
 
   prepareOtlp(encoding: OtlpEncoding, bytes: Uint8Array): Promise<OtlpBatch> | null {
@@ -103,11 +103,11 @@ async function onWorker<T>(send: (w: IngestWorker) => Promise<T> | null, inline:
 }
 
 /**
- * The prepared batch of an ingest body's text: on the worker (here when it cannot run). The
- * worker's calls come thin; `whole` prepares them again in full.
+ * The prepared batch of an ingest body (UTF-8 JSON): on the worker, which also decodes it (here
+ * when it cannot run). The worker's calls come thin; `whole` prepares them again in full.
  */
-export async function prepareIngest(kind: IngestKind, text: string): Promise<PreparedBatch> {
-  const prepare = (whole: boolean) => onWorker((w) => w.prepare(kind, text, whole), () => prepareIngestText(kind, text));
+export async function prepareIngest(kind: IngestKind, body: Buffer): Promise<PreparedBatch> {
+  const prepare = (whole: boolean) => onWorker((w) => w.prepare(kind, body, whole), () => prepareIngestText(kind, body.toString("utf8")));
   const batch = await prepare(false);
   return batch.kind === "events" ? batch : { ...batch, whole: async () => ((await prepare(true)) as typeof batch).calls };
 }

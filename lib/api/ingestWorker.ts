@@ -6,8 +6,8 @@ import { httpError } from "./errors";
 import { prepareIngestText, thinnedBatch, type IngestKind } from "./ingest";
 import { prepareOtlpBody, type OtlpEncoding } from "./otlpBody";
 
-/** `whole`: calls as prepared, not `thinned` (after a ThinHistoryError). */
-export type WorkerRequest = { id: number; kind: IngestKind; text: string; whole?: boolean } | { id: number; kind: "otlp"; encoding: OtlpEncoding; bytes: Uint8Array };
+/** `body`: UTF-8 JSON, decoded here; `whole`: calls as prepared, not `thinned` (after a ThinHistoryError). */
+export type WorkerRequest = { id: number; kind: IngestKind; body: Uint8Array; whole?: boolean } | { id: number; kind: "otlp"; encoding: OtlpEncoding; bytes: Uint8Array };
 export type WorkerReply =
   | { id: number; batch: ReturnType<typeof prepareIngestText> | ReturnType<typeof prepareOtlpBody> }
   | { id: number; error: { status: number; message: string } };
@@ -18,7 +18,8 @@ parentPort?.on("message", (request: WorkerRequest) => {
   try {
     if (request.kind === "otlp") reply = { id, batch: prepareOtlpBody(request.encoding, request.bytes) };
     else {
-      const batch = prepareIngestText(request.kind, request.text);
+      const { buffer, byteOffset, byteLength } = request.body;
+      const batch = prepareIngestText(request.kind, Buffer.from(buffer, byteOffset, byteLength).toString("utf8"));
       reply = { id, batch: request.whole ? batch : thinnedBatch(batch) };
     }
   } catch (e) {

@@ -3,7 +3,7 @@
 import { db, type Db } from "../db/client";
 import type { Actor } from "../auth/actor";
 import { authenticate } from "./auth";
-import { readBodyText, readFormBody, readJsonBody } from "./body";
+import { readBodyBytes, readFormBody, readJsonBody } from "./body";
 import type { Contract } from "./contract";
 import { httpError } from "./errors";
 import type { IngestKind, PreparedBatch } from "./ingest";
@@ -95,7 +95,7 @@ export function handleBatch<Q, B, R>(c: Contract<Q, B>, handler: (ctx: HandlerCo
  * stores it. Calls being read are announced to the group commit, which waits for them.
  */
 export function handleIngest<Q, R>(c: Contract<Q, unknown>, kind: IngestKind, handler: (ctx: HandlerContext<Q, PreparedBatch>) => Promise<R | Response>) {
-  const read = (req: Request) => async () => prepareIngest(kind, await readBodyText(req));
+  const read = (req: Request) => async () => prepareIngest(kind, await readBodyBytes(req));
   return handle(c as unknown as Contract<Q, PreparedBatch>, handler, {
     readBody: (req) => (kind === "events" ? read(req)() : arrivingCalls(db(), read(req))),
   });

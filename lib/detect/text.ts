@@ -25,13 +25,33 @@ function bigramSet(text: string): Set<string> {
  * compare, and empty outputs are not a loop.
  */
 export function jaccard(a: string, b: string): number {
-  const cjk = CJK.test(a) || CJK.test(b);
-  const sa = cjk ? bigramSet(a) : wordSet(a);
-  const sb = cjk ? bigramSet(b) : wordSet(b);
+  const ta = setsOf(a);
+  const tb = setsOf(b);
+  const cjk = ta.cjk || tb.cjk;
+  const sa = cjk ? (ta.bigrams ??= bigramSet(a)) : (ta.words ??= wordSet(a));
+  const sb = cjk ? (tb.bigrams ??= bigramSet(b)) : (tb.words ??= wordSet(b));
   if (sa.size === 0 || sb.size === 0) return 0;
   let shared = 0;
   for (const x of sa) if (sb.has(x)) shared++;
   return shared / (sa.size + sb.size - shared);
+}
+
+/**
+ * The sets of texts compared lately, made once: the dead-loop rules compare every output of a
+ * conversation's window with every later one, at every call, and the window moves by one.
+ */
+type TextSets = { cjk: boolean; words?: Set<string>; bigrams?: Set<string> };
+const recentTexts = new Map<string, TextSets>();
+const RECENT_TEXTS = 2_000;
+
+function setsOf(text: string): TextSets {
+  let sets = recentTexts.get(text);
+  if (!sets) {
+    if (recentTexts.size >= RECENT_TEXTS) recentTexts.clear();
+    sets = { cjk: CJK.test(text) };
+    recentTexts.set(text, sets);
+  }
+  return sets;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

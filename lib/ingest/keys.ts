@@ -45,4 +45,17 @@ export const interruptionId = (...trigger: string[]) => hash32("interruption", .
 /** One interruption at most per tool call, whichever path (history or event) judges it first. */
 export const toolInterruptionId = (sessionId: string, toolCallId: string) => interruptionId("tool", sessionId, toolCallId);
 
-export const toolCallRowId = (sessionId: string, toolCallId: string) => hash32("tool_call", sessionId, toolCallId);
+/** Tool-call row ids of recent batches: a batch names each tool call several times (rows to load, rows to write). */
+const recentToolCallRowIds = new Map<string, string>();
+const RECENT_TOOL_CALL_ROW_IDS = 10_000;
+
+export function toolCallRowId(sessionId: string, toolCallId: string): string {
+  const key = sessionId + SEPARATOR + toolCallId;
+  let id = recentToolCallRowIds.get(key);
+  if (id === undefined) {
+    if (recentToolCallRowIds.size >= RECENT_TOOL_CALL_ROW_IDS) recentToolCallRowIds.clear();
+    id = hash32("tool_call", sessionId, toolCallId);
+    recentToolCallRowIds.set(key, id);
+  }
+  return id;
+}
