@@ -61,16 +61,16 @@ export async function insertNew(sql: Sql, table: string, rows: Row[], key: strin
   return rows.map((r) => inserted.delete(String(r[key])));
 }
 
-/** Rows of `table` whose `column` is one of `values` (deduplicated, in chunks). */
+/** Rows of `table` whose `column` is one of `values` (deduplicated, in chunks issued together: one round trip on PostgreSQL). */
 export async function selectIn(sql: Sql, table: string, column: string, values: string[], select = "*", extraWhere = ""): Promise<Row[]> {
   const unique = [...new Set(values)];
-  const rows: Row[] = [];
+  const reads: Promise<Row[]>[] = [];
   for (let i = 0; i < unique.length; i += LOOKUP_CHUNK) {
     const chunk = unique.slice(i, i + LOOKUP_CHUNK);
     const where = `${quote(column)} IN (${marks(chunk.length)})${extraWhere ? ` AND ${extraWhere}` : ""}`;
-    rows.push(...(await sql.all(`SELECT ${select} FROM ${quote(table)} WHERE ${where}`, chunk)));
+    reads.push(sql.all(`SELECT ${select} FROM ${quote(table)} WHERE ${where}`, chunk));
   }
-  return rows;
+  return (await Promise.all(reads)).flat();
 }
 
 /** Which of `ids` exist as primary keys of `table`. */

@@ -13,13 +13,17 @@ type Chains = Pick<Prepared, "input" | "output">;
 /** How many trailing input nodes are probed first; a hit there settles the history. */
 const PROBED_TAIL = 3;
 
+/** The nodes probed first: each call's last few input nodes and its outputs. */
+export const probedNodeIds = (prepared: Chains[]): string[] => prepared.flatMap((p) => [...p.input.slice(-PROBED_TAIL), ...p.output].map((n) => n.id));
+
 /**
  * Which message nodes already exist. A node is stored only with its ancestors, so existence is
  * prefix-closed along a chain: probing the last few input nodes (and the outputs) usually
- * settles a whole history; only histories with no hit there are probed in full.
+ * settles a whole history; only histories with no hit there are probed in full. `probed`: the
+ * stored ones among `probedNodeIds` of these calls (or of more), when read already.
  */
-export async function knownNodes(sql: Sql, prepared: Chains[]): Promise<Set<string>> {
-  const known = await existingIds(sql, "Message", prepared.flatMap((p) => [...p.input.slice(-PROBED_TAIL), ...p.output].map((n) => n.id)));
+export async function knownNodes(sql: Sql, prepared: Chains[], probed?: Set<string>): Promise<Set<string>> {
+  const known = new Set(probed ?? (await existingIds(sql, "Message", probedNodeIds(prepared))));
   const batch = new Set<string>();
   const fallback: string[] = [];
   for (const p of prepared) {

@@ -7,14 +7,14 @@
 import { detectionConfig, type DetectionConfig } from "../config/detection";
 import { existingIds } from "../db/multiRow";
 import type { Db } from "../db/client";
-import { lockKeys, sqlTransaction, type Sql } from "../db/sql";
+import { lockKeys, sqlTransaction } from "../db/sql";
 import { emitDeadLoopDetections } from "./afterCommit";
-import { loadBatchState } from "./batchState";
+import { loadBatchState, loadToolCalls } from "./batchState";
 import { BatchDetection, interruptionContext } from "./detection";
-import { knownNodes, markNewSuffixes, MessageStore } from "./messageStore";
+import { knownNodes, markNewSuffixes, MessageStore, probedNodeIds } from "./messageStore";
 import { prepareCall, ThinHistoryError, type Prepared } from "./prepare";
 import { CallRows } from "./rows";
-import { recordToolCalls, toolCallRowIdsAdded } from "./toolCalls";
+import { recordToolCalls, toolCallRowIdsAdded, toolCallRowIdsFrom } from "./toolCalls";
 import { touchCall } from "./touchState";
 import type { NormalizedCall } from "../domain/calls";
 import { writeBatch, type CallBatch } from "./writeBatch";
@@ -23,9 +23,8 @@ import { recordArrivals } from "./sources";
 
 export type IngestResult = { received: number; accepted: number; duplicates: number; interruptions: number };
 
-/** Fresh calls of the batch: not stored yet, first occurrence only, in time order. */
-async function freshCalls(sql: Sql, prepared: Prepared[]): Promise<Prepared[]> {
-  const stored = await existingIds(sql, "Call", prepared.map((p) => p.call.call_id));
+/** Fresh calls of the batch: not `stored` yet, first occurrence only, in time order. */
+function freshCalls(prepared: Prepared[], stored: Set<string>): Prepared[] {
   const seen = new Set<string>();
   const fresh = prepared.filter(({ call: c }) => {
     if (stored.has(c.call_id) || seen.has(c.call_id)) return false;
@@ -69,8 +68,18 @@ export async function ingestRequests(db: Db, requests: IngestRequest[], cfg: Det
   const requestOf = new Map<Prepared, number>(requests.flatMap((r, i) => r.calls.map((p) => [p, i] as const)));
   const deadLoopSessions: string[] = [];
   const results = await sqlTransaction(db, async (sql) => {
-    await lockKeys(sql, calls.map((p) => p.keys.sessionId)); // a session's state is read, then rewritten
-    const prepared = await freshCalls(sql, calls);
+    // Everything the batch reads, issued at once (one round trip on PostgreSQL, after the
+    // session locks it starts with), for all its calls: what belongs to calls stored already
+    // is read for nothing. Tool calls are read for the messages each call is the first to carry
+    // in this process (a thin call's new ones); the transaction reads any others it needs below.
+    const toolCallsRead = toolCallRowIdsFrom(calls, (p) => p.reused);
+    const [, stored, probed, state] = await Promise.all([
+      lockKeys(sql, calls.map((p) => p.keys.sessionId)), // a session's state is read, then rewritten
+      existingIds(sql, "Call", calls.map((p) => p.call.call_id)),
+      existingIds(sql, "Message", probedNodeIds(calls)),
+      loadBatchState(sql, calls, toolCallsRead),
+    ]);
+    const prepared = freshCalls(calls, stored);
     const results = requests.map((r): IngestResult => ({ received: r.calls.length, accepted: 0, duplicates: r.calls.length, interruptions: 0 }));
     for (const p of prepared) {
       const result = results[requestOf.get(p)!];
@@ -90,11 +99,13 @@ export async function ingestRequests(db: Db, requests: IngestRequest[], cfg: Det
       await arrived();
       return results;
     }
-    const known = await knownNodes(sql, prepared);
-    markNewSuffixes(prepared, known); // before the tool calls to load: they come from the new suffixes
+    const known = await knownNodes(sql, prepared, probed);
+    markNewSuffixes(prepared, known);
     // a call that came thin needs its earlier messages stored (storePrepared prepares it again)
     if (prepared.some((p) => p.newInputStart < p.thinInput)) throw new ThinHistoryError();
-    const state = await loadBatchState(sql, prepared, toolCallRowIdsAdded(prepared));
+    const read = new Set(toolCallsRead);
+    const unread = toolCallRowIdsAdded(prepared).filter((id) => !read.has(id));
+    if (unread.length) for (const [id, tc] of await loadToolCalls(sql, unread)) state.toolCalls.set(id, tc);
     const batch: CallBatch = { state, messages: new MessageStore(known), calls: new CallRows(), detection: new BatchDetection(cfg, state.grouped) };
     for (const p of prepared) addCall(batch, p);
     const created = await writeBatch(sql, batch);

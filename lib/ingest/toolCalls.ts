@@ -11,18 +11,21 @@ import type { ToolCallPart } from "../domain/calls";
 /** A judged tool result that is an interruption, under its per-tool-call id. */
 export type ToolFinding = { id: string; finding: Finding };
 
-/** Row ids of the tool calls in the messages each call adds (its new history suffix and its output). */
-export function toolCallRowIdsAdded(prepared: Prepared[]): string[] {
+/** Row ids of the tool calls in each call's history from index `from(p)` on, and in its output. */
+export function toolCallRowIdsFrom(prepared: Prepared[], from: (p: Prepared) => number): string[] {
   const ids: string[] = [];
-  for (const { keys, inputTools, outputTools, newInputStart } of prepared) {
-    for (const parts of [...inputTools.slice(newInputStart), ...outputTools]) {
+  for (const p of prepared) {
+    for (const parts of [...p.inputTools.slice(from(p)), ...p.outputTools]) {
       for (const part of parts) {
-        if (part.type === "tool_call" || part.type === "tool_call_response") ids.push(toolCallRowId(keys.sessionId, part.id));
+        if (part.type === "tool_call" || part.type === "tool_call_response") ids.push(toolCallRowId(p.keys.sessionId, part.id));
       }
     }
   }
   return ids;
 }
+
+/** Row ids of the tool calls in the messages each call adds (its new history suffix and its output). */
+export const toolCallRowIdsAdded = (prepared: Prepared[]): string[] => toolCallRowIdsFrom(prepared, (p) => p.newInputStart);
 
 /**
  * Records the tool calls and responses that first appear in call `p` (after `markNewSuffixes`);
