@@ -47,8 +47,11 @@ export async function storePrepared(db: Db, batch: PreparedBatch, source: Ingest
   try {
     return await ingestGrouped(db, batch.calls, source);
   } catch (e) {
+    // only the worker thins calls, and prepareIngest gives what it prepares a `whole`
     if (!(e instanceof ThinHistoryError) || !batch.whole) throw e;
-    return ingestGrouped(db, await batch.whole(), source);
+    const whole = await batch.whole();
+    console.warn(`[ingest] ${whole.length} call(s) prepared again whole: their conversation's earlier messages were not stored`);
+    return ingestGrouped(db, whole, source);
   }
 }
 

@@ -91,8 +91,8 @@ export function handleBatch<Q, B, R>(c: Contract<Q, B>, handler: (ctx: HandlerCo
 
 /**
  * An ingest route (SPEC §2): the body (one object or an array, validated against `c.body`) is
- * read as text and prepared — on the ingest worker thread when it is large — before `handler`
- * stores it. Calls being read are announced to the group commit, which waits for them.
+ * read as bytes, then decoded and prepared on the ingest worker thread (ingestOffload.ts) before
+ * `handler` stores it. Calls being read are announced to the group commit, which waits for them.
  */
 export function handleIngest<Q, R>(c: Contract<Q, unknown>, kind: IngestKind, handler: (ctx: HandlerContext<Q, PreparedBatch>) => Promise<R | Response>) {
   const read = (req: Request) => async () => prepareIngest(kind, await readBodyBytes(req));

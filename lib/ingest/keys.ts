@@ -45,12 +45,17 @@ export const interruptionId = (...trigger: string[]) => hash32("interruption", .
 /** One interruption at most per tool call, whichever path (history or event) judges it first. */
 export const toolInterruptionId = (sessionId: string, toolCallId: string) => interruptionId("tool", sessionId, toolCallId);
 
-/** Tool-call row ids of recent batches: a batch names each tool call several times (rows to load, rows to write). */
+/**
+ * Tool-call row ids of recent batches: a batch names each tool call several times (rows to load,
+ * rows to write). Only ids of ordinary length are kept, so what it holds stays small.
+ */
 const recentToolCallRowIds = new Map<string, string>();
 const RECENT_TOOL_CALL_ROW_IDS = 10_000;
+const REMEMBERED_KEY_CHARS = 256;
 
 export function toolCallRowId(sessionId: string, toolCallId: string): string {
   const key = sessionId + SEPARATOR + toolCallId;
+  if (key.length > REMEMBERED_KEY_CHARS) return hash32("tool_call", sessionId, toolCallId);
   let id = recentToolCallRowIds.get(key);
   if (id === undefined) {
     if (recentToolCallRowIds.size >= RECENT_TOOL_CALL_ROW_IDS) recentToolCallRowIds.clear();

@@ -56,9 +56,10 @@ let recentBytes = 0;
 /** About 1,000 conversations of 20 tool-using calls (BENCHMARKS.md). */
 const RECENT_CHAINS_BYTES = 64 * 1024 * 1024;
 /**
- * What a chain keeps alive, roughly: its stored texts (2 bytes a character) and about as much
- * again in the parsed messages they came from; this gives 42 MB for the 800 conversations of
- * `bench:ingest-http --batch 50`, whose heap grew by 44 MB.
+ * What a chain keeps alive, roughly: each node's stored text and the parsed message it came from
+ * (about a byte a character each for Latin-1 text) and 300 bytes of objects. Calibrated on the 800
+ * conversations of `bench:ingest-http --batch 50`: 42 MB estimated, the heap grew by 44 MB. Text
+ * beyond Latin-1 takes two bytes a character, so such chains can hold up to twice the bound.
  */
 const chainBytes = (nodes: MessageNode[]) => nodes.reduce((n, node) => n + 300 + 2 * node.parts.length, 0);
 

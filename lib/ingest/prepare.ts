@@ -38,7 +38,7 @@ export type Prepared = {
   outputTools: ToolParts[];
   /**
    * Input messages before this index arrive thin (`thinned`): their nodes carry only ids, and no
-   * tool parts. 0 when prepared on the thread that stores them.
+   * tool parts. 0 when not thinned (prepared on the thread that stores it, or again whole).
    */
   thinInput: number;
   /** leading input messages the conversation's previous call (in this process) carried, read then */
@@ -158,9 +158,9 @@ const NO_PARTS: ToolParts = [];
 
 /**
  * `p` for the thread that stores it, without what its conversation's previous call carried: those
- * input nodes as ids, without tool parts. Copying whole histories between threads
- * cost as much as preparing them. When those earlier messages turn out not to be stored, the
- * transaction throws `ThinHistoryError` and the call is prepared again where it is stored.
+ * input nodes as ids, without tool parts. Copying whole histories between threads cost as much
+ * as preparing them. When those earlier messages turn out not to be stored, the transaction
+ * throws `ThinHistoryError` and the call is prepared again, whole (`storePrepared`).
  */
 export function thinned(p: Prepared): Prepared {
   const n = p.reused;

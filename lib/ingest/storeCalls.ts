@@ -21,6 +21,9 @@ import { writeBatch, type CallBatch } from "./writeBatch";
 import type { IngestSource } from "../domain/sources";
 import { recordArrivals } from "./sources";
 
+/** How many of a history's last messages the first read of a batch takes as new (see ingestRequests). */
+const LIKELY_NEW_MESSAGES = 3;
+
 export type IngestResult = { received: number; accepted: number; duplicates: number; interruptions: number };
 
 /** Fresh calls of the batch: not `stored` yet, first occurrence only, in time order. */
@@ -70,9 +73,10 @@ export async function ingestRequests(db: Db, requests: IngestRequest[], cfg: Det
   const results = await sqlTransaction(db, async (sql) => {
     // Everything the batch reads, issued at once (one round trip on PostgreSQL, after the
     // session locks it starts with), for all its calls: what belongs to calls stored already
-    // is read for nothing. Tool calls are read for the messages each call is the first to carry
-    // in this process (a thin call's new ones); the transaction reads any others it needs below.
-    const toolCallsRead = toolCallRowIdsFrom(calls, (p) => p.reused);
+    // is read for nothing. Tool calls are read for the messages a call most likely adds: those
+    // its conversation's previous call did not carry, and at most its last few (a history is
+    // mostly stored already); the transaction reads any others it needs below.
+    const toolCallsRead = toolCallRowIdsFrom(calls, (p) => Math.max(p.reused, p.inputTools.length - LIKELY_NEW_MESSAGES));
     const [, stored, probed, state] = await Promise.all([
       lockKeys(sql, calls.map((p) => p.keys.sessionId)), // a session's state is read, then rewritten
       existingIds(sql, "Call", calls.map((p) => p.call.call_id)),

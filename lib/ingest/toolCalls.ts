@@ -54,7 +54,8 @@ export function recordToolCalls(toolCalls: Map<string, ToolCallState>, p: Prepar
       const name = known?.name ?? nameOf(part.id);
       const tc = toolCall(toolCalls, keys, { type: "tool_call", id: part.id, name, arguments: undefined }, undefined, null, call.start_ns);
       if (tc.response !== null) continue; // already judged (e.g. from a tool_result event)
-      // read in prepareCall, unless an earlier call carried it without storing it
+      // read in prepareCall, unless the conversation's previous call (in that thread) carried it
+      // and it is new here all the same (not stored then, or a call prepared again whole)
       const { response, finding } = p.toolResults.get(part.id) ?? toolResultFacts(part.response, part.is_error ?? null);
       tc.response = response;
       tc.success = part.is_error === true ? false : tc.success ?? true;

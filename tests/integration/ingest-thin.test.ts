@@ -59,5 +59,7 @@ describe("a call whose conversation's earlier messages are gone", () => {
     const denied = records.find((r) => r.interruption_type === "unauthorized_action");
     expect(denied, JSON.stringify(records)).toBeDefined();
     expect(JSON.parse(denied!.detail)).toMatchObject({ tool_call_id: "t1", tool_name: "bash" });
+    // it went the way described above: thin from the worker, then prepared again whole
+    expect(server.log()).toMatch(/\[ingest\] 1 call\(s\) prepared again whole/);
   });
 });
