@@ -3,6 +3,7 @@
 
 import { createHash } from "node:crypto";
 import { tryParseJson } from "../json";
+import { Memo } from "../memo";
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
@@ -41,18 +42,9 @@ export function jaccard(a: string, b: string): number {
  * conversation's window with every later one, at every call, and the window moves by one.
  */
 type TextSets = { cjk: boolean; words?: Set<string>; bigrams?: Set<string> };
-const recentTexts = new Map<string, TextSets>();
-const RECENT_TEXTS = 2_000;
+const recentTexts = new Memo<TextSets>(2_000);
 
-function setsOf(text: string): TextSets {
-  let sets = recentTexts.get(text);
-  if (!sets) {
-    if (recentTexts.size >= RECENT_TEXTS) recentTexts.clear();
-    sets = { cjk: CJK.test(text) };
-    recentTexts.set(text, sets);
-  }
-  return sets;
-}
+const setsOf = (text: string): TextSets => recentTexts.get(text, () => ({ cjk: CJK.test(text) }));
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   if (v === null || typeof v !== "object" || Array.isArray(v)) return false;

@@ -7,6 +7,7 @@ import { fingerprintOf, type InterruptionRow } from "../ingest/interruptions";
 import { redactValue } from "../ingest/redact";
 import type { SourceRow } from "./agentsightSource";
 import { tryParseJson } from "../json";
+import { Memo } from "../memo";
 
 export type WireCall = Record<string, unknown> & { call_id: string };
 
@@ -198,8 +199,7 @@ type Derived = { detail: string; model: string | null; fingerprint: string };
 // AgentSight writes the same few details over and over (an error's status and message, a model):
 // parsing, redacting and hashing each costs more than inserting the row. Derived values depend
 // only on the key, so a bounded memo of them is exact.
-const derivedMemo = new Map<string, Derived>();
-const DERIVED_MEMO_MAX = 10_000;
+const derivedMemo = new Memo<Derived>(10_000);
 
 function derive(type: string, agentName: string | null, linkModel: string | null, raw: unknown): Derived {
   const parsed = parseLoose(raw);
@@ -215,12 +215,7 @@ const keyPart = (v: string | null) => (v === null ? "-" : `${v.length}:${v}`);
 function derived(type: string, agentName: string | null, linkModel: string | null, raw: unknown): Derived {
   if (raw !== null && raw !== undefined && typeof raw !== "string") return derive(type, agentName, linkModel, raw);
   const key = `${keyPart(type)}${keyPart(agentName)}${keyPart(linkModel)}${raw ?? ""}`;
-  let d = derivedMemo.get(key);
-  if (!d) {
-    if (derivedMemo.size >= DERIVED_MEMO_MAX) derivedMemo.clear();
-    derivedMemo.set(key, (d = derive(type, agentName, linkModel, raw)));
-  }
-  return d;
+  return derivedMemo.get(key, () => derive(type, agentName, linkModel, raw));
 }
 
 /** One interruption_events row as an Interruption row, created (and, when resolved in AgentSight, resolved) at `nowNs`. */

@@ -2,6 +2,7 @@
 // so the same input always yields the same key and replays never duplicate anything.
 import crypto from "node:crypto";
 import { canonicalJson } from "../detect/text";
+import { Memo } from "../memo";
 import type { ChatMessage, NormalizedCall } from "../domain/calls";
 
 const SEPARATOR = "\u001f";
@@ -49,18 +50,7 @@ export const toolInterruptionId = (sessionId: string, toolCallId: string) => int
  * Tool-call row ids of recent batches: a batch names each tool call several times (rows to load,
  * rows to write). Only ids of ordinary length are kept, so what it holds stays small.
  */
-const recentToolCallRowIds = new Map<string, string>();
-const RECENT_TOOL_CALL_ROW_IDS = 10_000;
-const REMEMBERED_KEY_CHARS = 256;
+const recentToolCallRowIds = new Memo<string>(10_000, 256);
 
-export function toolCallRowId(sessionId: string, toolCallId: string): string {
-  const key = sessionId + SEPARATOR + toolCallId;
-  if (key.length > REMEMBERED_KEY_CHARS) return hash32("tool_call", sessionId, toolCallId);
-  let id = recentToolCallRowIds.get(key);
-  if (id === undefined) {
-    if (recentToolCallRowIds.size >= RECENT_TOOL_CALL_ROW_IDS) recentToolCallRowIds.clear();
-    id = hash32("tool_call", sessionId, toolCallId);
-    recentToolCallRowIds.set(key, id);
-  }
-  return id;
-}
+export const toolCallRowId = (sessionId: string, toolCallId: string): string =>
+  recentToolCallRowIds.get(sessionId + SEPARATOR + toolCallId, () => hash32("tool_call", sessionId, toolCallId));
