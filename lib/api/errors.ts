@@ -1,6 +1,6 @@
 // Errors as HTTP answers. Layers below lib/api throw lib/domain's DomainError; ApiError is for
 // what only HTTP has (a body too large, a bearer header missing, a cross-origin write).
-import { DomainError } from "../domain/errors";
+import { DomainError, hasBrand } from "../domain/errors";
 
 const API_ERROR = Symbol.for("sightdesk.ApiError");
 
@@ -15,10 +15,9 @@ export class ApiError extends Error {
     super(message);
   }
 
-  // Next.js loads this module once per bundle (the instrumentation hook, the routes): an error
-  // made by one copy — e.g. from an ingest worker reply — is an ApiError to every copy.
+  // e.g. an ingest worker reply's 400, made by whichever bundle started the worker
   static [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === "object" && value !== null && API_ERROR in value;
+    return hasBrand(value, API_ERROR);
   }
 }
 

@@ -9,15 +9,22 @@ export const STATUS_OF_KIND: Record<DomainErrorKind, number> = {
   invalid: 400, unauthenticated: 401, forbidden: 403, not_found: 404, conflict: 409, too_large: 413, too_many: 429,
 };
 
+/**
+ * Whether `value` carries `brand` (a `Symbol.for` key its class sets on every instance). Next.js
+ * loads a module once per bundle (the instrumentation hook, the routes), so an error made by one
+ * copy of a class fails `instanceof` against another copy; an error class whose
+ * `Symbol.hasInstance` asks for its brand is one class to every copy.
+ */
+export const hasBrand = (value: unknown, brand: symbol): boolean => typeof value === "object" && value !== null && brand in value;
+
 const DOMAIN_ERROR = Symbol.for("sightdesk.DomainError");
 
 export class DomainError extends Error {
   readonly status: number;
   readonly [DOMAIN_ERROR] = true;
 
-  // one class for every bundle that loads this module (see ApiError)
   static [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === "object" && value !== null && DOMAIN_ERROR in value;
+    return hasBrand(value, DOMAIN_ERROR);
   }
 
   constructor(

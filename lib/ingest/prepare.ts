@@ -11,6 +11,7 @@ import { callKeys, type CallKeys } from "./keys";
 import { chainNodes, rememberChain, type MessageNode } from "./messages";
 import { redactText, redactValue, storedArguments } from "./redact";
 import type { ChatMessage, NormalizedCall, ToolCallPart, ToolCallResponsePart } from "../domain/calls";
+import { hasBrand } from "../domain/errors";
 
 const RESPONSE_BODY_CAP = 64 * 1024;
 const WINDOW_TEXT_CAP = 1500;
@@ -183,8 +184,8 @@ export class ThinHistoryError extends Error {
     super("a call prepared thin names earlier messages that are not stored");
   }
 
-  // thrown by the group commit of whichever bundle copy started it (see ApiError)
+  // thrown by the group commit of whichever bundle started it
   static [Symbol.hasInstance](value: unknown): boolean {
-    return typeof value === "object" && value !== null && THIN_HISTORY in value;
+    return hasBrand(value, THIN_HISTORY);
   }
 }
