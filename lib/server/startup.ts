@@ -13,6 +13,7 @@ import { startSweeps } from "../sweeps/scheduler";
 import { processHolder } from "../coordination/holder";
 import { trackRequestSockets } from "../proxy/requestSocket";
 import { serveIngestDirectly } from "./directRoutes";
+import { keepIdleConnectionsOpen } from "./keepAlive";
 import { startIngestWorker } from "../api/ingestOffload";
 
 /** Runs `create` again once when another process created the same row first (unique key). */
@@ -36,6 +37,7 @@ export async function startup(): Promise<void> {
   }
   // Requests know their connection, so the mounted proxy can find its caller (SPEC §2.6).
   trackRequestSockets();
+  keepIdleConnectionsOpen();
   startIngestWorker();
   // The data directory 0700 and SightDesk's files in it 0600, before anything is written there.
   secureDataDir();

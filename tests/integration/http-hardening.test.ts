@@ -2,6 +2,7 @@
 // routes, API errors, 404s, static files) forbids framing, and every page of the signed-in app
 // answers a request without a session — a full page load or its RSC payload alone, as client
 // navigation fetches it — with a redirect to /login that leads back, never with the page's data.
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, json } from "./support/payloads";
 import { startServer, type TestServer } from "./support/server";
@@ -122,4 +123,33 @@ describe("pages without a session", () => {
       expect(await formTarget(bad), bad).toBe("/");
     }
   });
+});
+
+describe("idle connections", () => {
+  /** Requests sent one after another on one TCP connection, `idleMs` apart; what came back. */
+  async function onOneConnection(requests: string[], idleMs: number): Promise<string> {
+    const socket = net.connect(Number(new URL(server.url).port), "127.0.0.1");
+    let received = "";
+    socket.on("data", (d: Buffer) => (received += d.toString("latin1")));
+    socket.on("error", () => undefined); // a closed connection shows as missing answers
+    await new Promise((r) => socket.once("connect", r));
+    for (const [i, request] of requests.entries()) {
+      if (i > 0) await new Promise((r) => setTimeout(r, idleMs));
+      const answers = received.split("HTTP/1.1 ").length;
+      if (!socket.destroyed) socket.write(request);
+      for (let t = 0; t < 100 && received.split("HTTP/1.1 ").length === answers && !socket.destroyed; t++) await new Promise((r) => setTimeout(r, 50));
+    }
+    socket.destroy();
+    return received;
+  }
+
+  it("stay open longer than a load balancer's 60 s, so a request sent on one after 6 s idle is answered", async () => {
+    const health = `GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+    const body = json([call()]);
+    const ingest = `POST /api/ingest/calls HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    // Node's default closes an idle connection after 5 s
+    const received = await onOneConnection([health, ingest, health], 6_000);
+    expect(received.match(/HTTP\/1\.1 200/g)).toHaveLength(3);
+    expect(received).toMatch(/Keep-Alive: timeout=65/);
+  }, 30_000);
 });
