@@ -8,7 +8,7 @@
 // as much again. Before 15 there is no such function and the counts can lag that way.
 import type { Db, DbTx } from "../db/client";
 import { quote } from "../db/multiRow";
-import { dialectOf, FLUSH_STATS_SQL, flushesStats, toNumbered } from "../db/sql";
+import { dialectOf, FLUSH_STATS_SQL, flushesStats, lockKeys, toNumbered, transaction } from "../db/sql";
 
 // Under 999: Prisma refuses a deleteMany with more bound ids than SQLite's historical limit (P2029).
 export const BATCH = 500;
@@ -27,13 +27,16 @@ export async function inBatches(step: () => Promise<number>): Promise<number> {
 export const sqlOf = (db: Db, sql: string) => (dialectOf(db) === "postgres" ? toNumbered(sql) : sql);
 
 /**
- * Runs one batch, in a transaction when it has several statements (`atomic`) or when the
- * database can publish the statistics as it commits.
+ * Runs one batch, in a transaction when it has several statements (`atomic`), holds locks
+ * (`lock`: ingest's session locks, `lockKeys`) or when the database can publish the statistics
+ * as it commits.
  */
-export async function batch<T>(db: Db, fn: (tx: DbTx) => Promise<T>, atomic = false): Promise<T> {
+export async function batch<T>(db: Db, fn: (tx: DbTx) => Promise<T>, options: { atomic?: boolean; lock?: string[] } = {}): Promise<T> {
   const flush = await flushesStats(db);
-  if (!flush && !atomic) return fn(db);
-  return db.$transaction(async (tx) => {
+  const lock = options.lock ?? [];
+  if (!flush && !options.atomic && !lock.length) return fn(db);
+  return transaction(db, async (sql, tx) => {
+    await lockKeys(sql, lock);
     const out = await fn(tx);
     if (flush) await tx.$queryRawUnsafe(FLUSH_STATS_SQL);
     return out;

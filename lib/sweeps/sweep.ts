@@ -1,7 +1,8 @@
 // The periodic sweep (SPEC §3.5, §7): retention by age, the size cap, and unsettled turns.
 //
 // Every delete runs in batches of at most BATCH rows, one short transaction each (batches.ts), so ingest
-// (which shares the database) never waits long. No step rewrites a table on PostgreSQL.
+// (which shares the database) never waits long; a conversation's messages go with it, in one
+// transaction (a few conversations to one). No step rewrites a table on PostgreSQL.
 //
 // Retention (cutoff = now − retention_days):
 //   - interruptions whose last evidence (lastSeenNs) is older than the cutoff;
@@ -41,7 +42,7 @@ export { BATCH } from "./batches";
 const NS_PER_SEC = 1_000_000_000n;
 const NS_PER_DAY = 86_400n * NS_PER_SEC;
 const MB = 1024 * 1024;
-/** Conversations whose messages are removed per pass (their messages in batches of BATCH). */
+/** Conversations read per pass (deleted with their messages, several to a transaction). */
 const CONVERSATION_BATCH = 100;
 
 export type SweepConfig = Pick<SightDeskConfig, "detection" | "retentionDays" | "activityRetentionDays" | "maxDbSizeMb" | "staleTurnMinutes">;
@@ -95,22 +96,71 @@ export async function deleteOlderThan(db: Db, cutoff: bigint): Promise<DeleteCou
         c.toolCalls += await tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "ToolCall" WHERE "callId" IN (${marks(callIds.length)})`), ...callIds);
         return tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Call" WHERE "id" IN (${marks(callIds.length)})`), ...callIds);
       },
-      true,
+      { atomic: true },
     ),
   );
   c.toolCalls += await inBatches(() => deleteBatch(db, "ToolCall", `"atNs" < ?`, [cutoff]));
   c.turns = await inBatches(() => deleteBatch(db, "Turn", `"lastSeenNs" < ?`, [cutoff]));
   // Message chains: only of conversations with no call at or after the cutoff.
   for (;;) {
-    const conversations = ids(await db.conversation.findMany({ where: { lastSeenNs: { lt: cutoff } }, select: { id: true }, take: CONVERSATION_BATCH }));
-    if (!conversations.length) break;
-    c.messages += await inBatches(() => deleteBatch(db, "Message", `"conversationId" IN (${marks(conversations.length)})`, conversations));
-    // a call that arrived meanwhile moved lastSeenNs forward: that conversation then stays
-    c.conversations += await deleteBatch(db, "Conversation", `"id" IN (${marks(conversations.length)}) AND "lastSeenNs" < ?`, [...conversations, cutoff]);
-    if (conversations.length < CONVERSATION_BATCH) break;
+    const found = await db.conversation.findMany({ where: { lastSeenNs: { lt: cutoff } }, select: { id: true, sessionId: true }, take: CONVERSATION_BATCH });
+    if (!found.length) break;
+    for (const group of await bySize(db, found)) {
+      const deleted = await deleteConversations(db, group, cutoff);
+      c.messages += deleted.messages;
+      c.conversations += deleted.conversations;
+    }
+    if (found.length < CONVERSATION_BATCH) break;
   }
   c.sessions = await inBatches(() => deleteBatch(db, "Session", `"lastSeenNs" < ? AND ("exitedAtNs" IS NULL OR "exitedAtNs" < ?)`, [cutoff, cutoff]));
   return c;
+}
+
+type ConversationRef = { id: string; sessionId: string | null };
+
+/** Most messages deleted in one transaction, unless one conversation alone has more. */
+const MESSAGES_PER_TRANSACTION = 10 * BATCH;
+
+/** `conversations` in groups of at most MESSAGES_PER_TRANSACTION messages (a larger one alone). */
+async function bySize(db: Db, conversations: ConversationRef[]): Promise<ConversationRef[][]> {
+  const counts = await db.message.groupBy({ by: ["conversationId"], where: { conversationId: { in: ids(conversations) } }, _count: { _all: true } });
+  const size = new Map(counts.map((r) => [r.conversationId, r._count._all]));
+  const groups: ConversationRef[][] = [];
+  let group: ConversationRef[] = [];
+  let messages = 0;
+  for (const conversation of conversations) {
+    const n = size.get(conversation.id) ?? 0;
+    if (group.length && messages + n > MESSAGES_PER_TRANSACTION) {
+      groups.push(group);
+      group = [];
+      messages = 0;
+    }
+    group.push(conversation);
+    messages += n;
+  }
+  if (group.length) groups.push(group);
+  return groups;
+}
+
+/**
+ * Deletes the conversations still older than `cutoff`, with all their messages, in one
+ * transaction holding the locks ingest takes for their sessions. A call ingested meanwhile
+ * either moved its conversation past the cutoff first (then none of it goes) or finds every
+ * earlier message gone and stores its history whole: a conversation never keeps part of a
+ * history (a stored message stands for all before it, lib/ingest/messageStore.ts).
+ */
+async function deleteConversations(db: Db, conversations: ConversationRef[], cutoff: bigint): Promise<{ messages: number; conversations: number }> {
+  const stillOld = `"id" IN (${marks(conversations.length)}) AND "lastSeenNs" < ?`;
+  const params = [...ids(conversations), cutoff];
+  const sessions = [...new Set(conversations.flatMap((c) => (c.sessionId === null ? [] : [c.sessionId])))];
+  return batch(
+    db,
+    async (tx) => ({
+      messages: await tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Message" WHERE "conversationId" IN (SELECT "id" FROM "Conversation" WHERE ${stillOld})`), ...params),
+      conversations: await tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Conversation" WHERE ${stillOld}`), ...params),
+    }),
+    { atomic: true, lock: sessions },
+  );
 }
 
 /** Deletes activity rows older than `cutoff` (ns), batch by batch. */

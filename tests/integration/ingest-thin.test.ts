@@ -39,11 +39,13 @@ describe("a call whose conversation's earlier messages are gone", () => {
       output_messages: [toolCall("t1", "bash", { cmd: "kubectl apply -f svc.yaml" })],
     });
     expect((await post([first])).accepted).toBe(1);
-    // the sweeper (every second) deletes the 40-day-old call and its conversation's messages
-    for (let i = 0; (await getCall(first.call_id)).status !== 404; i++) {
-      if (i > 100) throw new Error("the sweeper did not remove the old call");
+    // the sweeper (every second) deletes the 40-day-old call, its conversation with its messages,
+    // then its session: once the session is gone, so are the messages
+    for (let i = 0; (await server.api(`/api/sessions/${encodeURIComponent(sessionId)}`)).status !== 404; i++) {
+      if (i > 100) throw new Error("the sweeper did not remove the old session");
       await new Promise((r) => setTimeout(r, 200));
     }
+    expect((await getCall(first.call_id)).status).toBe(404);
     // the next call repeats the first's messages: the worker had read them with the first call
     const history = [user("deploy the service"), toolCall("t1", "bash", { cmd: "kubectl apply -f svc.yaml" }), toolResponse("t1", "error: permission denied (EACCES)", true)];
     const second = call({ session_id: sessionId, conversation_id: "c-thin", input_messages: history });

@@ -4,21 +4,12 @@
 import { describe, expect, it } from "vitest";
 import { lockKeys, sqlTransaction, transaction } from "@/lib/db/sql";
 import { testPostgresUrl } from "../support/database";
+import { until, waitingAdvisoryLocks } from "../support/advisoryLocks";
 import { useTestDb } from "../support/testDb";
 
 const db = useTestDb("locks");
 
-/** Advisory locks some transaction is waiting for, as PostgreSQL shows them. */
-const waiting = async () => Number((await db().$queryRawUnsafe<{ n: bigint }[]>(`SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`))[0].n);
-
-/** Polls `condition`; gives up (throws `failure`) after 10 s rather than hanging the suite. */
-async function until(condition: () => Promise<boolean>, failure: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(failure);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const waiting = () => waitingAdvisoryLocks(db());
 
 describe.runIf(testPostgresUrl())("lockKeys", () => {
   it("makes a transaction that shares a key wait for the holder's commit; other keys pass", async () => {

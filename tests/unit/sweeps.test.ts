@@ -5,14 +5,15 @@ import fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { configDefaults } from "@/lib/config/load";
 import { createDb, type Db } from "@/lib/db/client";
-import { createTestDatabase } from "../support/database";
+import { until, waitingAdvisoryLocks } from "../support/advisoryLocks";
+import { createTestDatabase, testPostgresUrl } from "../support/database";
 import { interruptionId } from "@/lib/ingest/keys";
 import { ingestCalls } from "@/lib/ingest/storeCalls";
 import { ingestEvents } from "@/lib/ingest/storeEvents";
 import type { ChatMessage, NormalizedCall } from "@/lib/domain/calls";
 import { Sweeper } from "@/lib/sweeps/scheduler";
 import { foldOpenCounts } from "@/lib/db/openCounts";
-import { dialectOf } from "@/lib/db/sql";
+import { dialectOf, lockKeys, sqlTransaction } from "@/lib/db/sql";
 import { boundWal, storageMeter } from "@/lib/sweeps/storage";
 import { BATCH, runSweep, type SweepConfig } from "@/lib/sweeps/sweep";
 
@@ -138,6 +139,38 @@ describe("retention", () => {
     expect(await db.call.count()).toBe(0);
     expect(await db.message.count()).toBe(0);
   }, 60_000);
+});
+
+describe.runIf(testPostgresUrl())("retention beside ingest in another process (PostgreSQL)", () => {
+  it("waits for an ingest holding the conversation's session; the conversation it moved past the cutoff keeps every message", async () => {
+    const { db } = await fresh("retention-ingest");
+    await ingestCalls(db, [call("race-1", { session: "s-race", conv: "conv-race", at: T - 40n * DAY })], defaults.detection);
+    const messages = await db.message.count({ where: { conversationId: "conv-race" } });
+    expect(messages).toBeGreaterThan(0);
+    // an ingest transaction of the session, between reading the conversation's messages and writing its call
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    let locked = () => {};
+    const ingestLocked = new Promise<void>((r) => (locked = r));
+    const ingest = sqlTransaction(db, async (sql) => {
+      await lockKeys(sql, ["s-race"]);
+      locked();
+      await held;
+      await sql.run(`UPDATE "Conversation" SET "lastSeenNs" = ? WHERE "id" = ?`, [T, "conv-race"]);
+    });
+    await ingestLocked;
+    const sweep = runSweep(db, cfg(), T);
+    try {
+      await until(async () => (await waitingAdvisoryLocks(db)) === 1, "the sweep did not wait for the session's lock");
+    } finally {
+      release();
+    }
+    await ingest;
+    const result = await sweep;
+    expect(result.retention).toMatchObject({ calls: 1, messages: 0, conversations: 0 });
+    expect(await db.message.count({ where: { conversationId: "conv-race" } })).toBe(messages);
+    expect(await db.conversation.findUnique({ where: { id: "conv-race" } })).not.toBeNull();
+  });
 });
 
 describe("size cap", () => {
