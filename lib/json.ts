@@ -6,6 +6,7 @@
 export const MAX_JSON_DEPTH = 512;
 
 const BACKSLASH = 0x5c;
+const QUOTE = 0x22;
 const MINUS = 0x2d;
 const COLON = 0x3a;
 /** Integers with fewer digits are exact as JSON numbers (2^53 has 16 digits). */
@@ -123,6 +124,71 @@ export function parseJsonBounded(text: string, options: { quoteNs?: boolean; max
   if (scanned.depth > MAX_JSON_DEPTH) throw new JsonTooDeepError();
   if (options.maxContainers !== undefined && scanned.containers > options.maxContainers) throw new JsonTooManyValuesError(options.maxContainers);
   return JSON.parse(scanned.text);
+}
+
+/**
+ * A top-level array's elements split at this many bytes. A string of more than 128 KiB is a
+ * "large object" to V8: each is mapped afresh and every page of it faults in (on these virtual
+ * machines a fault costs microseconds), so decoding a 1 MB batch as one string, and again as the
+ * quoted copy, cost about five times more than the same bytes in pieces below that size.
+ */
+const PIECE_BYTES = 32 * 1024;
+
+/**
+ * UTF-8 JSON `bytes` whose value is an array, as the texts of consecutive runs of its elements,
+ * each itself a JSON array: parsing each and concatenating the results gives the array. Null when
+ * the bytes are small (no need), are not an array, nest deeper than MAX_JSON_DEPTH, hold more than
+ * `maxContainers` objects and arrays, or are malformed where the scan can tell: parse such text
+ * whole, which reports the fault. The scan is the same linear walk as `scanJson`'s, over bytes
+ * (UTF-8 never uses an ASCII byte inside a multi-byte character, so the delimiters are the same).
+ */
+export function jsonArrayPieces(bytes: Buffer, maxContainers = Infinity): string[] | null {
+  if (bytes.length <= PIECE_BYTES) return null;
+  let first = 0;
+  while (first < bytes.length && isSpace(bytes[first])) first++;
+  if (bytes[first] !== 0x5b) return null;
+  const cuts = [first];
+  let depth = 0;
+  let opened = 0;
+  let at = first;
+  let close = -1;
+  while (close < 0) {
+    const open = bytes.indexOf(QUOTE, at);
+    const to = open < 0 ? bytes.length : open;
+    for (let i = at; i < to; i++) {
+      const c = bytes[i];
+      if (c === 0x7b || c === 0x5b) {
+        opened++;
+        if (++depth > MAX_JSON_DEPTH) return null;
+      } else if (c === 0x7d || c === 0x5d) {
+        if (--depth === 0) {
+          close = i;
+          break;
+        }
+      } else if (c === 0x2c && depth === 1 && i - cuts[cuts.length - 1] >= PIECE_BYTES) cuts.push(i);
+    }
+    if (close >= 0 || open < 0) break;
+    const end = byteStringEnd(bytes, open + 1);
+    if (end < 0) return null;
+    at = end + 1;
+  }
+  if (close < 0 || opened > maxContainers) return null;
+  for (let i = close + 1; i < bytes.length; i++) if (!isSpace(bytes[i])) return null;
+  cuts.push(close);
+  return cuts.slice(1).map((cut, i) => `[${bytes.toString("utf8", cuts[i] + 1, cut)}]`);
+}
+
+/** `stringEnd` over UTF-8 bytes. */
+function byteStringEnd(bytes: Buffer, from: number): number {
+  let at = from;
+  for (;;) {
+    const quote = bytes.indexOf(QUOTE, at);
+    if (quote < 0) return -1;
+    let slashes = 0;
+    for (let i = quote - 1; i >= from && bytes[i] === BACKSLASH; i--) slashes++;
+    if (slashes % 2 === 0) return quote;
+    at = quote + 1;
+  }
 }
 
 /** Parsed JSON, or undefined when the text is not JSON or nests too deep (valid JSON `null` stays null). */

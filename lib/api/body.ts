@@ -1,5 +1,5 @@
 import { ApiError, badRequest } from "./errors";
-import { JsonTooManyValuesError } from "../json";
+import { jsonArrayPieces, JsonTooManyValuesError } from "../json";
 import { parseJsonExact } from "../wire/json";
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
@@ -58,17 +58,30 @@ export async function readBodyBytes(req: Request, limit = bodyLimit()): Promise<
   return Buffer.concat(chunks);
 }
 
-export async function readBodyText(req: Request, limit = bodyLimit()): Promise<string> {
-  return (await readBodyBytes(req, limit)).toString("utf8");
-}
-
 // PostgreSQL text cannot hold U+0000: a JSON `\u0000` escape (not one whose backslash is itself
 // escaped) is read as U+FFFD, the same on every database.
 const NUL_ESCAPE = /(?<!\\)((?:\\\\)*)\\u0000/g;
 
+/**
+ * `parseJsonText` of UTF-8 bytes. A large array (an ingest batch) is parsed in pieces, never
+ * decoded as one string (`jsonArrayPieces`); a piece that does not parse sends the whole text to
+ * `parseJsonText`, so that a fault is reported as it always was.
+ */
+export function parseJsonBytes(bytes: Buffer, options: { allowEmpty?: boolean } = {}): unknown {
+  const pieces = jsonArrayPieces(bytes, MAX_BODY_CONTAINERS);
+  if (pieces) {
+    try {
+      return pieces.flatMap((piece) => parseJsonText(piece) as unknown[]);
+    } catch {
+      // reported below, on the whole text
+    }
+  }
+  return parseJsonText(bytes.toString("utf8"), options);
+}
+
 /** The parsed body; an empty body is `undefined` where allowed (optional bodies), else a 400. */
 export async function readJsonBody(req: Request, options: { allowEmpty?: boolean; limit?: number } = {}): Promise<unknown> {
-  return parseJsonText(await readBodyText(req, options.limit ?? bodyLimit()), options);
+  return parseJsonBytes(await readBodyBytes(req, options.limit ?? bodyLimit()), options);
 }
 
 /** A body's text as JSON (exact `*_ns` integers, bounded depth); a 400 saying what is wrong. */

@@ -1,6 +1,6 @@
 // Ingest request handling shared by the three ingest routes, the demo and the benchmarks: a
 // body's text is parsed, validated (400 naming the item and field) and prepared — everything
-// that reads its untrusted text — by `prepareIngestText`, a pure function that may run on the
+// that reads its untrusted text — by `prepareIngestBytes`, a pure function that may run on the
 // ingest worker thread (ingestOffload.ts); storing the prepared batch is the database's part.
 import type { Db } from "../db/client";
 import { normalizeExchange } from "../ingest/adapters";
@@ -10,7 +10,7 @@ import { ingestGrouped } from "../ingest/groupedIngest";
 import { ingestPrepared, type IngestResult } from "../ingest/storeCalls";
 import { ingestPreparedEvents, prepareEvent, type EventResult, type PreparedEvent } from "../ingest/storeEvents";
 import { SOURCE_HEADER, sourceFromHeader, type IngestSource } from "../domain/sources";
-import { parseJsonText } from "./body";
+import { parseJsonBytes } from "./body";
 import { parseBatch } from "./validation";
 
 export type IngestKind = "calls" | "http" | "events";
@@ -29,8 +29,9 @@ export function prepareIngestBody(kind: IngestKind, body: unknown): PreparedBatc
   return kind === "events" ? { kind, events: prepareEvents(body) } : { kind, calls: prepareCalls(kind, body) };
 }
 
-export function prepareIngestText(kind: IngestKind, text: string): PreparedBatch {
-  return prepareIngestBody(kind, parseJsonText(text));
+/** `prepareIngestBody` of a body's UTF-8 JSON. */
+export function prepareIngestBytes(kind: IngestKind, bytes: Buffer): PreparedBatch {
+  return prepareIngestBody(kind, parseJsonBytes(bytes));
 }
 
 /** The batch for the thread that stores it: its calls `thinned`. */

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { ApiError } from "./errors";
-import { prepareIngestText, type IngestKind, type PreparedBatch } from "./ingest";
+import { prepareIngestBytes, type IngestKind, type PreparedBatch } from "./ingest";
 import type { WorkerReply, WorkerRequest } from "./ingestWorker";
 import { prepareOtlpBody, type OtlpEncoding } from "./otlpBody";
 import type { OtlpBatch } from "../otlp/prepare";
@@ -107,7 +107,7 @@ async function onWorker<T>(send: (w: IngestWorker) => Promise<T> | null, inline:
  * when it cannot run). The worker's calls come thin; `whole` prepares them again in full.
  */
 export async function prepareIngest(kind: IngestKind, body: Buffer): Promise<PreparedBatch> {
-  const prepare = (whole: boolean) => onWorker((w) => w.prepare(kind, body, whole), () => prepareIngestText(kind, body.toString("utf8")));
+  const prepare = (whole: boolean) => onWorker((w) => w.prepare(kind, body, whole), () => prepareIngestBytes(kind, body));
   const batch = await prepare(false);
   return batch.kind === "events" ? batch : { ...batch, whole: async () => ((await prepare(true)) as typeof batch).calls };
 }

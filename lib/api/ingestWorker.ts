@@ -3,13 +3,13 @@
 // through ingestWorker.cjs; answers each message with the prepared batch or the error.
 import { parentPort } from "node:worker_threads";
 import { httpError } from "./errors";
-import { prepareIngestText, thinnedBatch, type IngestKind } from "./ingest";
+import { prepareIngestBytes, thinnedBatch, type IngestKind } from "./ingest";
 import { prepareOtlpBody, type OtlpEncoding } from "./otlpBody";
 
-/** `body`: UTF-8 JSON, decoded here; `whole`: calls as prepared, not `thinned` (after a ThinHistoryError). */
+/** `body`: UTF-8 JSON; `whole`: calls as prepared, not `thinned` (after a ThinHistoryError). */
 export type WorkerRequest = { id: number; kind: IngestKind; body: Uint8Array; whole?: boolean } | { id: number; kind: "otlp"; encoding: OtlpEncoding; bytes: Uint8Array };
 export type WorkerReply =
-  | { id: number; batch: ReturnType<typeof prepareIngestText> | ReturnType<typeof prepareOtlpBody> }
+  | { id: number; batch: ReturnType<typeof prepareIngestBytes> | ReturnType<typeof prepareOtlpBody> }
   | { id: number; error: { status: number; message: string } };
 
 parentPort?.on("message", (request: WorkerRequest) => {
@@ -19,7 +19,7 @@ parentPort?.on("message", (request: WorkerRequest) => {
     if (request.kind === "otlp") reply = { id, batch: prepareOtlpBody(request.encoding, request.bytes) };
     else {
       const { buffer, byteOffset, byteLength } = request.body;
-      const batch = prepareIngestText(request.kind, Buffer.from(buffer, byteOffset, byteLength).toString("utf8"));
+      const batch = prepareIngestBytes(request.kind, Buffer.from(buffer, byteOffset, byteLength));
       reply = { id, batch: request.whole ? batch : thinnedBatch(batch) };
     }
   } catch (e) {

@@ -4,6 +4,8 @@
 // linear-time test (hot paths, 1 MiB vs 4 MiB) and by `npm run bench:adversarial` (whole
 // ingest requests over HTTP, 1 MiB vs 8 MiB).
 import { parseJsonExact } from "@/lib/wire/json";
+import { parseJsonBytes } from "@/lib/api/body";
+import { jsonArrayPieces } from "@/lib/json";
 import { judgeToolResult } from "@/lib/detect/toolResult";
 import { fingerprintArgs } from "@/lib/detect/text";
 import { normalizeExchange } from "@/lib/ingest/adapters";
@@ -39,6 +41,8 @@ export type HotPath = { name: string; run: (text: string) => unknown };
 /** Every function that reads untrusted text on the ingest path, fed the text as a caller would. */
 export const HOT_PATHS: HotPath[] = [
   { name: "JSON body (parseJsonExact)", run: (t) => parseJsonExact(JSON.stringify({ a_ns: "1", text: t, n_ns: 1767268800000000000 })) },
+  { name: "JSON batch in pieces (parseJsonBytes)", run: (t) => parseJsonBytes(Buffer.from(JSON.stringify([{ text: t }, 1]))) },
+  { name: "JSON batch, raw (jsonArrayPieces)", run: (t) => jsonArrayPieces(Buffer.from(`[${t}, ${t}]`)) },
   { name: "secret masking (redactText)", run: (t) => redactText(t) },
   { name: "tool arguments (storedArguments)", run: (t) => storedArguments(t) },
   { name: "tool result (judgeToolResult)", run: (t) => judgeToolResult({ response: t }) },
