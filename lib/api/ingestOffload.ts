@@ -17,7 +17,18 @@ import type { OtlpBatch } from "../otlp/prepare";
 /** OTLP exports from this size on go to the worker. */
 export const OFFLOAD_BYTES = 256 * 1024;
 
-type Pending = { resolve: (batch: PreparedBatch | OtlpBatch) => void; reject: (e: unknown) => void };
+type Pending = { resolve: (reply: Extract<WorkerReply, { batch: unknown }>) => void; reject: (e: unknown) => void };
+
+/** A prepared ingest body, and its bytes (handed back by the worker, which had them moved to it). */
+type PreparedBody = { batch: PreparedBatch; body: Buffer };
+
+/**
+ * What a postMessage of `body` may move instead of copying: its memory when it is all of it. A
+ * large body is a fresh allocation, whose copy costs its pages' faults again; a small one is a
+ * slice of Node's shared pool, and must be copied.
+ */
+const movable = (body: Uint8Array): ArrayBuffer[] =>
+  body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer ? [body.buffer] : [];
 
 class IngestWorker {
   private worker: Worker | null = null;
@@ -45,7 +56,7 @@ class IngestWorker {
     const p = this.pending.get(reply.id);
     if (!p) return;
     this.pending.delete(reply.id);
-    if ("batch" in reply) p.resolve(reply.batch);
+    if ("batch" in reply) p.resolve(reply);
     else if (reply.error.status < 500) p.reject(new ApiError(reply.error.status, reply.error.message));
     else p.reject(new Error(reply.error.message));
   }
@@ -58,21 +69,23 @@ class IngestWorker {
     this.pending.clear();
   }
 
-  prepare(kind: IngestKind, body: Uint8Array, whole: boolean): Promise<PreparedBatch> | null {
-    return this.send((id) => ({ id, kind, body, whole })) as Promise<PreparedBatch> | null;
+  /** `body` is moved to the worker when it can be (unusable here until the answer hands it back). */
+  prepare(kind: IngestKind, body: Buffer, whole: boolean): Promise<PreparedBody> | null {
+    const reply = this.send((id) => ({ id, kind, body, whole }), movable(body));
+    return reply?.then(({ batch, body: back }) => ({ batch: batch as PreparedBatch, body: back ? Buffer.from(back.buffer, back.byteOffset, back.byteLength) : body })) ?? null;
   }
 
   prepareOtlp(encoding: OtlpEncoding, bytes: Uint8Array): Promise<OtlpBatch> | null {
-    return this.send((id) => ({ id, kind: "otlp", encoding, bytes })) as Promise<OtlpBatch> | null;
+    return this.send((id) => ({ id, kind: "otlp", encoding, bytes }))?.then((reply) => reply.batch as OtlpBatch) ?? null;
   }
 
-  private send(request: (id: number) => WorkerRequest): Promise<PreparedBatch | OtlpBatch> | null {
+  private send(request: (id: number) => WorkerRequest, transfer: ArrayBuffer[] = []): Promise<Extract<WorkerReply, { batch: unknown }>> | null {
     const worker = this.start();
     if (!worker) return null;
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage(request(id));
+      worker.postMessage(request(id), transfer);
     });
   }
 }
@@ -103,11 +116,17 @@ async function onWorker<T>(send: (w: IngestWorker) => Promise<T> | null, inline:
 }
 
 /**
- * The prepared batch of an ingest body (UTF-8 JSON): on the worker, which also decodes it (here
- * when it cannot run). The worker's calls come thin; `whole` prepares them again in full.
+ * The prepared batch of an ingest body (UTF-8 JSON): on the worker (here when it cannot run),
+ * which hands the bytes back for `whole`. The worker's calls come thin; `whole` prepares them
+ * again in full.
  */
 export async function prepareIngest(kind: IngestKind, body: Buffer): Promise<PreparedBatch> {
-  const prepare = (whole: boolean) => onWorker((w) => w.prepare(kind, body, whole), () => prepareIngestBytes(kind, body));
+  let bytes = body;
+  const prepare = async (whole: boolean) => {
+    const prepared = await onWorker((w) => w.prepare(kind, bytes, whole), () => ({ batch: prepareIngestBytes(kind, bytes), body: bytes }));
+    bytes = prepared.body;
+    return prepared.batch;
+  };
   const batch = await prepare(false);
   return batch.kind === "events" ? batch : { ...batch, whole: async () => ((await prepare(true)) as typeof batch).calls };
 }

@@ -49,7 +49,9 @@ describe("a call whose conversation's earlier messages are gone", () => {
     // the next call repeats the first's messages: the worker had read them with the first call
     const history = [user("deploy the service"), toolCall("t1", "bash", { cmd: "kubectl apply -f svc.yaml" }), toolResponse("t1", "error: permission denied (EACCES)", true)];
     const second = call({ session_id: sessionId, conversation_id: "c-thin", input_messages: history });
-    expect((await post([second])).accepted).toBe(1);
+    // beside a large call: the body (200 KB) is moved to the worker, parsed in pieces, and handed back to be prepared again
+    const large = call({ session_id: sessionId, conversation_id: "c-large", input_messages: [user("x".repeat(200_000))] });
+    expect((await post([second, large])).accepted).toBe(2);
 
     const stored = await getCall(second.call_id);
     expect(stored.status).toBe(200);
@@ -62,6 +64,6 @@ describe("a call whose conversation's earlier messages are gone", () => {
     expect(denied, JSON.stringify(records)).toBeDefined();
     expect(JSON.parse(denied!.detail)).toMatchObject({ tool_call_id: "t1", tool_name: "bash" });
     // it went the way described above: thin from the worker, then prepared again whole
-    expect(server.log()).toMatch(/\[ingest\] 1 call\(s\) prepared again whole/);
+    expect(server.log()).toMatch(/\[ingest\] 2 call\(s\) prepared again whole/);
   });
 });
