@@ -78,7 +78,8 @@ export async function ingestRequests(db: Db, requests: IngestRequest[], cfg: Det
     // mostly stored already); the transaction reads any others it needs below.
     const toolCallsRead = toolCallRowIdsFrom(calls, (p) => Math.max(p.reused, p.inputTools.length - LIKELY_NEW_MESSAGES));
     const [, stored, probed, state] = await Promise.all([
-      lockKeys(sql, calls.map((p) => p.keys.sessionId)), // a session's state is read, then rewritten
+      // a session's state is read, then rewritten; a conversation's stored messages are read (the sweep deletes them under its key)
+      lockKeys(sql, calls.flatMap((p) => [p.keys.sessionId, p.keys.conversationId])),
       existingIds(sql, "Call", calls.map((p) => p.call.call_id)),
       existingIds(sql, "Message", probedNodeIds(calls)),
       loadBatchState(sql, calls, toolCallsRead),

@@ -28,7 +28,7 @@ export const sqlOf = (db: Db, sql: string) => (dialectOf(db) === "postgres" ? to
 
 /**
  * Runs one batch, in a transaction when it has several statements (`atomic`), holds locks
- * (`lock`: ingest's session locks, `lockKeys`) or when the database can publish the statistics
+ * (`lock`: keys ingest locks too, `lockKeys`) or when the database can publish the statistics
  * as it commits.
  */
 export async function batch<T>(db: Db, fn: (tx: DbTx) => Promise<T>, options: { atomic?: boolean; lock?: string[] } = {}): Promise<T> {

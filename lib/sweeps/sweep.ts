@@ -103,7 +103,7 @@ export async function deleteOlderThan(db: Db, cutoff: bigint): Promise<DeleteCou
   c.turns = await inBatches(() => deleteBatch(db, "Turn", `"lastSeenNs" < ?`, [cutoff]));
   // Message chains: only of conversations with no call at or after the cutoff.
   for (;;) {
-    const found = await db.conversation.findMany({ where: { lastSeenNs: { lt: cutoff } }, select: { id: true, sessionId: true }, take: CONVERSATION_BATCH });
+    const found = ids(await db.conversation.findMany({ where: { lastSeenNs: { lt: cutoff } }, select: { id: true }, take: CONVERSATION_BATCH }));
     if (!found.length) break;
     for (const group of await bySize(db, found)) {
       const deleted = await deleteConversations(db, group, cutoff);
@@ -116,20 +116,18 @@ export async function deleteOlderThan(db: Db, cutoff: bigint): Promise<DeleteCou
   return c;
 }
 
-type ConversationRef = { id: string; sessionId: string | null };
-
 /** Most messages deleted in one transaction, unless one conversation alone has more. */
 const MESSAGES_PER_TRANSACTION = 10 * BATCH;
 
 /** `conversations` in groups of at most MESSAGES_PER_TRANSACTION messages (a larger one alone). */
-async function bySize(db: Db, conversations: ConversationRef[]): Promise<ConversationRef[][]> {
-  const counts = await db.message.groupBy({ by: ["conversationId"], where: { conversationId: { in: ids(conversations) } }, _count: { _all: true } });
+async function bySize(db: Db, conversations: string[]): Promise<string[][]> {
+  const counts = await db.message.groupBy({ by: ["conversationId"], where: { conversationId: { in: conversations } }, _count: { _all: true } });
   const size = new Map(counts.map((r) => [r.conversationId, r._count._all]));
-  const groups: ConversationRef[][] = [];
-  let group: ConversationRef[] = [];
+  const groups: string[][] = [];
+  let group: string[] = [];
   let messages = 0;
   for (const conversation of conversations) {
-    const n = size.get(conversation.id) ?? 0;
+    const n = size.get(conversation) ?? 0;
     if (group.length && messages + n > MESSAGES_PER_TRANSACTION) {
       groups.push(group);
       group = [];
@@ -144,22 +142,21 @@ async function bySize(db: Db, conversations: ConversationRef[]): Promise<Convers
 
 /**
  * Deletes the conversations still older than `cutoff`, with all their messages, in one
- * transaction holding the locks ingest takes for their sessions. A call ingested meanwhile
+ * transaction holding the locks ingest takes for them (`lockKeys`). A call ingested meanwhile
  * either moved its conversation past the cutoff first (then none of it goes) or finds every
  * earlier message gone and stores its history whole: a conversation never keeps part of a
  * history (a stored message stands for all before it, lib/ingest/messageStore.ts).
  */
-async function deleteConversations(db: Db, conversations: ConversationRef[], cutoff: bigint): Promise<{ messages: number; conversations: number }> {
+async function deleteConversations(db: Db, conversations: string[], cutoff: bigint): Promise<{ messages: number; conversations: number }> {
   const stillOld = `"id" IN (${marks(conversations.length)}) AND "lastSeenNs" < ?`;
-  const params = [...ids(conversations), cutoff];
-  const sessions = [...new Set(conversations.flatMap((c) => (c.sessionId === null ? [] : [c.sessionId])))];
+  const params = [...conversations, cutoff];
   return batch(
     db,
     async (tx) => ({
       messages: await tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Message" WHERE "conversationId" IN (SELECT "id" FROM "Conversation" WHERE ${stillOld})`), ...params),
       conversations: await tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Conversation" WHERE ${stillOld}`), ...params),
     }),
-    { atomic: true, lock: sessions },
+    { atomic: true, lock: conversations },
   );
 }
 

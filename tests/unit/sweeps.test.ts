@@ -142,18 +142,18 @@ describe("retention", () => {
 });
 
 describe.runIf(testPostgresUrl())("retention beside ingest in another process (PostgreSQL)", () => {
-  it("waits for an ingest holding the conversation's session; the conversation it moved past the cutoff keeps every message", async () => {
+  it("waits for an ingest holding the conversation; the conversation it moved past the cutoff keeps every message", async () => {
     const { db } = await fresh("retention-ingest");
     await ingestCalls(db, [call("race-1", { session: "s-race", conv: "conv-race", at: T - 40n * DAY })], defaults.detection);
     const messages = await db.message.count({ where: { conversationId: "conv-race" } });
     expect(messages).toBeGreaterThan(0);
-    // an ingest transaction of the session, between reading the conversation's messages and writing its call
+    // an ingest transaction of the conversation, between reading its messages and writing its call
     let release = () => {};
     const held = new Promise<void>((r) => (release = r));
     let locked = () => {};
     const ingestLocked = new Promise<void>((r) => (locked = r));
     const ingest = sqlTransaction(db, async (sql) => {
-      await lockKeys(sql, ["s-race"]);
+      await lockKeys(sql, ["s-race", "conv-race"]);
       locked();
       await held;
       await sql.run(`UPDATE "Conversation" SET "lastSeenNs" = ? WHERE "id" = ?`, [T, "conv-race"]);
@@ -161,7 +161,7 @@ describe.runIf(testPostgresUrl())("retention beside ingest in another process (P
     await ingestLocked;
     const sweep = runSweep(db, cfg(), T);
     try {
-      await until(async () => (await waitingAdvisoryLocks(db)) === 1, "the sweep did not wait for the session's lock");
+      await until(async () => (await waitingAdvisoryLocks(db)) === 1, "the sweep did not wait for the conversation's lock");
     } finally {
       release();
     }
