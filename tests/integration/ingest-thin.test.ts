@@ -5,13 +5,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, json, toolCall, toolResponse, uid, user } from "./support/payloads";
 import { startServer, type TestServer } from "./support/server";
+import { createDb, type Db } from "@/lib/db/client";
 
 let server: TestServer;
+let db: Db; // the server's database, for its sweep log
 
 beforeAll(async () => {
   server = await startServer({ SIGHTDESK_CHECK_INTERVAL_SECS: "1" });
+  db = createDb(server.databaseUrl);
 });
 afterAll(async () => {
+  await db?.$disconnect();
   await server?.stop();
 });
 
@@ -39,10 +43,11 @@ describe("a call whose conversation's earlier messages are gone", () => {
       output_messages: [toolCall("t1", "bash", { cmd: "kubectl apply -f svc.yaml" })],
     });
     expect((await post([first])).accepted).toBe(1);
-    // the sweeper (every second) deletes the 40-day-old call, its conversation with its messages,
-    // then its session: once the session is gone, so are the messages
-    for (let i = 0; (await server.api(`/api/sessions/${encodeURIComponent(sessionId)}`)).status !== 404; i++) {
-      if (i > 100) throw new Error("the sweeper did not remove the old session");
+    const storedAt = BigInt(Date.now()) * MS;
+    // the sweeper (every second) deletes the 40-day-old call, then its conversation with its
+    // messages: a sweep that started after the call was stored has done both once it is done
+    for (let i = 0; !(await db.sweepRun.count({ where: { startedAtNs: { gt: storedAt }, status: "done" } })); i++) {
+      if (i > 100) throw new Error("no sweep ran after the old call was stored");
       await new Promise((r) => setTimeout(r, 200));
     }
     expect((await getCall(first.call_id)).status).toBe(404);
