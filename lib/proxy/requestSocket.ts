@@ -3,7 +3,7 @@
 // run inside an AsyncLocalStorage holding the request's socket; everything the request leads
 // to, the route handler included, reads it back with requestSocket(). Installed once, at start.
 import { AsyncLocalStorage } from "node:async_hooks";
-import http from "node:http";
+import { handleRequestsAround } from "../server/serverEvents";
 import type { Socket } from "node:net";
 
 // One store per process, kept on globalThis: Next bundles this module separately into the
@@ -16,12 +16,7 @@ const current = shared.store;
 export function trackRequestSockets(): void {
   if (shared.installed) return;
   shared.installed = true;
-  const emit = http.Server.prototype.emit as (this: http.Server, event: string | symbol, ...args: unknown[]) => boolean;
-  http.Server.prototype.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
-    if (event !== "request") return emit.call(this, event, ...args);
-    const req = args[0] as http.IncomingMessage;
-    return current.run(req.socket, () => emit.call(this, event, ...args));
-  };
+  handleRequestsAround((req, next) => current.run(req.socket, next));
 }
 
 /** The socket of the request being served, or null (tracking not installed, or not in a request). */

@@ -4,12 +4,13 @@
 // back — cost 35–40 % of the server's CPU per call (BENCHMARKS.md). Here the body is read from
 // the socket into one buffer and the same handler Next would run (lib/api/ingestRoutes.ts: auth,
 // contract, errors) gets a plain Request; every other request goes on to Next unchanged.
-import http from "node:http";
+import type http from "node:http";
 import { bodyLimit, bodyTooLarge, withBodyRead } from "../api/body";
 import { FRAME_HEADERS } from "../api/frameHeaders";
 import { INGEST_ROUTES } from "../api/ingestRoutes";
 import { errorResponse } from "../api/route";
 import { ApiError } from "../api/errors";
+import { answerRequests } from "./serverEvents";
 
 type Handler = (req: Request, ctx: { params?: Promise<Record<string, string>> }) => Promise<Response>;
 
@@ -88,16 +89,10 @@ const holder = globalThis as unknown as { sightdeskDirectRoutes?: boolean };
 export function serveIngestDirectly(): void {
   if (holder.sightdeskDirectRoutes) return;
   holder.sightdeskDirectRoutes = true;
-  const emit = http.Server.prototype.emit as (this: http.Server, event: string | symbol, ...args: unknown[]) => boolean;
-  http.Server.prototype.emit = function (this: http.Server, event: string | symbol, ...args: unknown[]): boolean {
-    if (event === "request") {
-      const [req, res] = args as [http.IncomingMessage, http.ServerResponse];
-      const route = directRoute(req);
-      if (route) {
-        serve(route.handler, req, res, route.url).catch(() => res.destroy());
-        return true;
-      }
-    }
-    return emit.call(this, event, ...args);
-  };
+  answerRequests((req, res) => {
+    const route = directRoute(req);
+    if (!route) return false;
+    serve(route.handler, req, res, route.url).catch(() => res.destroy());
+    return true;
+  });
 }
