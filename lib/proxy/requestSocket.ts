@@ -3,21 +3,15 @@
 // run inside an AsyncLocalStorage holding the request's socket; everything the request leads
 // to, the route handler included, reads it back with requestSocket(). Installed once, at start.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { handleRequestsAround } from "../server/serverEvents";
 import type { Socket } from "node:net";
 
 // One store per process, kept on globalThis: Next bundles this module separately into the
 // instrumentation hook (which installs it) and into each route (which reads it).
-const holder = globalThis as unknown as { sightdeskRequestSocket?: { store: AsyncLocalStorage<Socket>; installed: boolean } };
-const shared = (holder.sightdeskRequestSocket ??= { store: new AsyncLocalStorage<Socket>(), installed: false });
-const current = shared.store;
+const holder = globalThis as unknown as { sightdeskRequestSocket?: { store: AsyncLocalStorage<Socket> } };
+const current = (holder.sightdeskRequestSocket ??= { store: new AsyncLocalStorage<Socket>() }).store;
 
-/** From now on, every request served by an http.Server in this process knows its socket. */
-export function trackRequestSockets(): void {
-  if (shared.installed) return;
-  shared.installed = true;
-  handleRequestsAround((req, next) => current.run(req.socket, next));
-}
+/** Runs `fn` (the server's handling of a request) with `socket` as the request's socket; lib/server installs it. */
+export const withRequestSocket = <T>(socket: Socket, fn: () => T): T => current.run(socket, fn);
 
 /** The socket of the request being served, or null (tracking not installed, or not in a request). */
 export const requestSocket = (): Socket | null => current.getStore() ?? null;

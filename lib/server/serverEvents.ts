@@ -1,6 +1,6 @@
 // Next.js creates the server's http.Server and gives no handle on it. What SightDesk needs of
 // it — idle connections kept open (keepAlive.ts), ingest answered beside Next's pipeline
-// (directRoutes.ts), each request's socket known to its handler (lib/proxy/requestSocket.ts) —
+// (directRoutes.ts), each request's socket known to its handler (lib/proxy/requestSocket.ts, from startup.ts) —
 // comes from one patch of http.Server.prototype.emit, installed once per process, whichever
 // of them registers first.
 import http from "node:http";
@@ -42,9 +42,7 @@ export const onConnection = (listener: Listeners["connection"][number]): void =>
 /** `answer` is offered every request first; when it returns true it has answered the request. */
 export const answerRequests = (answer: Listeners["answer"][number]): void => void listeners().answer.push(answer);
 
-/** The requests Next.js handles are handled inside `around` (one at most). */
+/** The requests Next.js handles are handled inside `around` (one at a time: a later call replaces it). */
 export function handleRequestsAround(around: NonNullable<Listeners["around"]>): void {
-  const own = listeners();
-  if (own.around) throw new Error("handleRequestsAround: already set");
-  own.around = around;
+  listeners().around = around;
 }

@@ -11,7 +11,8 @@ import { config } from "../config/load";
 import { startDeadLoopAction } from "../deadloop/action";
 import { startSweeps } from "../sweeps/scheduler";
 import { processHolder } from "../coordination/holder";
-import { trackRequestSockets } from "../proxy/requestSocket";
+import { withRequestSocket } from "../proxy/requestSocket";
+import { handleRequestsAround } from "./serverEvents";
 import { serveIngestDirectly } from "./directRoutes";
 import { keepIdleConnectionsOpen } from "./keepAlive";
 import { startIngestWorker } from "../api/ingestOffload";
@@ -36,7 +37,7 @@ export async function startup(): Promise<void> {
     throw e;
   }
   // Requests know their connection, so the mounted proxy can find its caller (SPEC §2.6).
-  trackRequestSockets();
+  handleRequestsAround((req, next) => withRequestSocket(req.socket, next));
   keepIdleConnectionsOpen();
   startIngestWorker();
   // The data directory 0700 and SightDesk's files in it 0600, before anything is written there.
