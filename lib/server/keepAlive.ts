@@ -3,7 +3,6 @@
 // Keep-Alive hint). With Node's 5 s, a balancer or client may send a request on a connection at
 // the moment the server closes it, and that request fails (ECONNRESET, EPIPE) though the server
 // is healthy; the side that closes an idle connection must be the one that sends on it.
-import type http from "node:http";
 import { onConnection } from "./serverEvents";
 
 export const KEEP_ALIVE_MS = 65_000;
@@ -12,14 +11,11 @@ const HEADERS_TIMEOUT_MS = KEEP_ALIVE_MS + 1_000;
 
 const holder = globalThis as unknown as { sightdeskKeepAlive?: boolean };
 
-/** From now on, each http.Server of this process keeps idle connections KEEP_ALIVE_MS (set at its first connection). */
+/** From now on, each http.Server of this process keeps idle connections KEEP_ALIVE_MS (set as connections arrive). */
 export function keepIdleConnectionsOpen(): void {
   if (holder.sightdeskKeepAlive) return;
   holder.sightdeskKeepAlive = true;
-  const tuned = new WeakSet<http.Server>();
   onConnection((server) => {
-    if (tuned.has(server)) return;
-    tuned.add(server);
     server.keepAliveTimeout = Math.max(server.keepAliveTimeout, KEEP_ALIVE_MS);
     server.headersTimeout = Math.max(server.headersTimeout, HEADERS_TIMEOUT_MS);
   });
