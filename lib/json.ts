@@ -134,48 +134,98 @@ export function parseJsonBounded(text: string, options: { quoteNs?: boolean; max
  */
 const PIECE_BYTES = 32 * 1024;
 
+export type ContainerScan = { ranges: number[]; close: number; depth: number; containers: number };
+
 /**
- * UTF-8 JSON `bytes` whose value is an array, as the texts of consecutive runs of its elements,
- * each itself a JSON array: parsing each and concatenating the results gives the array. Null when
- * the bytes are small (no need), are not an array, nest deeper than MAX_JSON_DEPTH, hold more than
- * `maxContainers` objects and arrays, or are malformed where the scan can tell: parse such text
- * whole, which reports the fault. The scan is the same linear walk as `scanJson`'s, over bytes
- * (UTF-8 never uses an ASCII byte inside a multi-byte character, so the delimiters are the same).
+ * What one linear walk over UTF-8 JSON bytes tells of a container, from just after its `[` or `{`
+ * (or just after one of its `,`): `ranges`, the [start, end) of each value between its top-level
+ * commas, spaces trimmed (for an array, its elements), as flat pairs; `close`, the index of its
+ * `]` or `}`; the deepest nesting reached (the container itself is 1) and the objects and arrays
+ * opened inside it. Null when it nests deeper than MAX_JSON_DEPTH or is malformed where the walk
+ * can tell (an unterminated string or container, an empty value between commas). The walk is `scanJson`'s, over bytes: UTF-8
+ * never uses an ASCII byte inside a multi-byte character, so the delimiters are the same.
  */
-export function jsonArrayPieces(bytes: Buffer, maxContainers = Infinity): string[] | null {
-  if (bytes.length <= PIECE_BYTES) return null;
-  let first = 0;
-  while (first < bytes.length && isSpace(bytes[first])) first++;
-  if (bytes[first] !== 0x5b) return null;
-  const cuts = [first];
-  let depth = 0;
+export function scanContainer(bytes: Buffer, from: number): ContainerScan | null {
+  const ranges: number[] = [];
+  let depth = 1;
+  let max = 1;
   let opened = 0;
-  let at = first;
-  let close = -1;
-  while (close < 0) {
+  let start = from;
+  let at = from;
+  for (;;) {
     const open = bytes.indexOf(QUOTE, at);
     const to = open < 0 ? bytes.length : open;
     for (let i = at; i < to; i++) {
       const c = bytes[i];
       if (c === 0x7b || c === 0x5b) {
         opened++;
-        if (++depth > MAX_JSON_DEPTH) return null;
+        if (++depth > max && (max = depth) > MAX_JSON_DEPTH) return null;
       } else if (c === 0x7d || c === 0x5d) {
         if (--depth === 0) {
-          close = i;
-          break;
+          // only an empty container may end in an empty value: `[1,]` is malformed
+          if (!pushTrimmed(ranges, bytes, start, i) && (ranges.length > 0 || start !== from)) return null;
+          return { ranges, close: i, depth: max, containers: opened };
         }
-      } else if (c === 0x2c && depth === 1 && i - cuts[cuts.length - 1] >= PIECE_BYTES) cuts.push(i);
+      } else if (c === 0x2c && depth === 1) {
+        if (!pushTrimmed(ranges, bytes, start, i)) return null; // `[,1]`, `[1,,2]`
+        start = i + 1;
+      }
     }
-    if (close >= 0 || open < 0) break;
+    if (open < 0) return null;
     const end = byteStringEnd(bytes, open + 1);
     if (end < 0) return null;
     at = end + 1;
   }
-  if (close < 0 || opened > maxContainers) return null;
-  for (let i = close + 1; i < bytes.length; i++) if (!isSpace(bytes[i])) return null;
-  cuts.push(close);
-  return cuts.slice(1).map((cut, i) => `[${bytes.toString("utf8", cuts[i] + 1, cut)}]`);
+}
+
+/** Adds [start, end) without its spaces, unless nothing is left (then false). */
+function pushTrimmed(ranges: number[], bytes: Uint8Array, start: number, end: number): boolean {
+  while (start < end && isSpace(bytes[start])) start++;
+  while (end > start && isSpace(bytes[end - 1])) end--;
+  if (start === end) return false;
+  ranges.push(start, end);
+  return true;
+}
+
+/** Index of the first byte at or after `at` that is not JSON white space. */
+export function skipByteSpace(bytes: Uint8Array, at: number): number {
+  while (at < bytes.length && isSpace(bytes[at])) at++;
+  return at;
+}
+
+/**
+ * UTF-8 JSON `bytes` that hold one array or one object (and spaces): for an array, its elements'
+ * [start, end) as flat pairs; for an object, the object's. Null when the bytes are neither, nest
+ * deeper than MAX_JSON_DEPTH, hold more than `maxContainers` objects and arrays, or are malformed
+ * where the walk can tell: parse such text whole, which reports the fault.
+ */
+export function jsonTopValues(bytes: Buffer, maxContainers = Infinity): { array: boolean; ranges: number[] } | null {
+  const first = skipByteSpace(bytes, 0);
+  const array = bytes[first] === 0x5b;
+  if (!array && bytes[first] !== 0x7b) return null;
+  const scan = scanContainer(bytes, first + 1);
+  if (!scan || scan.containers + 1 > maxContainers || skipByteSpace(bytes, scan.close + 1) < bytes.length) return null;
+  return { array, ranges: array ? scan.ranges : [first, scan.close + 1] };
+}
+
+/**
+ * UTF-8 JSON `bytes` whose value is an array, as the texts of consecutive runs of its elements,
+ * each itself a JSON array: parsing each and concatenating the results gives the array. Null when
+ * the bytes are small (no need), are not an array, or `jsonTopValues` refuses them.
+ */
+export function jsonArrayPieces(bytes: Buffer, maxContainers = Infinity): string[] | null {
+  if (bytes.length <= PIECE_BYTES) return null;
+  const top = jsonTopValues(bytes, maxContainers);
+  if (!top?.array) return null;
+  const { ranges } = top;
+  const pieces: string[] = [];
+  for (let i = 0; i < ranges.length; ) {
+    const from = ranges[i];
+    let to = ranges[i + 1];
+    for (i += 2; i < ranges.length && ranges[i] - from < PIECE_BYTES; i += 2) to = ranges[i + 1];
+    pieces.push(`[${bytes.toString("utf8", from, to)}]`);
+  }
+  return pieces.length ? pieces : ["[]"];
 }
 
 /** `stringEnd` over UTF-8 bytes. */

@@ -11,6 +11,7 @@ import { ingestPrepared, type IngestResult } from "../ingest/storeCalls";
 import { ingestPreparedEvents, prepareEvent, type EventResult, type PreparedEvent } from "../ingest/storeEvents";
 import { SOURCE_HEADER, sourceFromHeader, type IngestSource } from "../domain/sources";
 import { parseJsonBytes } from "./body";
+import { parseCallBatch } from "./callBatch";
 import { parseBatch } from "./validation";
 
 export type IngestKind = "calls" | "http" | "events";
@@ -31,6 +32,7 @@ export function prepareIngestBody(kind: IngestKind, body: unknown): PreparedBatc
 
 /** `prepareIngestBody` of a body's UTF-8 JSON. */
 export function prepareIngestBytes(kind: IngestKind, bytes: Buffer): PreparedBatch {
+  if (kind === "calls") return { kind, calls: parseCallBatch(bytes).map(prepareCall) };
   return prepareIngestBody(kind, parseJsonBytes(bytes));
 }
 

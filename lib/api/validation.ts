@@ -21,11 +21,14 @@ export function parseOrThrow<T>(schema: z.ZodType<T, unknown>, value: unknown, l
   throw badRequest(`${label}${describeIssue(issue)}`);
 }
 
+/** The most items a batch may hold. */
+export const MAX_BATCH_ITEMS = 10_000;
+
 /**
  * Validates one object or an array of them. Any invalid item rejects the whole batch with a
  * 400 naming the item index and the field.
  */
-export function parseBatch<T>(schema: z.ZodType<T, unknown>, body: unknown, maxItems = 10_000): T[] {
+export function parseBatch<T>(schema: z.ZodType<T, unknown>, body: unknown, maxItems = MAX_BATCH_ITEMS): T[] {
   if (Array.isArray(body)) {
     if (body.length === 0) throw badRequest("Batch is empty");
     if (body.length > maxItems) throw badRequest(`Batch has ${body.length} items; at most ${maxItems} are accepted`);

@@ -6,6 +6,7 @@
 import { parseJsonExact } from "@/lib/wire/json";
 import { parseJsonBytes } from "@/lib/api/body";
 import { jsonArrayPieces } from "@/lib/json";
+import { parseCallBatch } from "@/lib/api/callBatch";
 import { judgeToolResult } from "@/lib/detect/toolResult";
 import { fingerprintArgs } from "@/lib/detect/text";
 import { normalizeExchange } from "@/lib/ingest/adapters";
@@ -43,6 +44,14 @@ export const HOT_PATHS: HotPath[] = [
   { name: "JSON body (parseJsonExact)", run: (t) => parseJsonExact(JSON.stringify({ a_ns: "1", text: t, n_ns: 1767268800000000000 })) },
   { name: "JSON batch in pieces (parseJsonBytes)", run: (t) => parseJsonBytes(Buffer.from(JSON.stringify([{ text: t }, 1]))) },
   { name: "JSON batch, raw (jsonArrayPieces)", run: (t) => jsonArrayPieces(Buffer.from(`[${t}, ${t}]`)) },
+  {
+    name: "call batch reusing a history (parseCallBatch)",
+    run: (t) => {
+      const said = { role: "user", parts: [{ type: "text", content: t }] };
+      const call = (k: number) => ({ call_id: `h${k}`, conversation_id: "h", start_ns: 1, input_messages: Array(k).fill(said) });
+      return parseCallBatch(Buffer.from(JSON.stringify([call(1), call(2)])));
+    },
+  },
   { name: "secret masking (redactText)", run: (t) => redactText(t) },
   { name: "tool arguments (storedArguments)", run: (t) => storedArguments(t) },
   { name: "tool result (judgeToolResult)", run: (t) => judgeToolResult({ response: t }) },
