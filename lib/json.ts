@@ -134,24 +134,35 @@ export function parseJsonBounded(text: string, options: { quoteNs?: boolean; max
  */
 const PIECE_BYTES = 32 * 1024;
 
-export type ContainerScan = { ranges: number[]; close: number; depth: number; containers: number };
+export type ContainerScan = { close: number; depth: number; containers: number };
 
 /**
- * What one linear walk over UTF-8 JSON bytes tells of a container, from just after its `[` or `{`
- * (or just after one of its `,`): `ranges`, the [start, end) of each value between its top-level
- * commas, spaces trimmed (for an array, its elements), as flat pairs; `close`, the index of its
- * `]` or `}`; the deepest nesting reached (the container itself is 1) and the objects and arrays
- * opened inside it. Null when it nests deeper than MAX_JSON_DEPTH or is malformed where the walk
- * can tell (an unterminated string or container, an empty value between commas). The walk is `scanJson`'s, over bytes: UTF-8
- * never uses an ASCII byte inside a multi-byte character, so the delimiters are the same.
+ * One linear walk over UTF-8 JSON bytes, through a container from just after its `[` or `{` (or
+ * just after one of its `,`): `onValue` gets the [start, end) of each value between its top-level
+ * commas, spaces trimmed (for an array, its elements); the result is the index of its `]` or `}`,
+ * the deepest nesting reached (the container itself is 1) and the objects and arrays opened
+ * inside it. Null when it nests deeper than MAX_JSON_DEPTH or is malformed where the walk can
+ * tell (an unterminated string or container, an empty value between commas). The walk is
+ * `scanJson`'s, over bytes: UTF-8 never uses an ASCII byte inside a multi-byte character, so the
+ * delimiters are the same.
  */
-export function scanContainer(bytes: Buffer, from: number): ContainerScan | null {
-  const ranges: number[] = [];
+export function scanContainer(bytes: Buffer, from: number, onValue: (start: number, end: number) => void = () => {}): ContainerScan | null {
   let depth = 1;
   let max = 1;
   let opened = 0;
   let start = from;
+  let values = 0;
   let at = from;
+  /** Reports [start, end) without its spaces, unless nothing is left (then false). */
+  const value = (end: number): boolean => {
+    let s = start;
+    while (s < end && isSpace(bytes[s])) s++;
+    while (end > s && isSpace(bytes[end - 1])) end--;
+    if (s === end) return false;
+    values++;
+    onValue(s, end);
+    return true;
+  };
   for (;;) {
     const open = bytes.indexOf(QUOTE, at);
     const to = open < 0 ? bytes.length : open;
@@ -163,11 +174,11 @@ export function scanContainer(bytes: Buffer, from: number): ContainerScan | null
       } else if (c === 0x7d || c === 0x5d) {
         if (--depth === 0) {
           // only an empty container may end in an empty value: `[1,]` is malformed
-          if (!pushTrimmed(ranges, bytes, start, i) && (ranges.length > 0 || start !== from)) return null;
-          return { ranges, close: i, depth: max, containers: opened };
+          if (!value(i) && (values > 0 || start !== from)) return null;
+          return { close: i, depth: max, containers: opened };
         }
       } else if (c === 0x2c && depth === 1) {
-        if (!pushTrimmed(ranges, bytes, start, i)) return null; // `[,1]`, `[1,,2]`
+        if (!value(i)) return null; // `[,1]`, `[1,,2]`
         start = i + 1;
       }
     }
@@ -178,15 +189,6 @@ export function scanContainer(bytes: Buffer, from: number): ContainerScan | null
   }
 }
 
-/** Adds [start, end) without its spaces, unless nothing is left (then false). */
-function pushTrimmed(ranges: number[], bytes: Uint8Array, start: number, end: number): boolean {
-  while (start < end && isSpace(bytes[start])) start++;
-  while (end > start && isSpace(bytes[end - 1])) end--;
-  if (start === end) return false;
-  ranges.push(start, end);
-  return true;
-}
-
 /** Index of the first byte at or after `at` that is not JSON white space. */
 export function skipByteSpace(bytes: Uint8Array, at: number): number {
   while (at < bytes.length && isSpace(bytes[at])) at++;
@@ -194,37 +196,52 @@ export function skipByteSpace(bytes: Uint8Array, at: number): number {
 }
 
 /**
- * UTF-8 JSON `bytes` that hold one array or one object (and spaces): for an array, its elements'
- * [start, end) as flat pairs; for an object, the object's. Null when the bytes are neither, nest
- * deeper than MAX_JSON_DEPTH, hold more than `maxContainers` objects and arrays, or are malformed
- * where the walk can tell: parse such text whole, which reports the fault.
+ * Walks UTF-8 JSON `bytes` that hold one array or one object (and spaces), `onValue` getting each
+ * top-level value (`scanContainer`); whether it is an array, and where it starts and ends. Null
+ * when the bytes are neither, nest deeper than MAX_JSON_DEPTH, hold more than `maxContainers`
+ * objects and arrays, or are malformed where the walk can tell: parse such text whole, which
+ * reports the fault.
  */
-export function jsonTopValues(bytes: Buffer, maxContainers = Infinity): { array: boolean; ranges: number[] } | null {
+function walkTop(bytes: Buffer, maxContainers: number, onValue: (start: number, end: number) => void): { array: boolean; first: number; close: number } | null {
   const first = skipByteSpace(bytes, 0);
   const array = bytes[first] === 0x5b;
   if (!array && bytes[first] !== 0x7b) return null;
-  const scan = scanContainer(bytes, first + 1);
+  const scan = scanContainer(bytes, first + 1, onValue);
   if (!scan || scan.containers + 1 > maxContainers || skipByteSpace(bytes, scan.close + 1) < bytes.length) return null;
-  return { array, ranges: array ? scan.ranges : [first, scan.close + 1] };
+  return { array, first, close: scan.close };
+}
+
+/**
+ * The top-level values of UTF-8 JSON `bytes` (`walkTop`): for an array, its elements' [start, end)
+ * as flat pairs; for an object, the object's. Null as `walkTop` says, or past `maxValues` elements.
+ */
+export function jsonTopValues(bytes: Buffer, maxContainers: number, maxValues: number): { array: boolean; ranges: number[] } | null {
+  const ranges: number[] = [];
+  let over = false;
+  const top = walkTop(bytes, maxContainers, (start, end) => {
+    if (ranges.length < 2 * maxValues) ranges.push(start, end);
+    else over = true;
+  });
+  if (!top || over) return null;
+  return { array: top.array, ranges: top.array ? ranges : [top.first, top.close + 1] };
 }
 
 /**
  * UTF-8 JSON `bytes` whose value is an array, as the texts of consecutive runs of its elements,
  * each itself a JSON array: parsing each and concatenating the results gives the array. Null when
- * the bytes are small (no need), are not an array, or `jsonTopValues` refuses them.
+ * the bytes are small (no need), are not an array, or `walkTop` refuses them.
  */
 export function jsonArrayPieces(bytes: Buffer, maxContainers = Infinity): string[] | null {
   if (bytes.length <= PIECE_BYTES) return null;
-  const top = jsonTopValues(bytes, maxContainers);
+  const cuts: number[] = []; // [start, end) of each run
+  const top = walkTop(bytes, maxContainers, (start, end) => {
+    const n = cuts.length;
+    if (n > 0 && start - cuts[n - 2] < PIECE_BYTES) cuts[n - 1] = end;
+    else cuts.push(start, end);
+  });
   if (!top?.array) return null;
-  const { ranges } = top;
   const pieces: string[] = [];
-  for (let i = 0; i < ranges.length; ) {
-    const from = ranges[i];
-    let to = ranges[i + 1];
-    for (i += 2; i < ranges.length && ranges[i] - from < PIECE_BYTES; i += 2) to = ranges[i + 1];
-    pieces.push(`[${bytes.toString("utf8", from, to)}]`);
-  }
+  for (let i = 0; i < cuts.length; i += 2) pieces.push(`[${bytes.toString("utf8", cuts[i], cuts[i + 1])}]`);
   return pieces.length ? pieces : ["[]"];
 }
 

@@ -25,23 +25,35 @@ const BACKSLASH = 0x5c;
 const PLACEHOLDER_KEY = `sightdesk-reused-${crypto.randomBytes(12).toString("hex")}`;
 const PLACEHOLDER = `{"${PLACEHOLDER_KEY}":0}`;
 
-/** A conversation's last input history: each element's bytes and its validated message. */
-type History = { elements: Buffer[]; messages: ChatMessage[]; bytes: number };
+/**
+ * A conversation's last input history: each element's bytes and its validated message, and what
+ * the history holds up to each element (`costs[i]`: elements 0 to i, bytes and messages).
+ */
+type History = { elements: Buffer[]; messages: ChatMessage[]; costs: number[] };
+const costOf = (h: History) => (h.costs.length ? h.costs[h.costs.length - 1] : 0);
 
 /** Conversations share a key when they name the same conversation and begin alike; a few each. */
 const PER_KEY = 4;
 const histories = new Map<string, History[]>();
 let heldBytes = 0;
-/** What the histories may hold: about 1,000 conversations of 20 tool-using calls. */
-const HISTORY_BYTES = 32 * 1024 * 1024;
-/** Objects per element (the Buffer view, the array slot), roughly. */
-const ELEMENT_OVERHEAD = 100;
+/**
+ * What the histories may hold, as counted (`elementCost`, which over-counts by about a third):
+ * 1,200 conversations of 20 tool-using calls counted 90 MB and held 67 MB (bench traffic). A
+ * forwarder's batches take turns over all the conversations in flight, so a bound below what they
+ * need misses every time (least recently used goes first): `bench:ingest-http --batch 50` keeps
+ * 800 in flight.
+ */
+const HISTORY_BYTES = 96 * 1024 * 1024;
+/**
+ * What an element of n bytes holding c objects and arrays keeps, roughly: its bytes, its
+ * message's strings (up to two bytes a character), 64 bytes an object or array, 100 of views.
+ */
+const elementCost = (bytes: number, containers: number) => 3 * bytes + 64 * containers + 100;
 
 /** Calls of a batch (one object or an array of them) from its UTF-8 JSON, validated (400 on bad input). */
 export function parseCallBatch(bytes: Buffer): NormalizedCall[] {
-  const top = jsonTopValues(bytes, MAX_BODY_CONTAINERS);
-  const count = top ? top.ranges.length / 2 : 0;
-  if (top && count > 0 && count <= MAX_BATCH_ITEMS) {
+  const top = jsonTopValues(bytes, MAX_BODY_CONTAINERS, MAX_BATCH_ITEMS);
+  if (top && top.ranges.length > 0) {
     const read = readCalls(bytes, top.ranges);
     if (read) return read;
   }
@@ -86,10 +98,11 @@ function readCall(bytes: Buffer, start: number, end: number): NormalizedCall | n
   const checked = callSchema.safeParse(raw);
   if (!checked.success) return null; // the whole parse names the fault
   const call = checked.data;
-  const reusedMessages = history ? history.messages.slice(0, reused) : [];
-  call.input_messages = [...reusedMessages, ...call.input_messages];
-  const elements = freshElements(bytes, reused > 0 ? rest : open, fresh.length, history?.elements.slice(0, reused) ?? []);
-  if (elements?.length) remember(key, { elements, messages: call.input_messages, bytes: 0 });
+  call.input_messages = [...(history ? history.messages.slice(0, reused) : []), ...call.input_messages];
+  if (fresh.length > 0) {
+    const next = nextHistory(bytes, reused > 0 ? rest : open, fresh.length, history, reused, call.input_messages);
+    if (next) remember(key, next);
+  }
   return call;
 }
 
@@ -132,22 +145,41 @@ function longestReuse(bytes: Buffer, open: number, candidates: History[] | undef
 }
 
 /**
- * The input history's elements for the next call: the reused ones, and copies of the `count`
- * fresh ones after `from` (the `[` or the `,`/`]` ending the reused ones). Null when the walk
- * does not find exactly those (then nothing is remembered).
+ * The history to remember after a call: `previous`'s first `reused` elements, and copies of the
+ * `count` fresh ones after `from` (the `[`, or the `,` ending the reused ones). Every buffer a
+ * history holds is all its own elements' bytes, so that their costs are what it keeps: a
+ * history that reuses only part of another's copies those elements again. Null when the walk
+ * does not find exactly `count` (then nothing is remembered).
  */
-function freshElements(bytes: Buffer, from: number, count: number, reused: Buffer[]): Buffer[] | null {
-  if (count === 0) return reused;
+function nextHistory(bytes: Buffer, from: number, count: number, previous: History | null, reused: number, messages: ChatMessage[]): History | null {
+  const ranges: number[] = [];
   if (bytes[from] !== 0x5b && bytes[from] !== 0x2c) return null;
-  const scan = scanContainer(bytes, from + 1);
-  if (!scan || scan.ranges.length !== 2 * count) return null;
-  const { ranges } = scan;
+  if (!scanContainer(bytes, from + 1, (start, end) => ranges.push(start, end)) || ranges.length !== 2 * count) return null;
+  const whole = previous !== null && reused === previous.elements.length;
+  const elements = whole ? [...previous.elements] : [];
+  const costs = whole ? [...previous.costs] : [];
+  const again = whole || !previous ? [] : previous.elements.slice(0, reused);
+  let size = again.reduce((n, e) => n + e.length, 0);
+  for (let i = 0; i < ranges.length; i += 2) size += ranges[i + 1] - ranges[i];
   // one copy for them all: the request's bytes go back to the request thread
-  const copy = Buffer.allocUnsafeSlow(ranges[ranges.length - 1] - ranges[0]);
-  bytes.copy(copy, 0, ranges[0], ranges[ranges.length - 1]);
-  const fresh: Buffer[] = [];
-  for (let i = 0; i < ranges.length; i += 2) fresh.push(copy.subarray(ranges[i] - ranges[0], ranges[i + 1] - ranges[0]));
-  return [...reused, ...fresh];
+  const copy = Buffer.allocUnsafeSlow(size);
+  let at = 0;
+  let cost = whole ? costOf(previous) : 0;
+  const add = (source: Buffer, start: number, end: number, elementCost: number) => {
+    source.copy(copy, at, start, end);
+    elements.push(copy.subarray(at, at + end - start));
+    at += end - start;
+    costs.push((cost += elementCost));
+  };
+  again.forEach((e, i) => add(e, 0, e.length, previous!.costs[i] - (i > 0 ? previous!.costs[i - 1] : 0)));
+  for (let i = 0; i < ranges.length; i += 2) add(bytes, ranges[i], ranges[i + 1], elementCost(ranges[i + 1] - ranges[i], containersIn(bytes, ranges[i])));
+  return { elements, messages: messages.slice(), costs };
+}
+
+/** The objects and arrays of the JSON value starting at `start`. */
+function containersIn(bytes: Buffer, start: number): number {
+  if (bytes[start] !== 0x7b && bytes[start] !== 0x5b) return 0;
+  return (scanContainer(bytes, start + 1)?.containers ?? 0) + 1;
 }
 
 /**
@@ -165,36 +197,43 @@ function historyKey(bytes: Buffer, start: number, end: number, open: number): st
   return `${id}\u0000${bytes.toString("latin1", open + 1, Math.min(end, open + 65))}`;
 }
 
-/**
- * Keeps `history` as its key's most recent, in place of any it extends (its first elements are
- * the same buffers); the least recently used keys go first when over HISTORY_BYTES. The messages
- * are mostly the objects lib/ingest/messages.ts keeps for the same conversations.
- */
 /** Index of `what` in bytes [from, to), or -1: a search never runs past its call (linear in the batch). */
 function indexWithin(bytes: Buffer, what: Buffer | number, from: number, to: number): number {
   const at = bytes.subarray(from, to).indexOf(what);
   return at < 0 ? -1 : from + at;
 }
 
+/**
+ * Keeps `history` as its key's most recent, in place of any it extends (its first elements are
+ * the same buffers, which it holds now); the least recently used keys go first when over
+ * HISTORY_BYTES. The messages are mostly the objects lib/ingest/messages.ts keeps for the same
+ * conversations, counted here too.
+ */
 function remember(key: string, history: History): void {
-  history.bytes = history.elements.reduce((n, e) => n + e.length + ELEMENT_OVERHEAD, 0);
   const kept: History[] = [history];
   for (const h of histories.get(key) ?? []) {
     if (kept.length < PER_KEY && !startsWith(history, h)) kept.push(h);
-    else heldBytes -= h.bytes;
+    else heldBytes -= costOf(h);
   }
   histories.delete(key);
   histories.set(key, kept);
-  heldBytes += history.bytes;
-  while (heldBytes > HISTORY_BYTES && histories.size > 1) {
+  heldBytes += costOf(history);
+  while (heldBytes > HISTORY_BYTES && histories.size > 0) {
     const [oldest, held] = histories.entries().next().value!;
     histories.delete(oldest);
-    for (const h of held) heldBytes -= h.bytes;
+    for (const h of held) heldBytes -= costOf(h);
   }
 }
 
 const startsWith = (later: History, earlier: History) =>
   earlier.elements.length <= later.elements.length && earlier.elements.every((e, i) => later.elements[i] === e);
+
+/** What the histories count, and the bytes of the buffers they hold (tests: never more). */
+export function historyMemory(): { counted: number; buffers: number; limit: number } {
+  const buffers = new Set<ArrayBufferLike>();
+  for (const held of histories.values()) for (const h of held) for (const e of h.elements) buffers.add(e.buffer);
+  return { counted: heldBytes, buffers: [...buffers].reduce((n, b) => n + b.byteLength, 0), limit: HISTORY_BYTES };
+}
 
 /** Forgets every history (tests). */
 export function forgetHistories(): void {

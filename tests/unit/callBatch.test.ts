@@ -2,7 +2,7 @@
 // not parsed again). The result must be exactly the whole parse's, faults and all, whatever the
 // sender writes around or inside the history.
 import { beforeEach, describe, expect, it } from "vitest";
-import { forgetHistories, parseCallBatch } from "@/lib/api/callBatch";
+import { forgetHistories, historyMemory, parseCallBatch } from "@/lib/api/callBatch";
 import { parseJsonBytes } from "@/lib/api/body";
 import { parseBatch } from "@/lib/api/validation";
 import { callSchema } from "@/lib/ingest/schema";
@@ -121,5 +121,31 @@ describe("parseCallBatch", () => {
     expect(parseCallBatch(body)).toEqual(whole(body));
     expect(errorOf(() => parseCallBatch(Buffer.from("[]")))).toBe(errorOf(() => whole(Buffer.from("[]"))));
     expect(errorOf(() => parseCallBatch(Buffer.from("[]")))).toMatch(/empty/);
+  });
+
+  it("counts at least what its histories hold, and keeps under its limit", () => {
+    const spaces = " ".repeat(1024 * 1024);
+    const huge = { role: "tool", parts: [{ type: "tool_call_response", id: "t0", response: "x".repeat(1024 * 1024) }] };
+    const nested = { role: "tool", parts: [{ type: "tool_call_response", id: "t1", response: Array(100_000).fill([]) }] };
+    const within = () => {
+      const { counted, buffers } = historyMemory();
+      expect(buffers).toBeLessThanOrEqual(counted);
+    };
+    // white space between elements is not kept
+    parseCallBatch(Buffer.from(`{"call_id":"w","conversation_id":"w","start_ns":1,"input_messages":[${json(user)},${spaces}${json(user)}]}`));
+    within();
+    // a history that reuses part of another does not keep the other's copy alive
+    parseCallBatch(bytes({ ...call("p", 0), input_messages: [user, huge] }));
+    for (let j = 0; j < 6; j++) parseCallBatch(bytes({ ...call("p", 0), call_id: `p${j}`, input_messages: [user, result(j)] }));
+    within();
+    // objects and arrays are counted, not only bytes
+    const before = historyMemory().counted;
+    parseCallBatch(bytes({ ...call("n", 0), input_messages: [user, nested] }));
+    expect(historyMemory().counted - before).toBeGreaterThan(64 * 100_000);
+    // many large histories: the least recently used go
+    for (let c = 0; c < 40; c++) parseCallBatch(bytes({ ...call(`big${c}`, 0), input_messages: [user, huge] }));
+    within();
+    expect(historyMemory().counted).toBeLessThanOrEqual(historyMemory().limit);
+    expect(historyMemory().counted).toBeGreaterThan(historyMemory().limit / 2);
   });
 });
