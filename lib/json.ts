@@ -217,8 +217,10 @@ function walkTop(bytes: Buffer, maxContainers: number, onValue: (start: number, 
  */
 export function jsonTopValues(bytes: Buffer, maxContainers: number, maxValues: number): { array: boolean; ranges: number[] } | null {
   const ranges: number[] = [];
+  const array = bytes[skipByteSpace(bytes, 0)] === 0x5b;
   let over = false;
   const top = walkTop(bytes, maxContainers, (start, end) => {
+    if (!array) return; // an object's members are not kept
     if (ranges.length < 2 * maxValues) ranges.push(start, end);
     else over = true;
   });

@@ -15,6 +15,8 @@ import { MAX_BATCH_ITEMS, parseBatch } from "./validation";
 const INPUT_KEY = Buffer.from('"input_messages":');
 const CONVERSATION_KEY = Buffer.from('"conversation_id":"');
 const QUOTE = 0x22;
+const COMMA = 0x2c;
+const COLON = 0x3a;
 const BACKSLASH = 0x5c;
 
 /**
@@ -29,26 +31,46 @@ const PLACEHOLDER = `{"${PLACEHOLDER_KEY}":0}`;
  * A conversation's last input history: each element's bytes and its validated message, and what
  * the history holds up to each element (`costs[i]`: elements 0 to i, bytes and messages).
  */
-type History = { elements: Buffer[]; messages: ChatMessage[]; costs: number[] };
-const costOf = (h: History) => (h.costs.length ? h.costs[h.costs.length - 1] : 0);
+type History = { elements: Buffer[]; messages: ChatMessage[]; costs: number[]; overhead: number };
+const costOf = (h: History) => h.overhead + (h.costs.length ? h.costs[h.costs.length - 1] : 0);
 
 /** Conversations share a key when they name the same conversation and begin alike; a few each. */
 const PER_KEY = 4;
 const histories = new Map<string, History[]>();
 let heldBytes = 0;
 /**
- * What the histories may hold, as counted (`elementCost`, which over-counts by about a third):
- * 1,200 conversations of 20 tool-using calls counted 90 MB and held 67 MB (bench traffic). A
- * forwarder's batches take turns over all the conversations in flight, so a bound below what they
- * need misses every time (least recently used goes first): `bench:ingest-http --batch 50` keeps
- * 800 in flight.
+ * What the histories may hold, as counted (`elementCost`, which errs high: 1,200 conversations of
+ * 20 tool-using calls of the bench's traffic counted 145 MB and held 67 MB). A forwarder's
+ * batches take turns over all the conversations in flight, so a bound below what they need
+ * misses every time (the least recently used goes first): `bench:ingest-http --batch 50` keeps
+ * 800 in flight, about 97 MB as counted.
  */
-const HISTORY_BYTES = 96 * 1024 * 1024;
+const HISTORY_BYTES = 160 * 1024 * 1024;
+/** A history counted above this is not remembered: one body must not empty the cache. */
+const LARGEST_HISTORY = HISTORY_BYTES / 8;
+
 /**
- * What an element of n bytes holding c objects and arrays keeps, roughly: its bytes, its
- * message's strings (up to two bytes a character), 64 bytes an object or array, 100 of views.
+ * What an element of UTF-8 JSON keeps, roughly: its bytes, its message's strings (up to two
+ * bytes a character), and per object or array, string, and `,` or `:` (a member or an element)
+ * what V8 gives it; 100 bytes of views. Counted over the bytes, strings' contents included, so
+ * it errs high.
  */
-const elementCost = (bytes: number, containers: number) => 3 * bytes + 64 * containers + 100;
+function elementCost(bytes: Buffer, start: number, end: number): number {
+  const containers = bytes[start] === 0x7b || bytes[start] === 0x5b ? (scanContainer(bytes, start + 1)?.containers ?? 0) + 1 : 0;
+  let quotes = 0;
+  let separators = 0;
+  for (let i = start; i < end; i++) {
+    const c = bytes[i];
+    if (c === QUOTE) quotes++;
+    else if (c === COMMA || c === COLON) separators++;
+  }
+  return 3 * (end - start) + 64 * containers + 16 * quotes + 48 * separators + 100;
+}
+
+/** What a history keeps besides its elements: its key, the Map entry, its arrays and objects. */
+const historyOverhead = (key: string) => 1024 + 2 * key.length;
+/** What a buffer keeps besides its bytes. */
+const BUFFER_OVERHEAD = 300;
 
 /** Calls of a batch (one object or an array of them) from its UTF-8 JSON, validated (400 on bad input). */
 export function parseCallBatch(bytes: Buffer): NormalizedCall[] {
@@ -100,7 +122,7 @@ function readCall(bytes: Buffer, start: number, end: number): NormalizedCall | n
   const call = checked.data;
   call.input_messages = [...(history ? history.messages.slice(0, reused) : []), ...call.input_messages];
   if (fresh.length > 0) {
-    const next = nextHistory(bytes, reused > 0 ? rest : open, fresh.length, history, reused, call.input_messages);
+    const next = nextHistory(bytes, reused > 0 ? rest : open, fresh.length, history, reused, call.input_messages, historyOverhead(key));
     if (next) remember(key, next);
   }
   return call;
@@ -151,7 +173,7 @@ function longestReuse(bytes: Buffer, open: number, candidates: History[] | undef
  * history that reuses only part of another's copies those elements again. Null when the walk
  * does not find exactly `count` (then nothing is remembered).
  */
-function nextHistory(bytes: Buffer, from: number, count: number, previous: History | null, reused: number, messages: ChatMessage[]): History | null {
+function nextHistory(bytes: Buffer, from: number, count: number, previous: History | null, reused: number, messages: ChatMessage[], overhead: number): History | null {
   const ranges: number[] = [];
   if (bytes[from] !== 0x5b && bytes[from] !== 0x2c) return null;
   if (!scanContainer(bytes, from + 1, (start, end) => ranges.push(start, end)) || ranges.length !== 2 * count) return null;
@@ -164,22 +186,16 @@ function nextHistory(bytes: Buffer, from: number, count: number, previous: Histo
   // one copy for them all: the request's bytes go back to the request thread
   const copy = Buffer.allocUnsafeSlow(size);
   let at = 0;
-  let cost = whole ? costOf(previous) : 0;
-  const add = (source: Buffer, start: number, end: number, elementCost: number) => {
+  let cost = (costs.length ? costs[costs.length - 1] : 0) + BUFFER_OVERHEAD;
+  const add = (source: Buffer, start: number, end: number, itsCost: number) => {
     source.copy(copy, at, start, end);
     elements.push(copy.subarray(at, at + end - start));
     at += end - start;
-    costs.push((cost += elementCost));
+    costs.push((cost += itsCost));
   };
   again.forEach((e, i) => add(e, 0, e.length, previous!.costs[i] - (i > 0 ? previous!.costs[i - 1] : 0)));
-  for (let i = 0; i < ranges.length; i += 2) add(bytes, ranges[i], ranges[i + 1], elementCost(ranges[i + 1] - ranges[i], containersIn(bytes, ranges[i])));
-  return { elements, messages: messages.slice(), costs };
-}
-
-/** The objects and arrays of the JSON value starting at `start`. */
-function containersIn(bytes: Buffer, start: number): number {
-  if (bytes[start] !== 0x7b && bytes[start] !== 0x5b) return 0;
-  return (scanContainer(bytes, start + 1)?.containers ?? 0) + 1;
+  for (let i = 0; i < ranges.length; i += 2) add(bytes, ranges[i], ranges[i + 1], elementCost(bytes, ranges[i], ranges[i + 1]));
+  return { elements, messages: messages.slice(), costs, overhead };
 }
 
 /**
@@ -210,6 +226,7 @@ function indexWithin(bytes: Buffer, what: Buffer | number, from: number, to: num
  * conversations, counted here too.
  */
 function remember(key: string, history: History): void {
+  if (costOf(history) > LARGEST_HISTORY) return;
   const kept: History[] = [history];
   for (const h of histories.get(key) ?? []) {
     if (kept.length < PER_KEY && !startsWith(history, h)) kept.push(h);
@@ -228,11 +245,23 @@ function remember(key: string, history: History): void {
 const startsWith = (later: History, earlier: History) =>
   earlier.elements.length <= later.elements.length && earlier.elements.every((e, i) => later.elements[i] === e);
 
-/** What the histories count, and the bytes of the buffers they hold (tests: never more). */
-export function historyMemory(): { counted: number; buffers: number; limit: number } {
+/**
+ * What the histories count; the bytes of the buffers they hold and of their elements (tests: the
+ * same, each buffer being its elements' bytes alone); the bound.
+ */
+export function historyMemory(): { counted: number; buffers: number; elements: number; limit: number } {
   const buffers = new Set<ArrayBufferLike>();
-  for (const held of histories.values()) for (const h of held) for (const e of h.elements) buffers.add(e.buffer);
-  return { counted: heldBytes, buffers: [...buffers].reduce((n, b) => n + b.byteLength, 0), limit: HISTORY_BYTES };
+  const elements = new Set<Buffer>();
+  for (const held of histories.values()) {
+    for (const h of held) {
+      for (const e of h.elements) {
+        buffers.add(e.buffer);
+        elements.add(e);
+      }
+    }
+  }
+  const sum = <T>(items: Set<T>, size: (t: T) => number) => [...items].reduce((n, t) => n + size(t), 0);
+  return { counted: heldBytes, buffers: sum(buffers, (b) => b.byteLength), elements: sum(elements, (e) => e.length), limit: HISTORY_BYTES };
 }
 
 /** Forgets every history (tests). */

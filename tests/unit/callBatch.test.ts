@@ -128,8 +128,9 @@ describe("parseCallBatch", () => {
     const huge = { role: "tool", parts: [{ type: "tool_call_response", id: "t0", response: "x".repeat(1024 * 1024) }] };
     const nested = { role: "tool", parts: [{ type: "tool_call_response", id: "t1", response: Array(100_000).fill([]) }] };
     const within = () => {
-      const { counted, buffers } = historyMemory();
-      expect(buffers).toBeLessThanOrEqual(counted);
+      const { counted, buffers, elements } = historyMemory();
+      expect(buffers).toBe(elements); // no byte kept that no element owns
+      expect(elements).toBeLessThanOrEqual(counted);
     };
     // white space between elements is not kept
     parseCallBatch(Buffer.from(`{"call_id":"w","conversation_id":"w","start_ns":1,"input_messages":[${json(user)},${spaces}${json(user)}]}`));
@@ -142,10 +143,18 @@ describe("parseCallBatch", () => {
     const before = historyMemory().counted;
     parseCallBatch(bytes({ ...call("n", 0), input_messages: [user, nested] }));
     expect(historyMemory().counted - before).toBeGreaterThan(64 * 100_000);
+    // a history counts what it keeps besides its bytes: many tiny ones count at least 1 KB each
+    const tiny = historyMemory().counted;
+    for (let c = 0; c < 100; c++) parseCallBatch(bytes({ ...call(`tiny${c}`, 0), input_messages: [{ role: "u", parts: [] }] }));
+    expect(historyMemory().counted - tiny).toBeGreaterThan(100 * 1024);
     // many large histories: the least recently used go
-    for (let c = 0; c < 40; c++) parseCallBatch(bytes({ ...call(`big${c}`, 0), input_messages: [user, huge] }));
+    for (let c = 0; c < 60; c++) parseCallBatch(bytes({ ...call(`big${c}`, 0), input_messages: [user, huge] }));
     within();
     expect(historyMemory().counted).toBeLessThanOrEqual(historyMemory().limit);
     expect(historyMemory().counted).toBeGreaterThan(historyMemory().limit / 2);
+    // and one larger than an eighth of the bound is not kept at all, so it cannot empty the rest
+    const full = historyMemory().counted;
+    parseCallBatch(bytes({ ...call("giant", 0), input_messages: [user, { role: "tool", parts: [{ type: "tool_call_response", id: "g", response: "y".repeat(8 * 1024 * 1024) }] }] }));
+    expect(historyMemory().counted).toBe(full);
   });
 });
