@@ -171,7 +171,8 @@ function longestReuse(bytes: Buffer, open: number, candidates: History[] | undef
  * `count` fresh ones after `from` (the `[`, or the `,` ending the reused ones). Every buffer a
  * history holds is all its own elements' bytes, so that their costs are what it keeps: a
  * history that reuses only part of another's copies those elements again. Null when the walk
- * does not find exactly `count` (then nothing is remembered).
+ * does not find exactly `count`, or when it would count over LARGEST_HISTORY (nothing is copied
+ * or remembered then).
  */
 function nextHistory(bytes: Buffer, from: number, count: number, previous: History | null, reused: number, messages: ChatMessage[], overhead: number): History | null {
   const ranges: number[] = [];
@@ -181,20 +182,27 @@ function nextHistory(bytes: Buffer, from: number, count: number, previous: Histo
   const elements = whole ? [...previous.elements] : [];
   const costs = whole ? [...previous.costs] : [];
   const again = whole || !previous ? [] : previous.elements.slice(0, reused);
+  const againCosts = again.map((_, i) => previous!.costs[i] - (i > 0 ? previous!.costs[i - 1] : 0));
+  const freshCosts: number[] = [];
   let size = again.reduce((n, e) => n + e.length, 0);
-  for (let i = 0; i < ranges.length; i += 2) size += ranges[i + 1] - ranges[i];
+  for (let i = 0; i < ranges.length; i += 2) {
+    size += ranges[i + 1] - ranges[i];
+    freshCosts.push(elementCost(bytes, ranges[i], ranges[i + 1]));
+  }
+  let cost = (costs.length ? costs[costs.length - 1] : 0) + BUFFER_OVERHEAD;
+  const sum = (items: number[]) => items.reduce((n, c) => n + c, 0);
+  if (overhead + cost + sum(againCosts) + sum(freshCosts) > LARGEST_HISTORY) return null;
   // one copy for them all: the request's bytes go back to the request thread
   const copy = Buffer.allocUnsafeSlow(size);
   let at = 0;
-  let cost = (costs.length ? costs[costs.length - 1] : 0) + BUFFER_OVERHEAD;
   const add = (source: Buffer, start: number, end: number, itsCost: number) => {
     source.copy(copy, at, start, end);
     elements.push(copy.subarray(at, at + end - start));
     at += end - start;
     costs.push((cost += itsCost));
   };
-  again.forEach((e, i) => add(e, 0, e.length, previous!.costs[i] - (i > 0 ? previous!.costs[i - 1] : 0)));
-  for (let i = 0; i < ranges.length; i += 2) add(bytes, ranges[i], ranges[i + 1], elementCost(bytes, ranges[i], ranges[i + 1]));
+  again.forEach((e, i) => add(e, 0, e.length, againCosts[i]));
+  for (let i = 0; i < ranges.length; i += 2) add(bytes, ranges[i], ranges[i + 1], freshCosts[i / 2]);
   return { elements, messages: messages.slice(), costs, overhead };
 }
 
@@ -226,7 +234,6 @@ function indexWithin(bytes: Buffer, what: Buffer | number, from: number, to: num
  * conversations, counted here too.
  */
 function remember(key: string, history: History): void {
-  if (costOf(history) > LARGEST_HISTORY) return;
   const kept: History[] = [history];
   for (const h of histories.get(key) ?? []) {
     if (kept.length < PER_KEY && !startsWith(history, h)) kept.push(h);
