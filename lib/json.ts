@@ -139,14 +139,15 @@ export type ContainerScan = { close: number; depth: number; containers: number }
 /**
  * One linear walk over UTF-8 JSON bytes, through a container from just after its `[` or `{` (or
  * just after one of its `,`): `onValue` gets the [start, end) of each value between its top-level
- * commas, spaces trimmed (for an array, its elements); the result is the index of its `]` or `}`,
+ * commas, spaces trimmed (for an array, its elements), and the objects and arrays opened so far
+ * (what each value holds is the difference from the one before); the result is the index of its `]` or `}`,
  * the deepest nesting reached (the container itself is 1) and the objects and arrays opened
  * inside it. Null when it nests deeper than MAX_JSON_DEPTH or is malformed where the walk can
  * tell (an unterminated string or container, an empty value between commas). The walk is
  * `scanJson`'s, over bytes: UTF-8 never uses an ASCII byte inside a multi-byte character, so the
  * delimiters are the same.
  */
-export function scanContainer(bytes: Buffer, from: number, onValue: (start: number, end: number) => void = () => {}): ContainerScan | null {
+export function scanContainer(bytes: Buffer, from: number, onValue: (start: number, end: number, opened: number) => void = () => {}): ContainerScan | null {
   let depth = 1;
   let max = 1;
   let opened = 0;
@@ -160,7 +161,7 @@ export function scanContainer(bytes: Buffer, from: number, onValue: (start: numb
     while (end > s && isSpace(bytes[end - 1])) end--;
     if (s === end) return false;
     values++;
-    onValue(s, end);
+    onValue(s, end, opened);
     return true;
   };
   for (;;) {

@@ -50,13 +50,12 @@ const HISTORY_BYTES = 160 * 1024 * 1024;
 const LARGEST_HISTORY = HISTORY_BYTES / 8;
 
 /**
- * What an element of UTF-8 JSON keeps, roughly: its bytes, its message's strings (up to two
- * bytes a character), and per object or array, string, and `,` or `:` (a member or an element)
- * what V8 gives it; 100 bytes of views. Counted over the bytes, strings' contents included, so
- * it errs high.
+ * What an element of UTF-8 JSON holding `containers` objects and arrays keeps, roughly: its
+ * bytes, its message's strings (up to two bytes a character), and per object or array, string,
+ * and `,` or `:` (a member or an element) what V8 gives it; 100 bytes of views. Counted over the
+ * bytes, strings' contents included, so it errs high.
  */
-function elementCost(bytes: Buffer, start: number, end: number): number {
-  const containers = bytes[start] === 0x7b || bytes[start] === 0x5b ? (scanContainer(bytes, start + 1)?.containers ?? 0) + 1 : 0;
+function elementCost(bytes: Buffer, start: number, end: number, containers: number): number {
   let quotes = 0;
   let separators = 0;
   for (let i = start; i < end; i++) {
@@ -176,19 +175,22 @@ function longestReuse(bytes: Buffer, open: number, candidates: History[] | undef
  */
 function nextHistory(bytes: Buffer, from: number, count: number, previous: History | null, reused: number, messages: ChatMessage[], overhead: number): History | null {
   const ranges: number[] = [];
+  const freshCosts: number[] = [];
+  let openedBefore = 0;
+  const fresh = (start: number, end: number, opened: number) => {
+    ranges.push(start, end);
+    freshCosts.push(elementCost(bytes, start, end, opened - openedBefore));
+    openedBefore = opened;
+  };
   if (bytes[from] !== 0x5b && bytes[from] !== 0x2c) return null;
-  if (!scanContainer(bytes, from + 1, (start, end) => ranges.push(start, end)) || ranges.length !== 2 * count) return null;
+  if (!scanContainer(bytes, from + 1, fresh) || ranges.length !== 2 * count) return null;
   const whole = previous !== null && reused === previous.elements.length;
   const elements = whole ? [...previous.elements] : [];
   const costs = whole ? [...previous.costs] : [];
   const again = whole || !previous ? [] : previous.elements.slice(0, reused);
   const againCosts = again.map((_, i) => previous!.costs[i] - (i > 0 ? previous!.costs[i - 1] : 0));
-  const freshCosts: number[] = [];
   let size = again.reduce((n, e) => n + e.length, 0);
-  for (let i = 0; i < ranges.length; i += 2) {
-    size += ranges[i + 1] - ranges[i];
-    freshCosts.push(elementCost(bytes, ranges[i], ranges[i + 1]));
-  }
+  for (let i = 0; i < ranges.length; i += 2) size += ranges[i + 1] - ranges[i];
   let cost = (costs.length ? costs[costs.length - 1] : 0) + BUFFER_OVERHEAD;
   const sum = (items: number[]) => items.reduce((n, c) => n + c, 0);
   if (overhead + cost + sum(againCosts) + sum(freshCosts) > LARGEST_HISTORY) return null;
