@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { signIn, snapshot, USERS } from "./fixtures";
+import { signInThroughForm, snapshot, USERS } from "./fixtures";
 
 test("a wrong password is refused with a message", async ({ page }) => {
   await page.goto("/login");
@@ -32,7 +32,7 @@ test("signing in from a page's redirect leads back to that page, filters and all
 });
 
 test("sign in, see who I am, sign out", async ({ page }) => {
-  await signIn(page, "responder");
+  await signInThroughForm(page, "responder");
   await expect(page.getByTestId("current-user")).toContainText("responder");
   await snapshot(page, "overview-signed-in");
   await page.getByRole("button", { name: "Sign out" }).click();

@@ -2,11 +2,11 @@
 // looks at it: a "recording truncated" chip on its trajectory row, and what was left out among its
 // facts; an answer not recorded whole is not judged empty.
 import { expect, test } from "@playwright/test";
-import { signIn, snapshot } from "./fixtures";
+import { BASE_URL, signIn, snapshot } from "./fixtures";
 
 test("a call recorded in part shows 'recording truncated' in the trajectory", async ({ page }) => {
   await signIn(page, "admin");
-  const origin = new URL(page.url()).origin;
+  const origin = BASE_URL;
   const session = `e2e-recording-truncated-${Date.now()}`;
   const callId = `${session}-call`;
   const start = BigInt(Date.now() - 5000) * 1_000_000n;
