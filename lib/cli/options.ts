@@ -1,8 +1,10 @@
 // Parsers for option values. A bad value is a commander InvalidArgumentError: a usage error
 // (exit 2) before any request is sent.
 import { InvalidArgumentError } from "commander";
+import { ROLES } from "../auth/roles";
 import { SCOPES } from "../auth/scopes";
 import { INTERRUPTION_TYPES, SEVERITIES } from "../domain/interruptions";
+import { parseUpstream } from "../proxy/routes";
 
 export const MAX_HOURS = 24 * 366 * 10;
 
@@ -55,3 +57,69 @@ export function parseNonEmpty(value: string): string {
   if (!value.trim()) throw new InvalidArgumentError("must not be empty");
   return value;
 }
+
+// The options of the commands whose code loads only when they run (program.ts): import, forward,
+// proxy and user need the database or the proxy, the other commands only HTTP.
+
+export const DEFAULT_INTERVAL_SECS = 2;
+
+export function parseInterval(value: string): number {
+  const secs = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !Number.isFinite(secs) || secs < 0.05 || secs > 86_400) {
+    throw new InvalidArgumentError("expected seconds between 0.05 and 86400");
+  }
+  return secs;
+}
+
+export type Listen = { host: string; port: number };
+
+export const DEFAULT_LISTEN = "127.0.0.1:0";
+
+/** `HOST:PORT`, `[::1]:PORT` or `:PORT` (all interfaces); port 0 picks a free one. */
+export function parseListen(value: string): Listen {
+  const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(value.trim());
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65_535) throw new InvalidArgumentError("expected HOST:PORT, e.g. 127.0.0.1:7480 or 0.0.0.0:7480");
+  return { host: m[1] ?? (m[2] || "0.0.0.0"), port };
+}
+
+export function parseAdvertise(value: string): string {
+  try {
+    const u = new URL(value);
+    if ((u.protocol === "http:" || u.protocol === "https:") && !u.username && !u.password) return value.replace(/\/+$/, "");
+  } catch {
+    /* below */
+  }
+  throw new InvalidArgumentError("expected an http(s) URL, e.g. http://agent-host-3:7480");
+}
+
+export const DEFAULT_PROXY_LISTEN = "127.0.0.1:8788";
+export const DEFAULT_SPOOL_MAX_MB = 256;
+export const DEFAULT_TIMEOUT_SECS = 600;
+export const DEFAULT_IDLE_TIMEOUT_SECS = 600;
+
+/** `--upstream NAME=URL`, repeatable. */
+export function collectUpstream(value: string, previous: string[] | undefined): string[] {
+  try {
+    parseUpstream(value);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+  return [...(previous ?? []), value];
+}
+
+export function parseMegabytes(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n < 1 || n > 1_000_000) throw new InvalidArgumentError("expected a whole number of megabytes (1 or more)");
+  return n;
+}
+
+export function parseSeconds(value: string): number {
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || n <= 0 || n > 86_400) throw new InvalidArgumentError("expected a number of seconds above 0");
+  return n;
+}
+
+export const PASSWORD_ENV = "SIGHTDESK_USER_PASSWORD";
+
+export const ROLE_CHOICES: readonly string[] = ROLES;

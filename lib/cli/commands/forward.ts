@@ -6,38 +6,19 @@
 // the scopes ingest (to forward) and forwarder (to register).
 import crypto from "node:crypto";
 import os from "node:os";
-import { InvalidArgumentError } from "commander";
 import { ForwardedProcesses, startControl } from "../../deadloop/control";
 import { SightDeskClient } from "../client";
 import { resolveConnection } from "../config";
 import { CliError } from "../errors";
 import { safeLine } from "../format";
 import { line } from "../io";
+import type { Listen } from "../options";
 import { agentsight, openSource, stamp, type ImportDeps } from "./import";
 
-export type Listen = { host: string; port: number };
 export type ForwardOptions = { interval: number; listen: Listen; advertise?: string; host?: string; json?: boolean };
 
-export const DEFAULT_LISTEN = "127.0.0.1:0";
 const REREGISTER_MS = 60_000;
 
-/** `HOST:PORT`, `[::1]:PORT` or `:PORT` (all interfaces); port 0 picks a free one. */
-export function parseListen(value: string): Listen {
-  const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(value.trim());
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || port > 65_535) throw new InvalidArgumentError("expected HOST:PORT, e.g. 127.0.0.1:7480 or 0.0.0.0:7480");
-  return { host: m[1] ?? (m[2] || "0.0.0.0"), port };
-}
-
-export function parseAdvertise(value: string): string {
-  try {
-    const u = new URL(value);
-    if ((u.protocol === "http:" || u.protocol === "https:") && !u.username && !u.password) return value.replace(/\/+$/, "");
-  } catch {
-    /* below */
-  }
-  throw new InvalidArgumentError("expected an http(s) URL, e.g. http://agent-host-3:7480");
-}
 
 /** The URL the server is given: --advertise, else the listener's address (the host name when it listens on all interfaces). */
 function advertised(listenerUrl: string, listen: Listen, advertise: string | undefined): string {

@@ -1,7 +1,6 @@
 // `sightdesk import agentsight <dir>`: imports an AgentSight data directory into the local
 // database (SIGHTDESK_DATA_DIR / DATABASE_URL, like the server), or with --url forwards its
 // calls to a SightDesk server's ingest API. --follow keeps polling for new rows.
-import { InvalidArgumentError } from "commander";
 import type { IngestResult } from "../../ingest/storeCalls";
 import { SOURCE_HEADER } from "../../domain/sources";
 import { createDb, type Db } from "../../db/client";
@@ -30,16 +29,6 @@ export type ImportDeps = {
   /** `sightdesk forward`: calls without a host get this one; `delivered` sees every call the server took */
   forward?: { host: string; delivered: (calls: WireCall[]) => void };
 };
-
-export const DEFAULT_INTERVAL_SECS = 2;
-
-export function parseInterval(value: string): number {
-  const secs = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !Number.isFinite(secs) || secs < 0.05 || secs > 86_400) {
-    throw new InvalidArgumentError("expected seconds between 0.05 and 86400");
-  }
-  return secs;
-}
 
 function summary(stats: ImportStats, remote: boolean): string[] {
   const c = stats.calls;

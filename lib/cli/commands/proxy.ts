@@ -3,16 +3,15 @@
 // server in batches (lib/proxy/sender.ts, on its own thread: senderThread.ts), spooling to disk
 // while the server is unreachable.
 import path from "node:path";
-import { InvalidArgumentError } from "commander";
 import { SenderThread } from "../../proxy/senderThread";
 import { startProxy } from "../../proxy/server";
-import { parseUpstream, upstreamMap } from "../../proxy/routes";
+import { upstreamMap } from "../../proxy/routes";
 import { resolveConnection } from "../config";
 import { CliError } from "../errors";
 import { safeLine } from "../format";
 import { line } from "../io";
 import { stamp, type ImportDeps } from "./import";
-import type { Listen } from "./forward";
+import type { Listen } from "../options";
 
 export type ProxyOptions = {
   listen: Listen;
@@ -23,33 +22,6 @@ export type ProxyOptions = {
   timeout: number;
   idleTimeout: number;
 };
-
-export const DEFAULT_PROXY_LISTEN = "127.0.0.1:8788";
-export const DEFAULT_SPOOL_MAX_MB = 256;
-export const DEFAULT_TIMEOUT_SECS = 600;
-export const DEFAULT_IDLE_TIMEOUT_SECS = 600;
-
-/** `--upstream NAME=URL`, repeatable. */
-export function collectUpstream(value: string, previous: string[] | undefined): string[] {
-  try {
-    parseUpstream(value);
-  } catch (e) {
-    throw new InvalidArgumentError((e as Error).message);
-  }
-  return [...(previous ?? []), value];
-}
-
-export function parseMegabytes(value: string): number {
-  const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || n < 1 || n > 1_000_000) throw new InvalidArgumentError("expected a whole number of megabytes (1 or more)");
-  return n;
-}
-
-export function parseSeconds(value: string): number {
-  const n = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value.trim()) || n <= 0 || n > 86_400) throw new InvalidArgumentError("expected a number of seconds above 0");
-  return n;
-}
 
 export async function proxy(opts: ProxyOptions, deps: ImportDeps): Promise<void> {
   const env = deps.env ?? process.env;

@@ -6,11 +6,10 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { InvalidArgumentError } from "commander";
 import { z } from "zod";
 import { DomainError } from "../../domain/errors";
 import { stringifyExact } from "../../wire/json";
-import { ROLES, type Role } from "../../auth/roles";
+import type { Role } from "../../auth/roles";
 import { createUser, MIN_PASSWORD_LENGTH } from "../../auth/users";
 import { createDb } from "../../db/client";
 import { migrate } from "../../db/migrate";
@@ -19,6 +18,7 @@ import { databaseUrl, providerOf, sqliteFilePath } from "../../db/url";
 import { CliError, EXIT_REQUEST, UsageError } from "../errors";
 import { safeLine } from "../format";
 import { type Io, line } from "../io";
+import { PASSWORD_ENV } from "../options";
 
 export type CreateOptions = { email: string; role: Role; name?: string; password?: string; json?: boolean };
 
@@ -29,14 +29,14 @@ export type UserDeps = {
   stdin?: NodeJS.ReadStream;
 };
 
-export const PASSWORD_ENV = "SIGHTDESK_USER_PASSWORD";
 const EXIT_INTERRUPTED = 130;
 
 const emailSchema = z.email();
 
-export function parseEmail(value: string): string {
+/** Checked here, not as --email is parsed: zod loads only for this command (program.ts). */
+function checkedEmail(value: string): string {
   const email = value.trim();
-  if (!emailSchema.safeParse(email).success) throw new InvalidArgumentError("expected an email address, e.g. alice@example.com");
+  if (!emailSchema.safeParse(email).success) throw new UsageError(`option '--email <email>' argument '${safeLine(value)}' is invalid. expected an email address, e.g. alice@example.com`);
   return email;
 }
 
@@ -171,6 +171,7 @@ export function describeDatabase(url: string): string {
 
 export async function create(opts: CreateOptions, deps: UserDeps): Promise<void> {
   const { io } = deps;
+  const email = checkedEmail(opts.email);
   const password = await choosePassword(opts, deps);
   if (password.length < MIN_PASSWORD_LENGTH) throw new UsageError(`The password needs at least ${MIN_PASSWORD_LENGTH} characters`);
   if (password.length > 1024) throw new UsageError("The password may have at most 1024 characters");
@@ -186,7 +187,7 @@ export async function create(opts: CreateOptions, deps: UserDeps): Promise<void>
   const db = createDb(url);
   let user: Awaited<ReturnType<typeof createUser>>;
   try {
-    user = await createUser(db, { email: opts.email, name, role: opts.role, password });
+    user = await createUser(db, { email, name, role: opts.role, password });
   } catch (e) {
     if (e instanceof DomainError && e.kind === "conflict") throw new CliError(`${e.message}: choose another email, or change the existing user in Settings`, EXIT_REQUEST);
     if (e instanceof DomainError) throw new UsageError(e.message);
@@ -199,5 +200,3 @@ export async function create(opts: CreateOptions, deps: UserDeps): Promise<void>
   line(io.out, `  database: ${describeDatabase(url)}`);
   line(io.out, "They can sign in to the dashboard with this email and password.");
 }
-
-export const ROLE_CHOICES: readonly string[] = ROLES;
