@@ -2,15 +2,32 @@
 // `npm test`, `npm run test:e2e`, the demo and the benches each need a build; run one after
 // another (as CI does) they built the same sources again. The sources are every file git
 // tracks or would track, read whole (no mtimes: a checkout or copy keeps the build good),
-// except those no page or route imports: tests, benches, CI and prose.
+// except those no page or route imports (tests, benches, CI and prose), plus the generated
+// Prisma clients the pages bundle (git ignores them), the installed packages' lock and Node's
+// version.
 import { execFileSync, spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 
 const NOT_BUILT = [/^tests\//, /^bench\//, /^\.ci\//, /\.md$/];
+const GENERATED = ["lib/db/generated", "lib/db/generated-pg", "prisma/postgres", "node_modules/.package-lock.json"];
 const distDir = process.env.NEXT_DIST_DIR || ".next";
 const stampFile = path.join(distDir, "sightdesk-sources.sha256");
+
+/** Every file under `entry` (a file or a folder), sorted; none if it does not exist. */
+function filesUnder(entry: string): string[] {
+  if (!fs.existsSync(entry)) return [];
+  if (!fs.statSync(entry).isDirectory()) return [entry];
+  return fs.readdirSync(entry, { recursive: true, encoding: "utf8" }).map((f) => path.join(entry, f)).filter((f) => fs.statSync(f).isFile()).sort();
+}
+
+/** A file's bytes as they matter to the build: `next build` adds its own folder's types to tsconfig.json. */
+function contentOf(file: string): Buffer | string {
+  if (!fs.existsSync(file)) return "(deleted)"; // a tracked file deleted from the work tree
+  if (file !== "tsconfig.json") return fs.readFileSync(file);
+  return fs.readFileSync(file, "utf8").split("\n").filter((l) => !/"\.next[^"]*\/(dev\/)?types\//.test(l)).join("\n");
+}
 
 /** A digest of the sources, or null where git cannot list them (then always build). */
 function sourcesDigest(): string | null {
@@ -20,13 +37,9 @@ function sourcesDigest(): string | null {
   } catch {
     return null;
   }
-  const files = [...new Set(listed.split("\0").filter(Boolean))].filter((f) => !NOT_BUILT.some((re) => re.test(f))).sort();
-  const hash = crypto.createHash("sha256").update(`dist ${distDir}\0`);
-  for (const file of files) {
-    hash.update(file).update("\0");
-    // a tracked file deleted from the work tree counts as its absence
-    hash.update(fs.existsSync(file) ? fs.readFileSync(file) : "(deleted)").update("\0");
-  }
+  const tracked = [...new Set(listed.split("\0").filter(Boolean))].filter((f) => !NOT_BUILT.some((re) => re.test(f)) && !f.startsWith(`${distDir}/`)).sort();
+  const hash = crypto.createHash("sha256").update(`dist ${distDir}\0node ${process.version}\0`);
+  for (const file of [...tracked, ...GENERATED.flatMap(filesUnder)]) hash.update(file).update("\0").update(contentOf(file)).update("\0");
   return hash.digest("hex");
 }
 

@@ -12,8 +12,30 @@ import type { CreateOptions } from "./commands/user";
 import type { Context } from "./context";
 import { DEFAULT_URL, type GlobalOptions } from "./config";
 import type { Io } from "./io";
-import * as opt from "./options";
-import { parseExpiry, parseHours, parseNames, parseNonEmpty, parsePositiveInt, parseScopes, parseSeverities, parseTypes } from "./options";
+import {
+  DEFAULT_IDLE_TIMEOUT_SECS,
+  DEFAULT_INTERVAL_SECS,
+  DEFAULT_LISTEN,
+  DEFAULT_PROXY_LISTEN,
+  DEFAULT_SPOOL_MAX_MB,
+  DEFAULT_TIMEOUT_SECS,
+  PASSWORD_ENV,
+  ROLE_CHOICES,
+  collectUpstream,
+  parseAdvertise,
+  parseExpiry,
+  parseHours,
+  parseInterval,
+  parseListen,
+  parseMegabytes,
+  parseNames,
+  parseNonEmpty,
+  parsePositiveInt,
+  parseScopes,
+  parseSeconds,
+  parseSeverities,
+  parseTypes,
+} from "./options";
 
 // The code of the commands that need the database or the proxy, required when they run (the CLI
 // runs as CommonJS through tsx's require hook, bin/sightdesk.mjs, where import() finds no .ts).
@@ -157,9 +179,9 @@ export function buildProgram(contextFor: ContextFactory, io: Io, version?: strin
   u.command("create")
     .description("add a user who signs in with email and password")
     .requiredOption("--email <email>", "the user's email (their sign-in name)", parseNonEmpty)
-    .addOption(new Option("--role <role>", "viewer reads, responder triages, admin manages users and tokens").choices(opt.ROLE_CHOICES).makeOptionMandatory())
+    .addOption(new Option("--role <role>", "viewer reads, responder triages, admin manages users and tokens").choices(ROLE_CHOICES).makeOptionMandatory())
     .option("--name <name>", "a display name")
-    .option("--password <password>", `the password (default: $${opt.PASSWORD_ENV}, else asked on the terminal)`, parseNonEmpty)
+    .option("--password <password>", `the password (default: $${PASSWORD_ENV}, else asked on the terminal)`, parseNonEmpty)
     .option("--json", "print the created user as JSON")
     .addHelpText("after", "\nThe database is $SIGHTDESK_DATA_DIR/sightdesk.db (default ./data) or $DATABASE_URL.")
     .action((opts: CreateOptions) => user().create(opts, { io }));
@@ -171,7 +193,7 @@ export function buildProgram(contextFor: ContextFactory, io: Io, version?: strin
     .description("import an AgentSight data directory (genai_events.db, interruption_events.db)")
     .argument("<dir>", "the AgentSight data directory")
     .option("--follow", "keep polling for new rows and import or forward them (Ctrl+C stops)")
-    .option("--interval <secs>", "seconds between polls with --follow", opt.parseInterval, opt.DEFAULT_INTERVAL_SECS)
+    .option("--interval <secs>", "seconds between polls with --follow", parseInterval, DEFAULT_INTERVAL_SECS)
     .option("--json", "print the counts as JSON")
     .option("--quiet", "no progress on stderr (rows, rows/s and time left: in place on a terminal, else a line every 10 s)")
     .addHelpText(
@@ -192,13 +214,13 @@ Re-running is a no-op.`,
     .command("forward")
     .description("forward an AgentSight directory's calls to a server, and take its dead-loop terminate requests")
     .argument("<dir>", "the AgentSight data directory")
-    .option("--interval <secs>", "seconds between polls", opt.parseInterval, opt.DEFAULT_INTERVAL_SECS)
+    .option("--interval <secs>", "seconds between polls", parseInterval, DEFAULT_INTERVAL_SECS)
     .addOption(
       new Option("--listen <host:port>", "where the control listener listens")
-        .argParser(opt.parseListen)
-        .default(opt.parseListen(opt.DEFAULT_LISTEN), `${opt.DEFAULT_LISTEN}, a free port`),
+        .argParser(parseListen)
+        .default(parseListen(DEFAULT_LISTEN), `${DEFAULT_LISTEN}, a free port`),
     )
-    .option("--advertise <url>", "the listener's URL as the server reaches it (default: the listen address)", opt.parseAdvertise)
+    .option("--advertise <url>", "the listener's URL as the server reaches it (default: the listen address)", parseAdvertise)
     .option("--host <name>", "this host's name, given to calls that have none (default: the OS host name)", parseNonEmpty)
     .option("--json", "print the counts as JSON")
     .addHelpText(
@@ -223,14 +245,14 @@ when it runs on this machine).`,
     .command("proxy")
     .description("a recording proxy for OpenAI- and Anthropic-compatible APIs: point an agent's base URL at it")
     .addOption(
-      new Option("--listen <host:port>", "where the proxy listens").argParser(opt.parseListen).default(opt.parseListen(opt.DEFAULT_PROXY_LISTEN), opt.DEFAULT_PROXY_LISTEN),
+      new Option("--listen <host:port>", "where the proxy listens").argParser(parseListen).default(parseListen(DEFAULT_PROXY_LISTEN), DEFAULT_PROXY_LISTEN),
     )
     .option("--agent-name <name>", "the agent name of the recorded calls (else the X-SightDesk-Agent header, else the process name)", parseNonEmpty)
-    .option("--upstream <NAME=URL>", "another upstream, served at /NAME/* (repeatable); also overrides openai or anthropic", opt.collectUpstream)
+    .option("--upstream <NAME=URL>", "another upstream, served at /NAME/* (repeatable); also overrides openai or anthropic", collectUpstream)
     .option("--spool <dir>", "where unsent exchanges wait while the server is unreachable (default: $SIGHTDESK_DATA_DIR/spool)")
-    .option("--spool-max-mb <mb>", "the spool's size limit; the oldest exchanges are dropped beyond it", opt.parseMegabytes, opt.DEFAULT_SPOOL_MAX_MB)
-    .option("--timeout <secs>", "seconds to wait for an upstream's response headers (then 504)", opt.parseSeconds, opt.DEFAULT_TIMEOUT_SECS)
-    .option("--idle-timeout <secs>", "seconds an upstream may stay silent mid-answer (then the answer is cut and recorded as timed out)", opt.parseSeconds, opt.DEFAULT_IDLE_TIMEOUT_SECS)
+    .option("--spool-max-mb <mb>", "the spool's size limit; the oldest exchanges are dropped beyond it", parseMegabytes, DEFAULT_SPOOL_MAX_MB)
+    .option("--timeout <secs>", "seconds to wait for an upstream's response headers (then 504)", parseSeconds, DEFAULT_TIMEOUT_SECS)
+    .option("--idle-timeout <secs>", "seconds an upstream may stay silent mid-answer (then the answer is cut and recorded as timed out)", parseSeconds, DEFAULT_IDLE_TIMEOUT_SECS)
     .addHelpText(
       "after",
       `
