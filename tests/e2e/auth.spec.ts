@@ -32,7 +32,7 @@ test("signing in from a page's redirect leads back to that page, filters and all
 });
 
 test("sign in, see who I am, sign out", async ({ page }) => {
-  await signInThroughForm(page, "responder");
+  await signInThroughForm(page, USERS.responder);
   await expect(page.getByTestId("current-user")).toContainText("responder");
   await snapshot(page, "overview-signed-in");
   await page.getByRole("button", { name: "Sign out" }).click();

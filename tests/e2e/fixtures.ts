@@ -1,5 +1,7 @@
 // Users and helpers shared by the browser tests; scripts/e2e-server.ts seeds the same users.
-import { expect, type Page } from "@playwright/test";
+import fs from "node:fs";
+import path from "node:path";
+import { expect, request, type APIRequestContext, type Page } from "@playwright/test";
 
 export const USERS = {
   admin: { email: "admin@e2e.test", password: "admin-pass-123", role: "admin" },
@@ -9,7 +11,14 @@ export const USERS = {
 
 export type Who = keyof typeof USERS;
 
-export const BASE_URL = `http://127.0.0.1:${process.env.E2E_PORT ?? 3210}`;
+const PORT = process.env.E2E_PORT ?? "3210";
+export const BASE_URL = `http://127.0.0.1:${PORT}`;
+
+/** The e2e server's API with its dashboard token (every scope, ingest included). */
+export function dashboardApi(): Promise<APIRequestContext> {
+  const token = fs.readFileSync(path.resolve(`.tmp/e2e-${PORT}/.dashboard_token`), "utf8").trim();
+  return request.newContext({ baseURL: BASE_URL, extraHTTPHeaders: { authorization: `Bearer ${token}` } });
+}
 
 /**
  * Signs in as the login form does (next-auth's credentials endpoint, with its CSRF token), so
@@ -31,9 +40,8 @@ export async function signIn(page: Page, who: Who): Promise<void> {
   expect(session.user?.email, `signed in as ${who}`).toBe(user.email);
 }
 
-/** Signs in as a person does: the login form, then the overview it leads to. */
-export async function signInThroughForm(page: Page, who: Who): Promise<void> {
-  const user = USERS[who];
+/** Signs in as a person does: the login form, then the page it leads to. */
+export async function signInThroughForm(page: Page, user: { email: string; password: string }): Promise<void> {
   await page.goto("/login");
   await page.getByLabel("Email").fill(user.email);
   await page.getByLabel("Password").fill(user.password);

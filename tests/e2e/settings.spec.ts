@@ -1,19 +1,11 @@
 // Settings: API tokens (secret shown once, revoke with confirmation), users and roles (add a
 // user, change a role, the new user's view), what non-admins see, and the API refusing them.
 import { expect, test, type Page } from "@playwright/test";
-import { signIn, snapshot } from "./fixtures";
+import { signIn, signInThroughForm, snapshot } from "./fixtures";
 
 const XSS_NAME = `<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>`;
 
 const unique = (label: string) => `${label}-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e6)}`;
-
-async function signInAs(page: Page, email: string, password: string): Promise<void> {
-  await page.goto("/login");
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect(page.getByTestId("current-user")).toContainText(email);
-}
 
 async function openSettings(page: Page): Promise<void> {
   await page.goto("/settings");
@@ -113,7 +105,7 @@ test("an admin adds a viewer, who then sees no admin actions", async ({ page }) 
 
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(/\/login/);
-  await signInAs(page, email, password);
+  await signInThroughForm(page, { email, password });
   await expect(page.getByTestId("current-user")).toContainText("viewer");
   await openSettings(page);
   await expect(page.getByTestId("users-readonly-note")).toContainText("viewer");

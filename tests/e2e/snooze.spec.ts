@@ -2,13 +2,8 @@
 // Snoozed tab holds it with what wakes it, Wake brings it back; a group snoozed from the grouped
 // view takes new arrivals too; a mute rule added in Settings makes matching arrivals snoozed and
 // its removal wakes them. Each test ingests failures under an agent name of its own.
-import fs from "node:fs";
-import path from "node:path";
-import { expect, request, test, type Page } from "@playwright/test";
-import { signIn, snapshot } from "./fixtures";
-
-const PORT = process.env.E2E_PORT ?? "3210";
-const BASE = `http://127.0.0.1:${PORT}`;
+import { expect, test, type Page } from "@playwright/test";
+import { dashboardApi, signIn, snapshot } from "./fixtures";
 
 const rows = (page: Page) => page.locator('[data-testid="inbox-table"] tbody tr');
 const tabCount = (page: Page, tab: string) => page.getByTestId(`tab-${tab}`).getByTestId("tab-count");
@@ -21,15 +16,9 @@ async function settled(page: Page) {
 let seq = 0;
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(seq++).toString(36)}`;
 
-/** The e2e server's API with its dashboard token. */
-async function api() {
-  const token = fs.readFileSync(path.resolve(`.tmp/e2e-${PORT}/.dashboard_token`), "utf8").trim();
-  return request.newContext({ baseURL: BASE, extraHTTPHeaders: { authorization: `Bearer ${token}` } });
-}
-
 /** `n` failing calls (HTTP 503: service_unavailable) of `agent`, each in a conversation of its own. */
 async function ingest503(agent: string, n: number) {
-  const ctx = await api();
+  const ctx = await dashboardApi();
   const now = BigInt(Date.now()) * 1_000_000n;
   const calls = Array.from({ length: n }, (_, i) => {
     const start = now - BigInt(n - i) * 1_000_000_000n;
@@ -45,7 +34,7 @@ async function ingest503(agent: string, n: number) {
 }
 
 async function statuses(agent: string): Promise<string[]> {
-  const ctx = await api();
+  const ctx = await dashboardApi();
   const res = await ctx.get(`/api/interruptions?agent_name=${agent}`);
   const list = (await res.json()) as { status: string }[];
   await ctx.dispose();

@@ -2,13 +2,8 @@
 // me", the triage tabs and their counts, acknowledge with a note, bulk assign, the server-side
 // grouped view with group actions, and the regressed marker. Every test ingests its own failures
 // (under an agent name of its own) so it neither depends on nor disturbs the seeded demo data.
-import fs from "node:fs";
-import path from "node:path";
-import { expect, request, test, type Browser, type Page } from "@playwright/test";
-import { signIn, snapshot, USERS, type Who } from "./fixtures";
-
-const PORT = process.env.E2E_PORT ?? "3210";
-const BASE = `http://127.0.0.1:${PORT}`;
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { BASE_URL, dashboardApi, signIn, snapshot, USERS, type Who } from "./fixtures";
 
 const rows = (page: Page) => page.locator('[data-testid="inbox-table"] tbody tr');
 const groupRows = (page: Page) => page.locator('[data-testid="group-table"] tbody tr');
@@ -29,8 +24,7 @@ const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(seq+
  * Each call opens its own conversation (its own first user message), so no retry storm forms.
  */
 async function ingest503(agent: string, n: number, model = "e2e-model") {
-  const token = fs.readFileSync(path.resolve(`.tmp/e2e-${PORT}/.dashboard_token`), "utf8").trim();
-  const api = await request.newContext({ baseURL: BASE, extraHTTPHeaders: { authorization: `Bearer ${token}` } });
+  const api = await dashboardApi();
   const now = BigInt(Date.now()) * 1_000_000n;
   const session = `e2e-triage-${agent}`;
   const calls = Array.from({ length: n }, (_, i) => {
@@ -55,7 +49,7 @@ async function ingest503(agent: string, n: number, model = "e2e-model") {
 }
 
 async function userPage(browser: Browser, who: Who): Promise<Page> {
-  const context = await browser.newContext({ baseURL: BASE });
+  const context = await browser.newContext({ baseURL: BASE_URL });
   const page = await context.newPage();
   await signIn(page, who);
   return page;

@@ -1,14 +1,10 @@
-import fs from "node:fs";
-import path from "node:path";
-import { expect, request, test, type Page } from "@playwright/test";
-import { signIn, snapshot } from "./fixtures";
+import { expect, test, type Page } from "@playwright/test";
+import { dashboardApi, signIn, snapshot } from "./fixtures";
 
 type Rec = { interruption_id: string; session_id: string; call_id: string | null; conversation_id: string | null; detail: string };
 type CallSummary = { call_id: string; conversation_id: string | null; interruptions: { interruption_id: string }[] };
 
 const XSS = `<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>`;
-const PORT = Number(process.env.E2E_PORT ?? 3210);
-const BASE_URL = `http://127.0.0.1:${PORT}`;
 
 const row = (page: Page, callId: string) => page.locator(`[data-testid="call-row"][data-call-id="${callId}"]`);
 
@@ -172,8 +168,7 @@ test.describe("a 2,000-call session", () => {
 
   test.beforeAll(async () => {
     // Ingest needs a token with the `ingest` scope: the e2e server's dashboard token file.
-    const token = fs.readFileSync(path.resolve(`.tmp/e2e-${PORT}/.dashboard_token`), "utf8").trim();
-    const api = await request.newContext({ baseURL: BASE_URL, extraHTTPHeaders: { authorization: `Bearer ${token}` } });
+    const api = await dashboardApi();
     // Three days ago: outside the default 24 h windows of the inbox and overview that other
     // specs may count on the same server.
     const base = BigInt(Date.now() - 72 * 3600_000) * 1_000_000n;
