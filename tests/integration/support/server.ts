@@ -47,12 +47,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** How long `stop` lets the server shut down by itself (SIGTERM) before killing it. */
+const STOP_GRACE_MS = 1_000;
+
 async function waitForHealth(url: string, child: ChildProcess, log: () => string): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${log()}`);
     try {
       const res = await fetch(`${url}/api/health`);
+      await res.arrayBuffer(); // an unread answer holds the connection, and a stop with it (see `stop`)
       if (res.ok) return;
     } catch {
       /* not listening yet */
@@ -142,7 +146,18 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
     await exited;
   };
   const stop = async () => {
+    // Next's graceful close waits for connections it still counts as busy, and a response this
+    // process's fetch left unread can keep one so for up to 60 s (Node's headersTimeout). No
+    // test needs more than the grace: the server's data is durable at every answer.
+    const escalate = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        /* exited meanwhile */
+      }
+    }, STOP_GRACE_MS);
     await kill("SIGTERM");
+    clearTimeout(escalate);
     fs.rmSync(dataDir, { recursive: true, force: true });
     await database.drop();
   };
