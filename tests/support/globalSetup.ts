@@ -1,12 +1,26 @@
-// With TEST_DATABASE_URL (PostgreSQL), migrates the template every test database is copied from.
+// Migrates, once for the run, the template every test database is copied from: a SQLite file
+// (its path goes to the test workers in the environment), or with TEST_DATABASE_URL a
+// PostgreSQL database.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { migrate } from "../../lib/db/migrate";
 import { dropDatabase, withDatabase } from "../../lib/db/postgresAdmin";
-import { TEMPLATE_DATABASE, testPostgresUrl } from "./database";
+import { SQLITE_TEMPLATE_ENV, TEMPLATE_DATABASE, testPostgresUrl } from "./database";
 
-export default async function setup(): Promise<void> {
+export default async function setup(): Promise<(() => void) | void> {
   const server = testPostgresUrl();
-  if (!server) return;
-  const template = withDatabase(server, TEMPLATE_DATABASE);
-  await dropDatabase(template);
-  await migrate(template);
+  if (server) {
+    const template = withDatabase(server, TEMPLATE_DATABASE);
+    await dropDatabase(template);
+    await migrate(template);
+    return;
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-template-"));
+  const file = path.join(dir, "sightdesk.db");
+  await migrate(`file:${file}`);
+  // closed by now: the last connection folded its WAL into the file, which then copies whole
+  if (fs.existsSync(`${file}-wal`)) throw new Error(`the template database ${file} still has a WAL`);
+  process.env[SQLITE_TEMPLATE_ENV] = file;
+  return () => fs.rmSync(dir, { recursive: true, force: true });
 }
