@@ -1,7 +1,7 @@
 // A fresh, migrated database per test file: a SQLite file by default, or — with
 // TEST_DATABASE_URL=postgresql://… — a PostgreSQL database. Either is a copy of a template that
 // tests/support/globalSetup.ts migrated once for the run: a migration starts Prisma's schema
-// engine, ~2 s of CPU on SQLite (65 of them took a fifth of the suite's CPU) and ~10 s on PostgreSQL.
+// engine, ~2 s of CPU on SQLite (65 of them took a quarter of the suite's CPU) and ~10 s on PostgreSQL.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
