@@ -7,6 +7,9 @@ const nextConfig: NextConfig = {
   poweredByHeader: false,
   // A separate build folder lets parallel work build and serve side by side (NEXT_DIST_DIR).
   distDir: process.env.NEXT_DIST_DIR || ".next",
+  // The build cache speeds up the next build of a checkout; CI builds a fresh clone once, where
+  // writing it cost 10 s of a 50 s build.
+  experimental: { turbopackFileSystemCacheForBuild: !process.env.CI },
   async headers() {
     return [{ source: "/:path*", headers: FRAME_HEADERS }];
   },
