@@ -1,12 +1,12 @@
 // Applies the committed migrations (prisma/migrations, or prisma/migrations-pg for PostgreSQL).
 // A start with nothing to migrate compares the migration folders with Prisma's migration table
-// directly and never starts the schema engine: `prisma migrate deploy` spends ~10 s on
-// PostgreSQL even when it has nothing to do (its WebAssembly engine waits on a timer). When
+// directly and never starts the schema engine: `prisma migrate deploy` costs ~2 s of CPU even
+// when it has nothing to do, and on PostgreSQL its process lingers 10 s (`runEngine`). When
 // something is pending the engine runs (offline, see STACK.md) — on PostgreSQL under an advisory
 // lock, so that server processes starting together migrate once: each takes the lock in turn
 // and looks again. On SQLite the engine's own lock on the file is enough. Every start then makes
 // sure the triggers that keep the per-session counts exist (lib/db/openCounts.ts).
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -55,13 +55,34 @@ export async function migrate(url = databaseUrl()): Promise<MigrateResult> {
   return providerOf(url) === "postgresql" ? migratePostgres(url, committed) : migrateSqlite(url, committed);
 }
 
-/** `prisma migrate deploy`: prisma.config.ts picks the migration folder of the URL's provider. */
-function runEngine(url: string): void {
-  const run = spawnSync(process.execPath, [PRISMA_CLI, "migrate", "deploy"], {
+/** What `prisma migrate deploy` prints once every migration is applied, and nothing is left to do. */
+const DEPLOYED = /^All migrations have been successfully applied\.$/m;
+
+/**
+ * `prisma migrate deploy`: prisma.config.ts picks the migration folder of the URL's provider. On
+ * PostgreSQL the CLI lingers 10 s after its work is done (a timer its WebAssembly engine leaves
+ * behind): once it has said that everything is applied, it is stopped instead of waited for.
+ */
+function runEngine(url: string): Promise<void> {
+  const child = spawn(process.execPath, [PRISMA_CLI, "migrate", "deploy"], {
     env: { ...process.env, DATABASE_URL: url, CHECKPOINT_DISABLE: "1", PRISMA_HIDE_UPDATE_MESSAGE: "1" },
-    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
   });
-  if (run.status !== 0) throw new Error(`Database migration failed:\n${run.stdout}\n${run.stderr}`);
+  let stdout = "";
+  let stderr = "";
+  let deployed = false;
+  child.stdout.setEncoding("utf8").on("data", (text: string) => {
+    stdout += text;
+    if (!deployed && DEPLOYED.test(stdout)) {
+      deployed = true;
+      child.kill();
+    }
+  });
+  child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => (deployed || code === 0 ? resolve() : reject(new Error(`Database migration failed:\n${stdout}\n${stderr}`))));
+  });
 }
 
 // ── PostgreSQL ────────────────────────────────────────────────────────────────────────────
@@ -75,7 +96,7 @@ async function migratePostgres(url: string, committed: Migration[]): Promise<Mig
       try {
         // another process may have migrated while this one waited for the lock
         const pending = pendingMigrations(committed, await appliedOnPostgres(client));
-        if (pending.length) runEngine(url);
+        if (pending.length) await runEngine(url);
         applied = pending.map((m) => m.name);
       } finally {
         await client.query(UNLOCK);
@@ -128,7 +149,7 @@ async function connectCreating(url: string): Promise<pg.Client> {
 async function migrateSqlite(url: string, committed: Migration[]): Promise<MigrateResult> {
   const file = sqliteFilePath(url)!;
   const pending = fs.existsSync(file) ? pendingMigrations(committed, withSqlite(file, appliedOnSqlite)) : committed;
-  if (pending.length) runEngine(url);
+  if (pending.length) await runEngine(url);
   // WAL lets readers work while ingest writes; it is a property of the file.
   withSqlite(file, (db) => db.pragma("journal_mode = WAL"));
   await ensureOpenCountsSqlite(file);

@@ -1,9 +1,25 @@
 // Migrations at start (issue 14): with nothing pending, migrate() reads the migration table and
 // leaves Prisma's schema engine alone; what counts as pending; a changed migration is reported.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { createDb } from "@/lib/db/client";
 import { committedMigrations, migrate, pendingMigrations, type AppliedMigration } from "@/lib/db/migrate";
+import { dropDatabase, withDatabase } from "@/lib/db/postgresAdmin";
 import { useTestDb } from "../support/testDb";
-import { createTestDatabase } from "../support/database";
+import { createTestDatabase, testPostgresUrl } from "../support/database";
+
+/** A database URL nothing has created yet (a SQLite file or a PostgreSQL database), and how to remove it. */
+function newDatabase(label: string): { url: string; drop: () => Promise<void> } {
+  const server = testPostgresUrl();
+  if (server) {
+    const url = withDatabase(server, `sightdesk_${label}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`);
+    return { url, drop: () => dropDatabase(url) };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `sightdesk-${label}-`));
+  return { url: `file:${path.join(dir, "sightdesk.db")}`, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
 
 const applied = (name: string, checksum: string, over: Partial<AppliedMigration> = {}): AppliedMigration => ({
   migration_name: name, checksum, finished_at: "2026-12-01", rolled_back_at: null, ...over,
@@ -46,6 +62,26 @@ describe("migrate", () => {
     const fresh = await createTestDatabase("migrate-again");
     try {
       expect(await migrate(fresh.url)).toEqual({ applied: [] }); // createTestDatabase migrated it
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it("applies every committed migration to a new database through Prisma's engine, and fails with the engine's words when it refuses", { timeout: 60_000 }, async () => {
+    const fresh = newDatabase("migrate_new");
+    try {
+      const committed = committedMigrations(fresh.url).map((m) => m.name);
+      expect(await migrate(fresh.url)).toEqual({ applied: committed });
+      const db = createDb(fresh.url);
+      try {
+        const rows = await db.$queryRawUnsafe<AppliedMigration[]>("SELECT migration_name, checksum, finished_at, rolled_back_at FROM _prisma_migrations");
+        expect(rows.filter((r) => r.finished_at !== null).map((r) => r.migration_name).sort()).toEqual(committed);
+        // a migration that failed half-way: the engine will not go on until someone resolves it
+        await db.$executeRawUnsafe(`UPDATE _prisma_migrations SET finished_at = NULL WHERE migration_name = '${committed.at(-1)}'`);
+      } finally {
+        await db.$disconnect();
+      }
+      await expect(migrate(fresh.url)).rejects.toThrow(/Database migration failed:[\s\S]*P3009/);
     } finally {
       await fresh.drop();
     }
