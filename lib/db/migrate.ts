@@ -55,8 +55,12 @@ export async function migrate(url = databaseUrl()): Promise<MigrateResult> {
   return providerOf(url) === "postgresql" ? migratePostgres(url, committed) : migrateSqlite(url, committed);
 }
 
-/** What `prisma migrate deploy` prints once every migration is applied, and nothing is left to do. */
-const DEPLOYED = /^All migrations have been successfully applied\.$/m;
+/**
+ * Whether `prisma migrate deploy`'s output so far says every migration is applied (its last
+ * words; colour codes, which it adds whenever FORCE_COLOR is set, are looked past).
+ */
+export const deployFinished = (stdout: string): boolean =>
+  /^All migrations have been successfully applied\.$/m.test(stdout.replace(/\x1b\[[0-9;]*m/g, ""));
 
 /**
  * `prisma migrate deploy`: prisma.config.ts picks the migration folder of the URL's provider. On
@@ -65,7 +69,7 @@ const DEPLOYED = /^All migrations have been successfully applied\.$/m;
  */
 function runEngine(url: string): Promise<void> {
   const child = spawn(process.execPath, [PRISMA_CLI, "migrate", "deploy"], {
-    env: { ...process.env, DATABASE_URL: url, CHECKPOINT_DISABLE: "1", PRISMA_HIDE_UPDATE_MESSAGE: "1" },
+    env: { ...process.env, DATABASE_URL: url, CHECKPOINT_DISABLE: "1", PRISMA_HIDE_UPDATE_MESSAGE: "1", NO_COLOR: "1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -73,7 +77,7 @@ function runEngine(url: string): Promise<void> {
   let deployed = false;
   child.stdout.setEncoding("utf8").on("data", (text: string) => {
     stdout += text;
-    if (!deployed && DEPLOYED.test(stdout)) {
+    if (!deployed && deployFinished(stdout)) {
       deployed = true;
       child.kill();
     }

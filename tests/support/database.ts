@@ -17,18 +17,24 @@ export const SQLITE_TEMPLATE_ENV = "SIGHTDESK_TEST_SQLITE_TEMPLATE";
 
 export const testPostgresUrl = (): string | null => process.env.TEST_DATABASE_URL || null;
 
-export async function createTestDatabase(label = "t"): Promise<TestDatabase> {
+/** A database nothing has created yet (a SQLite file in a folder of its own, or a PostgreSQL database name). */
+export function newTestDatabase(label: string): TestDatabase {
   const server = testPostgresUrl();
-  if (!server) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `sightdesk-${label}-`));
-    const file = path.join(dir, "sightdesk.db");
-    const template = process.env[SQLITE_TEMPLATE_ENV];
-    if (template) fs.copyFileSync(template, file);
-    else await migrate(`file:${file}`); // outside vitest (benchmarks)
-    return { url: `file:${file}`, provider: "sqlite", file, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  if (server) {
+    const name = `sightdesk_${label.replace(/\W/g, "_").slice(0, 20)}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`.toLowerCase();
+    const url = withDatabase(server, name);
+    return { url, provider: "postgresql", file: null, drop: () => dropDatabase(url) };
   }
-  const name = `sightdesk_${label.replace(/\W/g, "_").slice(0, 20)}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`.toLowerCase();
-  const url = withDatabase(server, name);
-  await createDatabase(url, TEMPLATE_DATABASE);
-  return { url, provider: "postgresql", file: null, drop: () => dropDatabase(url) };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `sightdesk-${label}-`));
+  const file = path.join(dir, "sightdesk.db");
+  return { url: `file:${file}`, provider: "sqlite", file, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+export async function createTestDatabase(label = "t"): Promise<TestDatabase> {
+  const database = newTestDatabase(label);
+  const template = process.env[SQLITE_TEMPLATE_ENV];
+  if (database.provider === "postgresql") await createDatabase(database.url, TEMPLATE_DATABASE);
+  else if (template) fs.copyFileSync(template, database.file!);
+  else await migrate(database.url); // outside vitest (benchmarks)
+  return database;
 }

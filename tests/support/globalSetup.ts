@@ -2,13 +2,11 @@
 // (its path goes to the test workers in the environment), or with TEST_DATABASE_URL a
 // PostgreSQL database.
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { migrate } from "../../lib/db/migrate";
 import { dropDatabase, withDatabase } from "../../lib/db/postgresAdmin";
-import { SQLITE_TEMPLATE_ENV, TEMPLATE_DATABASE, testPostgresUrl } from "./database";
+import { newTestDatabase, SQLITE_TEMPLATE_ENV, TEMPLATE_DATABASE, testPostgresUrl } from "./database";
 
-export default async function setup(): Promise<(() => void) | void> {
+export default async function setup(): Promise<(() => Promise<void>) | void> {
   const server = testPostgresUrl();
   if (server) {
     const template = withDatabase(server, TEMPLATE_DATABASE);
@@ -16,11 +14,10 @@ export default async function setup(): Promise<(() => void) | void> {
     await migrate(template);
     return;
   }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-template-"));
-  const file = path.join(dir, "sightdesk.db");
-  await migrate(`file:${file}`);
+  const template = newTestDatabase("template");
+  await migrate(template.url);
   // closed by now: the last connection folded its WAL into the file, which then copies whole
-  if (fs.existsSync(`${file}-wal`)) throw new Error(`the template database ${file} still has a WAL`);
-  process.env[SQLITE_TEMPLATE_ENV] = file;
-  return () => fs.rmSync(dir, { recursive: true, force: true });
+  if (fs.existsSync(`${template.file}-wal`)) throw new Error(`the template database ${template.file} still has a WAL`);
+  process.env[SQLITE_TEMPLATE_ENV] = template.file!;
+  return template.drop;
 }

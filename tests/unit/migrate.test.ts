@@ -1,25 +1,10 @@
 // Migrations at start (issue 14): with nothing pending, migrate() reads the migration table and
 // leaves Prisma's schema engine alone; what counts as pending; a changed migration is reported.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createDb } from "@/lib/db/client";
-import { committedMigrations, migrate, pendingMigrations, type AppliedMigration } from "@/lib/db/migrate";
-import { dropDatabase, withDatabase } from "@/lib/db/postgresAdmin";
+import { committedMigrations, deployFinished, migrate, pendingMigrations, type AppliedMigration } from "@/lib/db/migrate";
 import { useTestDb } from "../support/testDb";
-import { createTestDatabase, testPostgresUrl } from "../support/database";
-
-/** A database URL nothing has created yet (a SQLite file or a PostgreSQL database), and how to remove it. */
-function newDatabase(label: string): { url: string; drop: () => Promise<void> } {
-  const server = testPostgresUrl();
-  if (server) {
-    const url = withDatabase(server, `sightdesk_${label}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`);
-    return { url, drop: () => dropDatabase(url) };
-  }
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `sightdesk-${label}-`));
-  return { url: `file:${path.join(dir, "sightdesk.db")}`, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
-}
+import { createTestDatabase, newTestDatabase } from "../support/database";
 
 const applied = (name: string, checksum: string, over: Partial<AppliedMigration> = {}): AppliedMigration => ({
   migration_name: name, checksum, finished_at: "2026-12-01", rolled_back_at: null, ...over,
@@ -48,6 +33,17 @@ describe("pendingMigrations", () => {
   });
 });
 
+describe("deployFinished", () => {
+  it("is the CLI's closing line, plain or coloured, whole and on a line of its own", () => {
+    const listing = "11 migrations found in prisma/migrations\n\nApplying migration `20261202080000_session_open_counts`\n";
+    expect(deployFinished(listing)).toBe(false);
+    expect(deployFinished(`${listing}\nAll migrations have been successfully applied.\n`)).toBe(true);
+    expect(deployFinished(`${listing}\n\x1b[32mAll migrations have been successfully applied.\x1b[39m\n`)).toBe(true);
+    expect(deployFinished(`${listing}\nAll migrations have been successfully appl`)).toBe(false); // the rest of the line is still on its way
+    expect(deployFinished("No pending migrations to apply.\n")).toBe(false);
+  });
+});
+
 describe("migrate", () => {
   const db = useTestDb("migrate");
 
@@ -68,7 +64,7 @@ describe("migrate", () => {
   });
 
   it("applies every committed migration to a new database through Prisma's engine, and fails with the engine's words when it refuses", { timeout: 60_000 }, async () => {
-    const fresh = newDatabase("migrate_new");
+    const fresh = newTestDatabase("migrate_new");
     try {
       const committed = committedMigrations(fresh.url).map((m) => m.name);
       expect(await migrate(fresh.url)).toEqual({ applied: committed });

@@ -147,17 +147,14 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
   };
   const stop = async () => {
     // Next's graceful close waits for connections it still counts as busy, and a response this
-    // process's fetch left unread can keep one so for up to 60 s (Node's headersTimeout). No
+    // process's fetch left unread can keep one so for about 60 s (Node's headersTimeout). No
     // test needs more than the grace: the server's data is durable at every answer.
-    const escalate = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        /* exited meanwhile */
-      }
-    }, STOP_GRACE_MS);
-    await kill("SIGTERM");
-    clearTimeout(escalate);
+    const escalate = setTimeout(() => void kill("SIGKILL").catch(() => undefined), STOP_GRACE_MS);
+    try {
+      await kill("SIGTERM");
+    } finally {
+      clearTimeout(escalate);
+    }
     fs.rmSync(dataDir, { recursive: true, force: true });
     await database.drop();
   };
