@@ -17,6 +17,12 @@ async function unresolved(page: Page, query: string): Promise<number> {
   return ((await res.json()) as Count).total;
 }
 
+/** The id of the view just saved, once the URL names it (the name shows before the URL changes). */
+async function openViewId(page: Page): Promise<string> {
+  await expect(page).toHaveURL(/[?&]view=[\w-]+/);
+  return new URL(page.url()).searchParams.get("view")!;
+}
+
 const menu = (page: Page) => page.getByRole("dialog", { name: "Saved views" });
 
 async function openMenu(page: Page) {
@@ -38,8 +44,7 @@ test("save the inbox's filters as a shared view, find it with its count, open it
   await menu(page).getByRole("button", { name: "Save view" }).click();
   // the saved view is the open one: named in the button, its id in the URL
   await expect(page.getByTestId("open-view-name")).toHaveText(name);
-  await expect(page).toHaveURL(/[?&]view=[\w-]+/);
-  const id = new URL(page.url()).searchParams.get("view")!;
+  const id = await openViewId(page);
   const item = menu(page).getByTestId("shared-views").locator(`[data-view-id="${id}"]`);
   await expect(item).toContainText(name);
   await expect(item.getByTestId("view-count")).toHaveText(String(critical));
@@ -107,7 +112,7 @@ test("a private view stays in its owner's menu only", async ({ page, browser }) 
   await menu(page).getByLabel("View name").fill(name);
   await menu(page).getByRole("button", { name: "Save view" }).click();
   await expect(page.getByTestId("open-view-name")).toHaveText(name);
-  const id = new URL(page.url()).searchParams.get("view")!;
+  const id = await openViewId(page);
   await expect(menu(page).getByTestId("my-views").locator(`[data-view-id="${id}"]`)).toBeVisible();
 
   const otherContext = await browser.newContext();
