@@ -1,5 +1,6 @@
 import type { NextConfig } from "next";
 import { FRAME_HEADERS } from "./lib/api/frameHeaders";
+import { bundleIngestWorker } from "./scripts/bundleIngestWorker";
 
 const nextConfig: NextConfig = {
   // Native and driver packages are loaded from node_modules at run time, not bundled.
@@ -10,6 +11,8 @@ const nextConfig: NextConfig = {
   // The build cache speeds up the next build of a checkout; CI builds a fresh clone once, where
   // writing it cost 10 s of a 50 s build.
   experimental: { turbopackFileSystemCacheForBuild: !process.env.CI },
+  // The ingest worker thread runs outside Next's bundles: it gets its own (lib/api/ingestWorkerFiles.ts).
+  compiler: { runAfterProductionCompile: ({ projectDir, distDir }) => bundleIngestWorker(projectDir, distDir) },
   async headers() {
     return [{ source: "/:path*", headers: FRAME_HEADERS }];
   },

@@ -6,12 +6,12 @@
 // inline, where the round trip would cost more than the work. If the worker cannot start (e.g.
 // outside the source tree), everything is prepared inline.
 import fs from "node:fs";
-import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { ApiError } from "./errors";
 import { prepareIngestBytes, type IngestKind, type PreparedBatch } from "./ingest";
 import type { WorkerReply, WorkerRequest } from "./ingestWorker";
 import { prepareOtlpBody, type OtlpEncoding } from "./otlpBody";
+import { ingestWorkerEntry } from "./ingestWorkerFiles";
 import type { OtlpBatch } from "../otlp/prepare";
 
 /** OTLP exports from this size on go to the worker. */
@@ -94,7 +94,7 @@ class IngestWorker {
 const holder = globalThis as unknown as { sightdeskIngestWorker?: IngestWorker };
 
 function ingestWorker(): IngestWorker {
-  return (holder.sightdeskIngestWorker ??= new IngestWorker(path.join(process.cwd(), "lib", "api", "ingestWorker.cjs")));
+  return (holder.sightdeskIngestWorker ??= new IngestWorker(ingestWorkerEntry()));
 }
 
 /** Starts the worker now, so that the first ingest request does not wait for it to load. */

@@ -1,4 +1,4 @@
-// Entry of the ingest worker thread: the server runs from this source tree (`next start` in
-// the project folder), so the worker loads its TypeScript through tsx, a dependency already.
+// Entry of the ingest worker thread from the sources (`next dev`, tests, a build without the
+// worker's bundle; lib/api/ingestWorkerFiles.ts): its TypeScript loads through tsx.
 require("tsx/cjs");
 require("./ingestWorker.ts");

@@ -1,0 +1,16 @@
+// Where the ingest worker thread's code is. `next build` bundles it into the build folder
+// (scripts/bundleIngestWorker.ts), so a production server loads plain JavaScript; elsewhere
+// (`next dev`, tests in-process, a build from before the bundle) it loads the TypeScript
+// sources through tsx, which costs about twice the CPU at every start.
+import fs from "node:fs";
+import path from "node:path";
+
+/** The bundle's place inside the build folder. */
+export const WORKER_BUNDLE = path.join("sightdesk", "ingest-worker.js");
+
+/** The worker's entry for this process: the build's bundle in production, else the sources. */
+export function ingestWorkerEntry(root = process.cwd()): string {
+  const bundle = path.join(root, process.env.NEXT_DIST_DIR || ".next", WORKER_BUNDLE);
+  if (process.env.NODE_ENV === "production" && fs.existsSync(bundle)) return bundle;
+  return path.join(root, "lib", "api", "ingestWorker.cjs");
+}

@@ -1,0 +1,20 @@
+// Bundles the ingest worker thread (lib/api/ingestWorker.ts and what it imports) into the build
+// folder; next.config.ts runs it after `next build` compiles. Installed packages stay outside
+// the bundle and load from node_modules, as the server's own do.
+import path from "node:path";
+import { WORKER_BUNDLE } from "../lib/api/ingestWorkerFiles";
+
+export async function bundleIngestWorker(projectDir: string, distDir: string): Promise<void> {
+  const { build } = await import("esbuild");
+  await build({
+    absWorkingDir: projectDir,
+    entryPoints: [path.join(projectDir, "lib", "api", "ingestWorker.ts")],
+    outfile: path.resolve(projectDir, distDir, WORKER_BUNDLE),
+    bundle: true,
+    platform: "node",
+    target: `node${process.versions.node.split(".")[0]}`,
+    format: "cjs",
+    packages: "external",
+    logLevel: "warning",
+  });
+}
