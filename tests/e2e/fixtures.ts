@@ -53,3 +53,19 @@ export async function signInThroughForm(page: Page, user: { email: string; passw
 export async function snapshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `test-results/screenshots/${name}.png`, fullPage: true });
 }
+
+/** The inbox's rows (the flat view's table). */
+export const inboxRows = (page: Page) => page.locator('[data-testid="inbox-table"] tbody tr');
+
+/** The count an inbox tab shows. */
+export const tabCount = (page: Page, tab: string) => page.getByTestId(`tab-${tab}`).getByTestId("tab-count");
+
+/** Waits until the inbox has answered: nothing busy, and its table, its groups or its empty state shown. */
+export async function inboxSettled(page: Page): Promise<void> {
+  await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
+  await expect(page.getByTestId("inbox-table").or(page.getByTestId("group-table")).or(page.getByTestId("inbox-empty"))).toBeVisible();
+}
+
+let seq = 0;
+/** A name no other test, nor an earlier run against the same server, has used. */
+export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(seq++).toString(36)}`;

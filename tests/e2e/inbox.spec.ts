@@ -2,40 +2,34 @@
 // live arrivals and untrusted text. Each test picks its own interruptions (by agent or type) so
 // the tests do not depend on each other's changes to the shared seeded data.
 import { expect, test, type Page } from "@playwright/test";
-import { signIn, snapshot } from "./fixtures";
+import { inboxRows, inboxSettled, signIn, snapshot } from "./fixtures";
 
 // Mirrors scripts/e2e-server.ts (importing it would start a server).
 const XSS_PAYLOAD = `<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>`;
 
-const rows = (page: Page) => page.locator('[data-testid="inbox-table"] tbody tr');
 const total = (page: Page) => page.getByTestId("inbox-total");
 const severityGroup = (page: Page) => page.getByRole("group", { name: "Severity" });
 
 /** Waits until the table has settled (no fetch in flight, no stale rows shown). */
-async function settled(page: Page) {
-  await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
-  await expect(page.getByTestId("inbox-table").or(page.getByTestId("inbox-empty"))).toBeVisible();
-}
-
 async function unresolvedCount(page: Page): Promise<number> {
   await expect(total(page)).toHaveText(/^\d+ unresolved$/);
   return Number((await total(page).textContent())!.split(" ")[0]);
 }
 
-const visibleSeverities = (page: Page) => rows(page).locator('[data-testid^="severity-"]').allTextContents();
+const visibleSeverities = (page: Page) => inboxRows(page).locator('[data-testid^="severity-"]').allTextContents();
 
 test("filter by severity through the controls, then reopen the same view from a pasted URL", async ({ page, context }) => {
   await signIn(page, "viewer");
   await page.goto("/inbox");
-  await settled(page);
+  await inboxSettled(page);
   expect(new Set(await visibleSeverities(page)).size).toBeGreaterThan(1);
 
   await severityGroup(page).getByRole("button", { name: "critical", exact: true }).click();
   await expect(page).toHaveURL(/[?&]severity=critical(&|$)/);
   await expect(severityGroup(page).getByRole("button", { name: "critical", exact: true })).toHaveAttribute("aria-pressed", "true");
-  await settled(page);
+  await inboxSettled(page);
   await expect.poll(async () => [...new Set(await visibleSeverities(page))]).toEqual(["critical"]);
-  const shown = await rows(page).count();
+  const shown = await inboxRows(page).count();
   expect(shown).toBeGreaterThan(0);
   const criticalTotal = await unresolvedCount(page);
   expect(criticalTotal).toBe(shown);
@@ -44,13 +38,13 @@ test("filter by severity through the controls, then reopen the same view from a 
   // A link someone pasted: a new page opens the same filtered view, with the controls showing it.
   const pasted = await context.newPage();
   await pasted.goto(page.url());
-  await settled(pasted);
-  await expect(rows(pasted)).toHaveCount(shown);
+  await inboxSettled(pasted);
+  await expect(inboxRows(pasted)).toHaveCount(shown);
   await pasted.goto("/inbox?severity=critical");
-  await settled(pasted);
+  await inboxSettled(pasted);
   await expect(severityGroup(pasted).getByRole("button", { name: "critical", exact: true })).toHaveAttribute("aria-pressed", "true");
   await expect(severityGroup(pasted).getByRole("button", { name: "high", exact: true })).toHaveAttribute("aria-pressed", "false");
-  await expect(rows(pasted)).toHaveCount(shown);
+  await expect(inboxRows(pasted)).toHaveCount(shown);
   expect([...new Set(await visibleSeverities(pasted))]).toEqual(["critical"]);
   await expect(total(pasted)).toHaveText(`${criticalTotal} unresolved`);
 
@@ -60,13 +54,13 @@ test("filter by severity through the controls, then reopen the same view from a 
   await expect(pasted).toHaveURL(/[?&]interruption_type=agent_crash(&|$)/);
   await expect(pasted).toHaveURL(/[?&]severity=critical(&|$)/);
   await pasted.keyboard.press("Escape");
-  await settled(pasted);
-  await expect.poll(async () => [...new Set(await rows(pasted).getByTestId("cell-type").allTextContents())]).toEqual(["agent_crash"]);
+  await inboxSettled(pasted);
+  await expect.poll(async () => [...new Set(await inboxRows(pasted).getByTestId("cell-type").allTextContents())]).toEqual(["agent_crash"]);
   await expect(pasted.getByTestId("filter-type").getByRole("button").first()).toContainText("agent_crash");
 
   // Several filters and the sort survive a reload too.
   await pasted.goto("/inbox?severity=high,medium&sort=severity&order=asc&range=7d");
-  await settled(pasted);
+  await inboxSettled(pasted);
   await expect(severityGroup(pasted).getByRole("button", { name: "high", exact: true })).toHaveAttribute("aria-pressed", "true");
   await expect(pasted.getByRole("radio", { name: "7 d" })).toHaveAttribute("aria-checked", "true");
   await expect(pasted.getByRole("columnheader", { name: /Severity/ })).toHaveAttribute("aria-sort", "ascending");
@@ -84,34 +78,34 @@ test("sorting is done by the server, and Load more follows the Link header with 
   });
   await signIn(page, "viewer");
   await page.goto("/inbox");
-  await settled(page);
-  await expect(rows(page)).toHaveCount(10);
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(10);
   await expect(page.getByTestId("inbox-showing")).toHaveText("Showing 10");
-  const first = await rows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")));
+  const first = await inboxRows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")));
 
   await page.getByRole("button", { name: "Load more" }).click();
-  await expect(rows(page)).toHaveCount(20);
+  await expect(inboxRows(page)).toHaveCount(20);
   await expect(page).toHaveURL(/[?&]pages=2(&|$)/);
-  const both = await rows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")));
+  const both = await inboxRows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")));
   expect(both.slice(0, 10)).toEqual(first);
   expect(new Set(both).size).toBe(20);
-  const times = await rows(page).locator("time").evaluateAll((ts) => ts.map((t) => Date.parse(t.getAttribute("datetime")!)));
+  const times = await inboxRows(page).locator("time").evaluateAll((ts) => ts.map((t) => Date.parse(t.getAttribute("datetime")!)));
   expect([...times].sort((a, b) => b - a)).toEqual(times);
 
   // The copied link reopens with both pages.
   await page.reload();
-  await settled(page);
-  await expect(rows(page)).toHaveCount(20);
-  expect(await rows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")))).toEqual(both);
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(20);
+  expect(await inboxRows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")))).toEqual(both);
 
   // A header click sorts on the server (offset paging) and starts again from one page.
   await page.getByRole("columnheader", { name: /Severity/ }).getByRole("button").click();
   await expect(page).toHaveURL(/[?&]sort=severity(&|$)/);
   await expect(page).not.toHaveURL(/[?&]pages=/);
-  await settled(page);
-  await expect(rows(page)).toHaveCount(10);
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(10);
   await page.getByRole("button", { name: "Load more" }).click();
-  await expect(rows(page)).toHaveCount(20);
+  await expect(inboxRows(page)).toHaveCount(20);
   const rank = { critical: 0, high: 1, medium: 2, low: 3 } as Record<string, number>;
   const sevs = (await visibleSeverities(page)).map((s) => rank[s]);
   expect([...sevs].sort((a, b) => a - b)).toEqual(sevs);
@@ -119,7 +113,7 @@ test("sorting is done by the server, and Load more follows the Link header with 
 
   await page.getByRole("columnheader", { name: /Severity/ }).getByRole("button").click();
   await expect(page).toHaveURL(/[?&]order=asc(&|$)/);
-  await settled(page);
+  await inboxSettled(page);
   await expect(page.getByRole("columnheader", { name: /Severity/ })).toHaveAttribute("aria-sort", "ascending");
   const asc = (await visibleSeverities(page)).map((s) => rank[s]);
   expect([...asc].sort((a, b) => b - a)).toEqual(asc);
@@ -128,10 +122,10 @@ test("sorting is done by the server, and Load more follows the Link header with 
 test("resolve from the inbox with a note updates the row and the counts", async ({ page }) => {
   await signIn(page, "responder");
   await page.goto("/inbox?agent_name=explorer&interruption_type=unauthorized_action");
-  await settled(page);
+  await inboxSettled(page);
   const before = await unresolvedCount(page);
   expect(before).toBeGreaterThan(0);
-  const row = rows(page).first();
+  const row = inboxRows(page).first();
   await expect(row.getByTestId("cell-status")).toHaveText("open");
 
   await row.getByRole("button", { name: "Resolve", exact: true }).click();
@@ -154,20 +148,20 @@ test("resolve from the inbox with a note updates the row and the counts", async 
 
   // After a reload the unresolved view no longer lists it.
   await page.reload();
-  await settled(page);
+  await inboxSettled(page);
   await expect(page.locator(`tr[data-id="${id}"]`)).toHaveCount(0);
 });
 
 test("acknowledge from the inbox updates the row and the open count", async ({ page }) => {
   await signIn(page, "responder");
   await page.goto("/inbox?agent_name=explorer&interruption_type=tool_failure");
-  await settled(page);
+  await inboxSettled(page);
   const openCount = page.getByTestId("inbox-open-count");
   await expect(openCount).toHaveText(/^\d+ open · \d+ acknowledged$/);
   const [open, acked] = ((await openCount.textContent())!.match(/\d+/g) ?? []).map(Number);
   const unresolved = await unresolvedCount(page);
 
-  const openRow = rows(page).filter({ has: page.getByTestId("cell-status").getByText("open", { exact: true }) }).first();
+  const openRow = inboxRows(page).filter({ has: page.getByTestId("cell-status").getByText("open", { exact: true }) }).first();
   const row = page.locator(`tr[data-id="${await openRow.getAttribute("data-id")}"]`);
   await row.getByRole("button", { name: "Acknowledge", exact: true }).click();
   await expect(row.getByTestId("cell-status")).toHaveText("acknowledged");
@@ -182,24 +176,24 @@ test("a failed write shows the server's error", async ({ page }) => {
     route.fulfill({ status: 409, contentType: "application/json", body: JSON.stringify({ error: "Interruption is already resolved" }) }),
   );
   await page.goto("/inbox?interruption_type=slow_response");
-  await settled(page);
-  await rows(page).first().getByRole("button", { name: "Acknowledge", exact: true }).click();
+  await inboxSettled(page);
+  await inboxRows(page).first().getByRole("button", { name: "Acknowledge", exact: true }).click();
   const notice = page.getByTestId("inbox-notice");
   await expect(notice).toHaveAttribute("role", "alert");
   await expect(notice).toContainText("Could not acknowledge: Interruption is already resolved");
-  await expect(rows(page).first().getByTestId("cell-status")).toHaveText("open");
+  await expect(inboxRows(page).first().getByTestId("cell-status")).toHaveText("open");
 });
 
 test("bulk resolve of all N matching asks for confirmation, then they leave the unresolved view", async ({ page }) => {
   await signIn(page, "responder");
   await page.goto("/inbox?interruption_type=auth_error");
-  await settled(page);
+  await inboxSettled(page);
   const n = await unresolvedCount(page);
   expect(n).toBeGreaterThan(1);
-  await expect(rows(page)).toHaveCount(n);
+  await expect(inboxRows(page)).toHaveCount(n);
 
   // One row ticked, then widened to everything matching the filter.
-  await rows(page).first().getByRole("checkbox").check();
+  await inboxRows(page).first().getByRole("checkbox").check();
   await expect(page.getByTestId("bulk-selected")).toHaveText("1 selected");
   await page.getByRole("button", { name: `Select all ${n} matching` }).click();
   await expect(page.getByRole("checkbox", { name: "Select all shown" })).toBeChecked();
@@ -223,18 +217,18 @@ test("bulk resolve of all N matching asks for confirmation, then they leave the 
 
   // With "unresolved only" off they are still there, resolved.
   await page.getByLabel("Unresolved only").uncheck();
-  await settled(page);
-  await expect(rows(page)).toHaveCount(n);
-  expect(new Set(await rows(page).getByTestId("cell-status").allTextContents())).toEqual(new Set(["resolved"]));
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(n);
+  expect(new Set(await inboxRows(page).getByTestId("cell-status").allTextContents())).toEqual(new Set(["resolved"]));
 });
 
 test("bulk acknowledge of a page selection states the count and updates the rows", async ({ page }) => {
   await signIn(page, "responder");
   await page.goto("/inbox?interruption_type=safety_filter");
-  await settled(page);
-  const n = await rows(page).count();
+  await inboxSettled(page);
+  const n = await inboxRows(page).count();
   expect(n).toBeGreaterThan(1);
-  for (const box of await rows(page).getByRole("checkbox").all()) await box.check();
+  for (const box of await inboxRows(page).getByRole("checkbox").all()) await box.check();
   await expect(page.getByTestId("bulk-selected")).toHaveText(`${n} selected`);
   await expect(page.getByRole("checkbox", { name: "Select all shown" })).toBeChecked();
   // Every match is already ticked: no "select all matching" offer.
@@ -244,7 +238,7 @@ test("bulk acknowledge of a page selection states the count and updates the rows
   await expect(dialog.getByTestId("bulk-dialog-summary")).toHaveText(`This will acknowledge the ${n} interruptions you selected.`);
   await dialog.getByRole("button", { name: `Acknowledge ${n}`, exact: true }).click();
   await expect(dialog).toBeHidden();
-  await expect.poll(async () => [...new Set(await rows(page).getByTestId("cell-status").allTextContents())]).toEqual(["acknowledged"]);
+  await expect.poll(async () => [...new Set(await inboxRows(page).getByTestId("cell-status").allTextContents())]).toEqual(["acknowledged"]);
   await expect(page.getByTestId("bulk-selected")).toHaveCount(0);
 });
 
@@ -253,8 +247,8 @@ test("grouped view collapses one fingerprint into a group whose actions cover it
   // conversation's errors share one fingerprint; the sweeper's unsettled-turn findings do not.)
   await signIn(page, "responder");
   await page.goto("/inbox?interruption_type=state_machine_error&q=unbalanced_tool_calls");
-  await settled(page);
-  const n = await rows(page).count();
+  await inboxSettled(page);
+  const n = await inboxRows(page).count();
   expect(n).toBeGreaterThan(2);
 
   // The server groups by fingerprint (type + agent + model + error code).
@@ -274,21 +268,21 @@ test("grouped view collapses one fingerprint into a group whose actions cover it
   await expect(groups.getByTestId("group-state")).toHaveText(`0 open · ${n} ack · 0 resolved`);
 
   await page.getByLabel("Group by fingerprint").uncheck();
-  await expect(rows(page)).toHaveCount(n);
-  await expect.poll(async () => [...new Set(await rows(page).getByTestId("cell-status").allTextContents())]).toEqual(["acknowledged"]);
+  await expect(inboxRows(page)).toHaveCount(n);
+  await expect.poll(async () => [...new Set(await inboxRows(page).getByTestId("cell-status").allTextContents())]).toEqual(["acknowledged"]);
 });
 
 test("a viewer sees no triage actions, and the API refuses the viewer's resolve", async ({ page }) => {
   await signIn(page, "viewer");
   await page.goto("/inbox");
-  await settled(page);
-  await expect(rows(page).first()).toBeVisible();
+  await inboxSettled(page);
+  await expect(inboxRows(page).first()).toBeVisible();
   await expect(page.getByTestId("read-only-note")).toBeVisible();
   await expect(page.getByRole("button", { name: "Resolve", exact: true })).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Acknowledge", exact: true })).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Resolve selected" })).toHaveCount(0);
   await expect(page.getByTestId("inbox-table").getByRole("checkbox")).toHaveCount(0);
-  await expect(rows(page).first().getByRole("link", { name: "Open" })).toBeVisible();
+  await expect(inboxRows(page).first().getByRole("link", { name: "Open" })).toBeVisible();
 
   // The shortcut does not open a resolve dialog either.
   await page.keyboard.press("j");
@@ -297,7 +291,7 @@ test("a viewer sees no triage actions, and the API refuses the viewer's resolve"
   await expect(page.getByTestId("inbox-notice")).toContainText("Your role (viewer) cannot resolve");
 
   // Straight to the API with the viewer's session cookie (same origin): 403, nothing changes.
-  const id = await rows(page).first().getAttribute("data-id");
+  const id = await inboxRows(page).first().getAttribute("data-id");
   const origin = new URL(page.url()).origin;
   const res = await page.request.post(`/api/interruptions/${id}/resolve`, { data: { note: "nope" }, headers: { origin } });
   expect(res.status()).toBe(403);
@@ -311,8 +305,8 @@ test("a viewer sees no triage actions, and the API refuses the viewer's resolve"
 test("keyboard: j/k move, o and Enter open, / focuses search", async ({ page }) => {
   await signIn(page, "viewer");
   await page.goto("/inbox");
-  await settled(page);
-  const ids = await rows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")));
+  await inboxSettled(page);
+  const ids = await inboxRows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")));
   expect(ids.length).toBeGreaterThan(3);
 
   // "/" focuses search, and letters typed there stay in the field.
@@ -326,24 +320,24 @@ test("keyboard: j/k move, o and Enter open, / focuses search", async ({ page }) 
   await page.keyboard.press("Escape");
   await expect(search).not.toBeFocused();
   await expect(page).not.toHaveURL(/[?&]q=/);
-  await settled(page);
+  await inboxSettled(page);
 
   await page.keyboard.press("j");
-  await expect(rows(page).nth(0)).toBeFocused();
+  await expect(inboxRows(page).nth(0)).toBeFocused();
   await page.keyboard.press("j");
   await page.keyboard.press("j");
-  await expect(rows(page).nth(2)).toBeFocused();
-  await expect(rows(page).nth(2)).toHaveAttribute("data-focused", "true");
+  await expect(inboxRows(page).nth(2)).toBeFocused();
+  await expect(inboxRows(page).nth(2)).toHaveAttribute("data-focused", "true");
   await page.keyboard.press("k");
-  await expect(rows(page).nth(1)).toBeFocused();
+  await expect(inboxRows(page).nth(1)).toBeFocused();
 
   await page.keyboard.press("o");
   await expect(page).toHaveURL(new RegExp(`/interruptions/${ids[1]}$`));
 
   await page.goto("/inbox");
-  await settled(page);
+  await inboxSettled(page);
   await page.keyboard.press("j");
-  await expect(rows(page).nth(0)).toBeFocused();
+  await expect(inboxRows(page).nth(0)).toBeFocused();
   await page.keyboard.press("Enter");
   await expect(page).toHaveURL(new RegExp(`/interruptions/${ids[0]}$`));
 });
@@ -351,11 +345,11 @@ test("keyboard: j/k move, o and Enter open, / focuses search", async ({ page }) 
 test("the XSS probe shows as literal text and runs nothing", async ({ page }) => {
   await signIn(page, "viewer");
   await page.goto("/inbox");
-  await settled(page);
+  await inboxSettled(page);
   await page.getByRole("searchbox", { name: "Search interruptions" }).fill("onerror");
   await expect(page).toHaveURL(/[?&]q=onerror/);
-  await settled(page);
-  const row = rows(page).first();
+  await inboxSettled(page);
+  const row = inboxRows(page).first();
   await expect(row.getByTestId("cell-agent")).toHaveText(`agent${XSS_PAYLOAD}`);
   await expect(row.getByTestId("cell-summary")).toContainText(XSS_PAYLOAD);
 
@@ -370,8 +364,8 @@ test("the XSS probe shows as literal text and runs nothing", async ({ page }) =>
 test("new events announce themselves without moving rows until asked", async ({ page }) => {
   await signIn(page, "admin");
   await page.goto("/inbox");
-  await settled(page);
-  const before = await rows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")));
+  await inboxSettled(page);
+  const before = await inboxRows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")));
   const unresolved = await unresolvedCount(page);
 
   // A new failing call arrives (ingested with the admin's session, which has the ingest scope).
@@ -398,19 +392,19 @@ test("new events announce themselves without moving rows until asked", async ({ 
   const banner = page.getByTestId("new-banner");
   await expect(banner).toHaveText(/^1 new interruption/, { timeout: 20_000 });
   // Nothing moved meanwhile.
-  expect(await rows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")))).toEqual(before);
+  expect(await inboxRows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")))).toEqual(before);
   await expect(total(page)).toHaveText(`${unresolved} unresolved`);
 
   await banner.click();
   await expect(banner).toBeHidden();
-  await expect(rows(page).first().getByTestId("cell-summary")).toContainText("upstream exploded (e2e new arrival)");
-  await expect(rows(page).first().getByTestId("cell-agent")).toHaveText("explorer");
-  expect(await rows(page).evaluateAll((trs) => trs.slice(1).map((t) => t.getAttribute("data-id")))).toEqual(before);
+  await expect(inboxRows(page).first().getByTestId("cell-summary")).toContainText("upstream exploded (e2e new arrival)");
+  await expect(inboxRows(page).first().getByTestId("cell-agent")).toHaveText("explorer");
+  expect(await inboxRows(page).evaluateAll((trs) => trs.slice(1).map((t) => t.getAttribute("data-id")))).toEqual(before);
   await expect(total(page)).toHaveText(`${unresolved + 1} unresolved`);
   await snapshot(page, "inbox");
 
   // Leave the shared data as it was for other tests' counts.
-  await rows(page).first().getByRole("button", { name: "Resolve", exact: true }).click();
+  await inboxRows(page).first().getByRole("button", { name: "Resolve", exact: true }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Resolve", exact: true }).click();
   await expect(total(page)).toHaveText(`${unresolved} unresolved`);
 });

@@ -2,14 +2,9 @@
 // shared view, updates it after changing a filter; a viewer finds it in the view menu with its
 // unresolved count, opens it, and opens its stable link (as a runbook would); the owner deletes it.
 import { expect, test, type Page } from "@playwright/test";
-import { signIn, snapshot } from "./fixtures";
+import { inboxSettled, signIn, snapshot } from "./fixtures";
 
 type Count = { total: number };
-
-async function settled(page: Page) {
-  await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
-  await expect(page.getByTestId("inbox-table").or(page.getByTestId("inbox-empty"))).toBeVisible();
-}
 
 async function unresolved(page: Page, query: string): Promise<number> {
   const res = await page.request.get(`/api/interruptions/count?${query}`);
@@ -34,7 +29,7 @@ test("save the inbox's filters as a shared view, find it with its count, open it
   const name = `Critical now ${Date.now().toString(36)}`;
   await signIn(page, "responder");
   await page.goto("/inbox?severity=critical");
-  await settled(page);
+  await inboxSettled(page);
   const critical = await unresolved(page, "severity=critical&resolved=false");
   expect(critical).toBeGreaterThan(0);
 
@@ -69,13 +64,13 @@ test("save the inbox's filters as a shared view, find it with its count, open it
   const viewer = await viewerContext.newPage();
   await signIn(viewer, "viewer");
   await viewer.goto("/inbox");
-  await settled(viewer);
+  await inboxSettled(viewer);
   await openMenu(viewer);
   const shared = menu(viewer).getByTestId("shared-views").locator(`[data-view-id="${id}"]`);
   await expect(shared.getByTestId("view-count")).toHaveText(String(both));
   await shared.getByRole("link").click();
   await expect(viewer).toHaveURL(new RegExp(`[?&]view=${id}`));
-  await settled(viewer);
+  await inboxSettled(viewer);
   const severity = viewer.getByRole("group", { name: "Severity" });
   await expect(severity.getByRole("button", { name: "critical", exact: true })).toHaveAttribute("aria-pressed", "true");
   await expect(severity.getByRole("button", { name: "medium", exact: true })).toHaveAttribute("aria-pressed", "true");
@@ -90,7 +85,7 @@ test("save the inbox's filters as a shared view, find it with its count, open it
   // The stable link a runbook holds reopens the same view.
   await viewer.goto(`/inbox/views/${id}`);
   await expect(viewer).toHaveURL(new RegExp(`/inbox\\?.*view=${id}`));
-  await settled(viewer);
+  await inboxSettled(viewer);
   await expect(viewer.getByTestId("open-view-name")).toHaveText(name);
   await expect(viewer.getByTestId("inbox-total")).toHaveText(`${both} unresolved`);
   await viewerContext.close();
@@ -107,7 +102,7 @@ test("a private view stays in its owner's menu only", async ({ page, browser }) 
   const name = `Mine ${Date.now().toString(36)}`;
   await signIn(page, "responder");
   await page.goto("/inbox?interruption_type=rate_limit");
-  await settled(page);
+  await inboxSettled(page);
   await openMenu(page);
   await menu(page).getByLabel("View name").fill(name);
   await menu(page).getByRole("button", { name: "Save view" }).click();

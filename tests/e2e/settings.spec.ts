@@ -1,11 +1,10 @@
 // Settings: API tokens (secret shown once, revoke with confirmation), users and roles (add a
 // user, change a role, the new user's view), what non-admins see, and the API refusing them.
 import { expect, test, type Page } from "@playwright/test";
-import { signIn, signInThroughForm, snapshot } from "./fixtures";
+import { signIn, signInThroughForm, snapshot, unique } from "./fixtures";
 
 const XSS_NAME = `<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>`;
 
-const unique = (label: string) => `${label}-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e6)}`;
 
 async function openSettings(page: Page): Promise<void> {
   await page.goto("/settings");

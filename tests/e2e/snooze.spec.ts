@@ -2,19 +2,9 @@
 // Snoozed tab holds it with what wakes it, Wake brings it back; a group snoozed from the grouped
 // view takes new arrivals too; a mute rule added in Settings makes matching arrivals snoozed and
 // its removal wakes them. Each test ingests failures under an agent name of its own.
-import { expect, test, type Page } from "@playwright/test";
-import { dashboardApi, signIn, snapshot } from "./fixtures";
+import { expect, test } from "@playwright/test";
+import { dashboardApi, inboxRows, inboxSettled, signIn, snapshot, tabCount, unique } from "./fixtures";
 
-const rows = (page: Page) => page.locator('[data-testid="inbox-table"] tbody tr');
-const tabCount = (page: Page, tab: string) => page.getByTestId(`tab-${tab}`).getByTestId("tab-count");
-
-async function settled(page: Page) {
-  await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
-  await expect(page.getByTestId("inbox-table").or(page.getByTestId("group-table")).or(page.getByTestId("inbox-empty"))).toBeVisible();
-}
-
-let seq = 0;
-const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(seq++).toString(36)}`;
 
 /** `n` failing calls (HTTP 503: service_unavailable) of `agent`, each in a conversation of its own. */
 async function ingest503(agent: string, n: number) {
@@ -46,12 +36,12 @@ test("`s` snoozes the focused row; the Snoozed tab holds it and says what wakes 
   await ingest503(agent, 2);
   await signIn(page, "responder");
   await page.goto(`/inbox?agent_name=${agent}`);
-  await settled(page);
+  await inboxSettled(page);
   await expect(tabCount(page, "unresolved")).toHaveText("2");
   await expect(tabCount(page, "snoozed")).toHaveText("0");
 
   await page.keyboard.press("j");
-  const first = rows(page).first();
+  const first = inboxRows(page).first();
   await expect(first).toBeFocused();
   const id = await first.getAttribute("data-id");
   await page.keyboard.press("s");
@@ -71,14 +61,14 @@ test("`s` snoozes the focused row; the Snoozed tab holds it and says what wakes 
 
   await page.getByTestId("tab-snoozed").click();
   await expect(page).toHaveURL(/[?&]tab=snoozed(&|$)/);
-  await settled(page);
-  await expect(rows(page)).toHaveCount(1);
-  await expect(rows(page).first()).toHaveAttribute("data-id", id!);
-  await expect(rows(page).first().getByTestId("cell-snooze")).toHaveText(/^until \w{3} \d+ \d\d:\d\d · escalation$/);
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(1);
+  await expect(inboxRows(page).first()).toHaveAttribute("data-id", id!);
+  await expect(inboxRows(page).first().getByTestId("cell-snooze")).toHaveText(/^until \w{3} \d+ \d\d:\d\d · escalation$/);
   await snapshot(page, "inbox-snoozed-tab");
 
-  await rows(page).first().getByRole("button", { name: "Wake" }).click();
-  await expect(rows(page).first().getByTestId("cell-status")).toHaveText("open");
+  await inboxRows(page).first().getByRole("button", { name: "Wake" }).click();
+  await expect(inboxRows(page).first().getByTestId("cell-status")).toHaveText("open");
   await expect(page.getByTestId("inbox-notice")).toContainText("Woke service_unavailable");
   await expect(tabCount(page, "snoozed")).toHaveText("0");
   await expect(tabCount(page, "unresolved")).toHaveText("2");
@@ -93,7 +83,7 @@ test("a group snoozed from the grouped view takes new arrivals too", async ({ pa
   await ingest503(agent, 2);
   await signIn(page, "responder");
   await page.goto(`/inbox?agent_name=${agent}&group=true`);
-  await settled(page);
+  await inboxSettled(page);
   const group = page.locator('[data-testid="group-table"] tbody tr').first();
   await group.getByRole("button", { name: "Snooze group" }).click();
   const dialog = page.getByRole("dialog", { name: "Snooze group" });
@@ -105,8 +95,8 @@ test("a group snoozed from the grouped view takes new arrivals too", async ({ pa
   await ingest503(agent, 1);
   expect(await statuses(agent)).toEqual(["snoozed", "snoozed", "snoozed"]);
   await page.goto(`/inbox?agent_name=${agent}&tab=snoozed`);
-  await settled(page);
-  await expect(rows(page)).toHaveCount(3);
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(3);
   await expect(tabCount(page, "unresolved")).toHaveText("0");
 });
 

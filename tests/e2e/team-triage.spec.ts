@@ -3,21 +3,11 @@
 // grouped view with group actions, and the regressed marker. Every test ingests its own failures
 // (under an agent name of its own) so it neither depends on nor disturbs the seeded demo data.
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { BASE_URL, dashboardApi, signIn, snapshot, USERS, type Who } from "./fixtures";
+import { BASE_URL, dashboardApi, inboxRows, inboxSettled, signIn, snapshot, tabCount, type Who, unique, USERS } from "./fixtures";
 
-const rows = (page: Page) => page.locator('[data-testid="inbox-table"] tbody tr');
 const groupRows = (page: Page) => page.locator('[data-testid="group-table"] tbody tr');
-const tabCount = (page: Page, tab: string) => page.getByTestId(`tab-${tab}`).getByTestId("tab-count");
-const assignees = (page: Page) => rows(page).getByTestId("cell-assignee").allTextContents();
+const assignees = (page: Page) => inboxRows(page).getByTestId("cell-assignee").allTextContents();
 const sorted = (xs: string[]) => [...xs].sort();
-
-async function settled(page: Page) {
-  await expect(page.locator('[aria-busy="true"]')).toHaveCount(0);
-  await expect(page.getByTestId("inbox-table").or(page.getByTestId("group-table")).or(page.getByTestId("inbox-empty"))).toBeVisible();
-}
-
-let seq = 0;
-const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(seq++).toString(36)}`;
 
 /**
  * Failing calls (HTTP 503, so service_unavailable) ingested with the e2e server's dashboard token.
@@ -63,34 +53,34 @@ test("two users split interruptions: assign to me by key and by row action, each
 
   // The responder takes two from For review: one with the key, one with the row action.
   await responder.goto(`/inbox?agent_name=${agent}&tab=review`);
-  await settled(responder);
+  await inboxSettled(responder);
   await expect(responder.getByTestId("tab-review")).toHaveAttribute("aria-current", "page");
-  await expect(rows(responder)).toHaveCount(4);
+  await expect(inboxRows(responder)).toHaveCount(4);
   await expect(tabCount(responder, "review")).toHaveText("4");
   await expect(tabCount(responder, "unresolved")).toHaveText("4");
   expect(await assignees(responder)).toEqual(["—", "—", "—", "—"]);
-  const ids = await rows(responder).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")!));
+  const ids = await inboxRows(responder).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")!));
 
   await responder.keyboard.press("j");
-  await expect(rows(responder).nth(0)).toBeFocused();
+  await expect(inboxRows(responder).nth(0)).toBeFocused();
   await responder.keyboard.press("m");
-  await expect(rows(responder).nth(0).getByTestId("cell-assignee")).toHaveText("you");
+  await expect(inboxRows(responder).nth(0).getByTestId("cell-assignee")).toHaveText("you");
   await expect(responder.getByTestId("inbox-notice")).toContainText("Assigned service_unavailable");
-  await rows(responder).nth(1).getByRole("button", { name: "Assign to me" }).click();
-  await expect(rows(responder).nth(1).getByTestId("cell-assignee")).toHaveText("you");
-  await expect(rows(responder).nth(1).getByRole("button", { name: "Unassign" })).toBeVisible();
+  await inboxRows(responder).nth(1).getByRole("button", { name: "Assign to me" }).click();
+  await expect(inboxRows(responder).nth(1).getByTestId("cell-assignee")).toHaveText("you");
+  await expect(inboxRows(responder).nth(1).getByRole("button", { name: "Unassign" })).toBeVisible();
 
   // The admin's For review leaves out the responder's two.
   await admin.goto(`/inbox?agent_name=${agent}&tab=review`);
-  await settled(admin);
+  await inboxSettled(admin);
   await expect(tabCount(admin, "review")).toHaveText("2");
-  await expect(rows(admin)).toHaveCount(2);
-  expect(await rows(admin).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")))).toEqual(ids.slice(2));
+  await expect(inboxRows(admin)).toHaveCount(2);
+  expect(await inboxRows(admin).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")))).toEqual(ids.slice(2));
   await admin.keyboard.press("j");
   await admin.keyboard.press("m");
-  await expect(rows(admin).nth(0).getByTestId("cell-assignee")).toHaveText("you");
-  await rows(admin).nth(1).getByRole("button", { name: "Assign to me" }).click();
-  await expect(rows(admin).nth(1).getByTestId("cell-assignee")).toHaveText("you");
+  await expect(inboxRows(admin).nth(0).getByTestId("cell-assignee")).toHaveText("you");
+  await inboxRows(admin).nth(1).getByRole("button", { name: "Assign to me" }).click();
+  await expect(inboxRows(admin).nth(1).getByTestId("cell-assignee")).toHaveText("you");
   // Still in the admin's review (they are the admin's own now).
   await expect(tabCount(admin, "review")).toHaveText("2");
   await snapshot(admin, "inbox-tabs");
@@ -99,29 +89,29 @@ test("two users split interruptions: assign to me by key and by row action, each
   await admin.getByTestId("tab-unresolved").click();
   await expect(admin).toHaveURL(/[?&]tab=unresolved(&|$)/);
   await expect(admin).toHaveURL(/[?&]agent_name=/); // the other filters stay
-  await settled(admin);
-  await expect(rows(admin)).toHaveCount(4);
+  await inboxSettled(admin);
+  await expect(inboxRows(admin)).toHaveCount(4);
   await expect.poll(async () => sorted(await assignees(admin))).toEqual(sorted(["you", "you", USERS.responder.email, USERS.responder.email]));
 
   await responder.goto(`/inbox?agent_name=${agent}&tab=unresolved`);
-  await settled(responder);
+  await inboxSettled(responder);
   expect(await assignees(responder)).toEqual(["you", "you", USERS.admin.email, USERS.admin.email]);
 
   // The responder's For review: only their own two now.
   await responder.getByTestId("tab-review").click();
-  await settled(responder);
+  await inboxSettled(responder);
   await expect(tabCount(responder, "review")).toHaveText("2");
-  await expect(rows(responder)).toHaveCount(2);
+  await expect(inboxRows(responder)).toHaveCount(2);
   expect(await assignees(responder)).toEqual(["you", "you"]);
 
   // "m" again unassigns (a toggle); the review count keeps it (unassigned), the admin's gains it.
   await responder.keyboard.press("j");
   await responder.keyboard.press("m");
-  await expect(rows(responder).nth(0).getByTestId("cell-assignee")).toHaveText("—");
+  await expect(inboxRows(responder).nth(0).getByTestId("cell-assignee")).toHaveText("—");
   await admin.getByTestId("tab-review").click();
-  await settled(admin);
+  await inboxSettled(admin);
   await expect(tabCount(admin, "review")).toHaveText("3");
-  await expect(rows(admin)).toHaveCount(3);
+  await expect(inboxRows(admin)).toHaveCount(3);
 
   // The activity log names who did it.
   const activity = await (await responder.request.get(`/api/interruptions/${ids[1]}/activity`)).json();
@@ -137,11 +127,11 @@ test("acknowledge with a note from the inbox, then the Acknowledged tab holds it
   await ingest503(agent, 2);
   await signIn(page, "responder");
   await page.goto(`/inbox?agent_name=${agent}`);
-  await settled(page);
+  await inboxSettled(page);
   await expect(page.getByTestId("tab-unresolved")).toHaveAttribute("aria-current", "page");
   await expect(tabCount(page, "acknowledged")).toHaveText("0");
 
-  const row = rows(page).first();
+  const row = inboxRows(page).first();
   const id = await row.getAttribute("data-id");
   await row.getByRole("checkbox").check();
   await page.getByRole("button", { name: "Acknowledge selected" }).click();
@@ -158,9 +148,9 @@ test("acknowledge with a note from the inbox, then the Acknowledged tab holds it
   expect(JSON.stringify(activity)).toContain(`user:${USERS.responder.email}`);
 
   await page.getByTestId("tab-acknowledged").click();
-  await settled(page);
-  await expect(rows(page)).toHaveCount(1);
-  await expect(rows(page).first()).toHaveAttribute("data-id", id!);
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(1);
+  await expect(inboxRows(page).first()).toHaveAttribute("data-id", id!);
   // The status chips show what the tab stands for.
   await expect(page.getByRole("group", { name: "Status" }).getByRole("button", { name: "acknowledged" })).toHaveAttribute("aria-pressed", "true");
 });
@@ -170,8 +160,8 @@ test("bulk assign to me and unassign state N in the confirmation", async ({ page
   await ingest503(agent, 3);
   await signIn(page, "responder");
   await page.goto(`/inbox?agent_name=${agent}`);
-  await settled(page);
-  await expect(rows(page)).toHaveCount(3);
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(3);
 
   await page.getByRole("checkbox", { name: "Select all shown" }).check();
   await expect(page.getByTestId("bulk-selected")).toHaveText("3 selected");
@@ -184,7 +174,7 @@ test("bulk assign to me and unassign state N in the confirmation", async ({ page
   await expect.poll(() => assignees(page)).toEqual(["you", "you", "you"]);
 
   // By filter: one ticked, widened to all matching, then unassigned.
-  await rows(page).first().getByRole("checkbox").check();
+  await inboxRows(page).first().getByRole("checkbox").check();
   await page.getByRole("button", { name: "Select all 3 matching" }).click();
   await page.getByTestId("bulk-bar").getByRole("button", { name: "Unassign" }).click();
   const un = page.getByRole("dialog", { name: "Unassign 3 interruptions?" });
@@ -200,12 +190,12 @@ test("grouped view: groups with counts and trend; resolving a group resolves its
   await ingest503(agent, 2, "model-b");
   await signIn(page, "responder");
   await page.goto(`/inbox?agent_name=${agent}`);
-  await settled(page);
-  await expect(rows(page)).toHaveCount(5);
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(5);
 
   await page.getByLabel("Group by fingerprint").check();
   await expect(page).toHaveURL(/[?&]group=true(&|$)/);
-  await settled(page);
+  await inboxSettled(page);
   await expect(groupRows(page)).toHaveCount(2);
   const a = groupRows(page).filter({ hasText: "model-a" });
   const b = groupRows(page).filter({ hasText: "model-b" });
@@ -231,7 +221,7 @@ test("grouped view: groups with counts and trend; resolving a group resolves its
   await expect(tabCount(page, "resolved")).toHaveText("3");
   await page.getByTestId("tab-resolved").click();
   await expect(page).toHaveURL(/[?&]group=true(&|$)/);
-  await settled(page);
+  await inboxSettled(page);
   const resolved = page.locator(`[data-testid="group-table"] tr[data-fingerprint="${fingerprint}"]`);
   await expect(resolved.getByTestId("group-state")).toHaveText("0 open · 0 ack · 3 resolved");
 
@@ -239,14 +229,14 @@ test("grouped view: groups with counts and trend; resolving a group resolves its
   await resolved.getByRole("button", { name: "Members" }).click();
   await expect(page).toHaveURL(new RegExp(`[?&]fingerprint=${fingerprint}(&|$)`));
   await expect(page).not.toHaveURL(/[?&]group=true/);
-  await settled(page);
-  await expect(rows(page)).toHaveCount(3);
-  expect(new Set(await rows(page).getByTestId("cell-status").allTextContents())).toEqual(new Set(["resolved"]));
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(3);
+  expect(new Set(await inboxRows(page).getByTestId("cell-status").allTextContents())).toEqual(new Set(["resolved"]));
   await expect(page.getByTestId("fingerprint-filter")).toContainText(fingerprint!);
 
   // Back to the groups, by keyboard: o opens the focused group's members.
   await page.getByTestId("fingerprint-filter").getByRole("button", { name: "Back to groups" }).click();
-  await settled(page);
+  await inboxSettled(page);
   await page.keyboard.press("j");
   await expect(groupRows(page).first()).toBeFocused();
   await page.keyboard.press("o");
@@ -258,38 +248,38 @@ test("a resolved failure that fires again is marked regressed", async ({ page })
   await ingest503(agent, 1);
   await signIn(page, "responder");
   await page.goto(`/inbox?agent_name=${agent}&unresolved=false`);
-  await settled(page);
-  await expect(rows(page)).toHaveCount(1);
-  await expect(rows(page).getByTestId("regressed")).toHaveCount(0);
-  await rows(page).first().getByRole("button", { name: "Resolve", exact: true }).click();
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(1);
+  await expect(inboxRows(page).getByTestId("regressed")).toHaveCount(0);
+  await inboxRows(page).first().getByRole("button", { name: "Resolve", exact: true }).click();
   await page.getByRole("dialog", { name: "Resolve interruption" }).getByRole("button", { name: "Resolve", exact: true }).click();
-  await expect(rows(page).first().getByTestId("cell-status")).toHaveText("resolved");
+  await expect(inboxRows(page).first().getByTestId("cell-status")).toHaveText("resolved");
 
   // The same failure (type + agent + model + code) again.
   await ingest503(agent, 1);
   await page.goto(`/inbox?agent_name=${agent}&tab=review`);
-  await settled(page);
-  await expect(rows(page)).toHaveCount(1);
-  await expect(rows(page).first().getByTestId("cell-status")).toHaveText("open");
-  await expect(rows(page).first().getByTestId("regressed")).toHaveText(/regressed/);
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(1);
+  await expect(inboxRows(page).first().getByTestId("cell-status")).toHaveText("open");
+  await expect(inboxRows(page).first().getByTestId("regressed")).toHaveText(/regressed/);
 
   // "Regressed only" keeps just that one, across all statuses too.
   await page.getByTestId("tab-resolved").click();
-  await settled(page);
-  await expect(rows(page)).toHaveCount(1);
-  await expect(rows(page).getByTestId("regressed")).toHaveCount(0);
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(1);
+  await expect(inboxRows(page).getByTestId("regressed")).toHaveCount(0);
   await page.getByLabel("Regressed only").check();
   await expect(page).toHaveURL(/[?&]regressed=true(&|$)/);
-  await settled(page);
+  await inboxSettled(page);
   await expect(page.getByTestId("inbox-empty")).toBeVisible();
   await page.getByTestId("tab-unresolved").click();
-  await settled(page);
-  await expect(rows(page)).toHaveCount(1);
-  await expect(rows(page).first().getByTestId("regressed")).toBeVisible();
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(1);
+  await expect(inboxRows(page).first().getByTestId("regressed")).toBeVisible();
 
   // The grouped view marks the group too.
   await page.getByLabel("Group by fingerprint").check();
-  await settled(page);
+  await inboxSettled(page);
   await expect(groupRows(page)).toHaveCount(1);
   await expect(groupRows(page).first().getByTestId("regressed")).toBeVisible();
 });
