@@ -1,5 +1,7 @@
 // The server the browser tests run against: a fresh data directory with seeded users, the demo
-// traffic and an XSS probe, then the production build (`next start`).
+// traffic and an XSS probe, swept once (as the server's first sweep would, a few seconds after
+// it starts: the demo's hanging turns become interruptions, and a test that ran first saw counts
+// change under it), then the production build (`next start`).
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -10,6 +12,8 @@ import { createDb } from "../lib/db/client";
 import { migrate } from "../lib/db/migrate";
 import { dropDatabase } from "../lib/db/postgresAdmin";
 import { providerOf } from "../lib/db/url";
+import { config } from "../lib/config/load";
+import { runSweep } from "../lib/sweeps/sweep";
 import { loadDemo } from "./demo/load";
 
 export const XSS_SESSION = "e2e-xss-session";
@@ -37,6 +41,8 @@ async function seed() {
     input_messages: [{ role: "user", parts: [{ type: "text", content: `please echo ${XSS_PAYLOAD}` }] }],
     output_messages: [{ role: "assistant", parts: [{ type: "text", content: XSS_PAYLOAD }] }],
   });
+  const swept = await runSweep(db, config(), BigInt(Date.now()) * 1_000_000n);
+  console.log(`[e2e] seeded and swept once: ${swept.unsettledTurns} unsettled turns flagged`);
   await db.$disconnect();
   return dataDir;
 }

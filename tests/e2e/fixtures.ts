@@ -1,7 +1,7 @@
 // Users and helpers shared by the browser tests; scripts/e2e-server.ts seeds the same users.
 import fs from "node:fs";
 import path from "node:path";
-import { expect, request, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, request, test, type APIRequestContext, type Page } from "@playwright/test";
 
 export const USERS = {
   admin: { email: "admin@e2e.test", password: "admin-pass-123", role: "admin" },
@@ -69,3 +69,19 @@ export async function inboxSettled(page: Page): Promise<void> {
 let seq = 0;
 /** A name no other test, nor an earlier run against the same server, has used. */
 export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(seq++).toString(36)}`;
+
+/** Uncaught page errors and hydration mismatches fail each test of the spec that calls this. */
+export function failOnPageProblems(): void {
+  const problems = new WeakMap<Page, string[]>();
+  test.beforeEach(({ page }) => {
+    const seen: string[] = [];
+    problems.set(page, seen);
+    page.on("pageerror", (e) => seen.push(`pageerror: ${e.message}`));
+    page.on("console", (m) => {
+      if (m.type() === "error" && /hydrat|did not match/i.test(m.text())) seen.push(`console: ${m.text()}`);
+    });
+  });
+  test.afterEach(({ page }) => {
+    expect(problems.get(page) ?? []).toEqual([]);
+  });
+}

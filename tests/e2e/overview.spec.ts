@@ -1,22 +1,10 @@
 import { expect, test, type Page } from "@playwright/test";
-import { signIn, snapshot } from "./fixtures";
+import { failOnPageProblems, signIn, snapshot } from "./fixtures";
 
 const SEVERITIES = ["critical", "high", "medium", "low"] as const;
 type Counts = { total: number; by_severity: Record<(typeof SEVERITIES)[number], number> };
 
-// Uncaught errors and hydration mismatches fail the test.
-const problems = new WeakMap<Page, string[]>();
-test.beforeEach(({ page }) => {
-  const seen: string[] = [];
-  problems.set(page, seen);
-  page.on("pageerror", (e) => seen.push(`pageerror: ${e.message}`));
-  page.on("console", (m) => {
-    if (m.type() === "error" && /hydrat|did not match/i.test(m.text())) seen.push(`console: ${m.text()}`);
-  });
-});
-test.afterEach(({ page }) => {
-  expect(problems.get(page) ?? []).toEqual([]);
-});
+failOnPageProblems();
 
 // The overview counts what needs someone now: open and acknowledged (snoozed ones are set aside).
 const ACTIVE = "status=open,acknowledged";

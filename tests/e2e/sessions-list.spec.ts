@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from "@playwright/test";
-import { signIn, snapshot } from "./fixtures";
+import { failOnPageProblems, signIn, snapshot } from "./fixtures";
 
 const SEVERITIES = ["critical", "high", "medium", "low"] as const;
 const XSS_AGENT = `agent<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>`;
@@ -10,19 +10,7 @@ type Session = {
   open_interruptions: { total: number; by_severity: Record<string, number>; types: { interruption_type: string; severity: string; count: number }[] };
 };
 
-// Uncaught errors and hydration mismatches fail the test.
-const problems = new WeakMap<Page, string[]>();
-test.beforeEach(({ page }) => {
-  const seen: string[] = [];
-  problems.set(page, seen);
-  page.on("pageerror", (e) => seen.push(`pageerror: ${e.message}`));
-  page.on("console", (m) => {
-    if (m.type() === "error" && /hydrat|did not match/i.test(m.text())) seen.push(`console: ${m.text()}`);
-  });
-});
-test.afterEach(({ page }) => {
-  expect(problems.get(page) ?? []).toEqual([]);
-});
+failOnPageProblems();
 
 async function listSessions(page: Page, query: Record<string, string>) {
   const res = await page.request.get(`/api/sessions?${new URLSearchParams(query)}`);
