@@ -9,8 +9,8 @@ const nextConfig: NextConfig = {
   // A separate build folder lets parallel work build and serve side by side (NEXT_DIST_DIR).
   distDir: process.env.NEXT_DIST_DIR || ".next",
   // The build cache speeds up the next build of a checkout; CI builds a fresh clone once, where
-  // writing it cost 10 s of a 50 s build.
-  experimental: { turbopackFileSystemCacheForBuild: !process.env.CI },
+  // writing it cost 10 s of a 50 s build. (CI=false or CI=0 is not CI.)
+  experimental: { turbopackFileSystemCacheForBuild: ["", "0", "false"].includes(process.env.CI ?? "") },
   // The ingest worker thread runs outside Next's bundles: it gets its own (lib/api/ingestWorkerFiles.ts).
   compiler: { runAfterProductionCompile: ({ projectDir, distDir }) => bundleIngestWorker(projectDir, distDir) },
   async headers() {

@@ -4,6 +4,9 @@
 export const EXIT_REQUEST = 1;
 export const EXIT_USAGE = 2;
 
+/** The line after a usage error, commander's own and ours alike. */
+export const USAGE_HINT = "(add --help for usage)";
+
 export class CliError extends Error {
   constructor(
     message: string,

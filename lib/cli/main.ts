@@ -4,7 +4,7 @@ import { type Command, CommanderError } from "commander";
 import { SightDeskClient } from "./client";
 import { type GlobalOptions, resolveConnection } from "./config";
 import type { Context } from "./context";
-import { CliError, EXIT_REQUEST, EXIT_USAGE } from "./errors";
+import { CliError, EXIT_REQUEST, EXIT_USAGE, USAGE_HINT, UsageError } from "./errors";
 import { safeLine } from "./format";
 import { type Io, line, processIo } from "./io";
 import { buildProgram } from "./program";
@@ -32,6 +32,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : EXIT_USAGE;
     if (e instanceof CliError) {
       line(io.err, `error: ${e.message}`);
+      if (e instanceof UsageError) line(io.err, USAGE_HINT);
       return e.exitCode;
     }
     line(io.err, `error: unexpected: ${safeLine(e instanceof Error ? e.message : String(e))}`);

@@ -12,6 +12,7 @@ import type { CreateOptions } from "./commands/user";
 import type { Context } from "./context";
 import { DEFAULT_URL, type GlobalOptions } from "./config";
 import type { Io } from "./io";
+import { USAGE_HINT } from "./errors";
 import {
   DEFAULT_IDLE_TIMEOUT_SECS,
   DEFAULT_INTERVAL_SECS,
@@ -84,7 +85,7 @@ export function buildProgram(contextFor: ContextFactory, io: Io, version?: strin
     .description("Triage AI-agent interruptions on a SightDesk server from the terminal.")
     .option("--url <url>", `the SightDesk server (default: $SIGHTDESK_URL or ${DEFAULT_URL})`)
     .option("--token <token>", "an API token (default: $SIGHTDESK_TOKEN or the local token file)")
-    .showHelpAfterError("(add --help for usage)")
+    .showHelpAfterError(USAGE_HINT)
     .addHelpText("after", EXAMPLES);
   if (version) program.version(version, "-V, --version");
 

@@ -267,7 +267,7 @@ describe("sightdesk user create", { timeout: 120_000 }, () => {
     expect(role.stderr).toMatch(/Allowed choices are viewer, responder, admin/);
     const badEmail = await cli(["--email", "not-an-email", "--role", "viewer", "--password", "cli-password-3"]);
     expect(badEmail.code).toBe(2);
-    expect(badEmail.stderr).toMatch(/expected an email address/);
+    expect(badEmail.stderr).toMatch(/expected an email address.*\n\(add --help for usage\)\n$/);
     const missing = await cli(["--role", "viewer", "--password", "cli-password-3"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--email/);
