@@ -197,7 +197,7 @@ describe("dead-loop action", () => {
     expect(await activity(off, (await deadLoop(off, session))!.interruption_id)).toEqual([]);
   });
 
-  it("the forwarder refuses a badly signed or unsigned request (its other checks: tests/unit/deadloopAction.test.ts)", async () => {
+  it("the forwarder refuses a badly signed or unsigned request (its other checks: tests/db/deadloopAction.test.ts)", async () => {
     const { agent, pid, session, genai, host } = await scene(on, "refuse");
     writeLoopCalls(genai, session, pid, 0, 1); // the forwarder knows this process
     await until("the call", async () => (await request(on, "GET", `/api/sessions/${session}`)).status === 200);
