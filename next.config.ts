@@ -1,5 +1,6 @@
 import type { NextConfig } from "next";
 import { FRAME_HEADERS } from "./lib/api/frameHeaders";
+import { buildDir } from "./lib/config/buildDir";
 import { bundleIngestWorker } from "./scripts/bundleIngestWorker";
 
 const nextConfig: NextConfig = {
@@ -7,7 +8,7 @@ const nextConfig: NextConfig = {
   serverExternalPackages: ["better-sqlite3", "@prisma/adapter-better-sqlite3", "pg"],
   poweredByHeader: false,
   // A separate build folder lets parallel work build and serve side by side (NEXT_DIST_DIR).
-  distDir: process.env.NEXT_DIST_DIR || ".next",
+  distDir: buildDir(),
   // The build cache speeds up the next build of a checkout; CI builds a fresh clone once, where
   // writing it cost 10 s of a 50 s build. (CI=false or CI=0 is not CI.)
   experimental: { turbopackFileSystemCacheForBuild: ["", "0", "false"].includes(process.env.CI ?? "") },

@@ -34,6 +34,7 @@ import { DEMO_SPAN_MINUTES, generateDemo, type DemoData } from "../scripts/demo/
 import { deriveSessionId } from "../lib/ingest/keys";
 import { occupiedBytes, POSTGRES_TABLES_SQL, toTableSpace } from "../lib/sweeps/postgresSpace";
 import { startServer, type TestServer } from "../tests/integration/support/server";
+import { buildDir } from "../lib/config/buildDir";
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -251,7 +252,7 @@ function sweepWindows(seen: { t: number; what: "delete" | "vacuum" }[]): { start
 }
 
 async function main() {
-  const distDir = process.env.NEXT_DIST_DIR || ".next";
+  const distDir = buildDir();
   if (!fs.existsSync(path.join(distDir, "BUILD_ID"))) throw new Error(`No production build in ${distDir}: run \`npx next build\` first (npm run bench:storage does).`);
   const pgUrl = process.env.DATABASE_URL && providerOf(process.env.DATABASE_URL) === "postgresql" ? process.env.DATABASE_URL : null;
   delete process.env.TEST_DATABASE_URL; // the server helper's own database stays a SQLite file

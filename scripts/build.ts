@@ -9,10 +9,11 @@ import { execFileSync, spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { buildDir } from "../lib/config/buildDir";
 
 const NOT_BUILT = [/^tests\//, /^bench\//, /^\.ci\//, /\.md$/];
 const GENERATED = ["lib/db/generated", "lib/db/generated-pg", "prisma/postgres", "node_modules/.package-lock.json"];
-const distDir = process.env.NEXT_DIST_DIR || ".next";
+const distDir = buildDir();
 const stampFile = path.join(distDir, "sightdesk-sources.sha256");
 
 /** Every file under `entry` (a file or a folder), sorted; none if it does not exist. */

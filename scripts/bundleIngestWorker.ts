@@ -12,7 +12,7 @@ export async function bundleIngestWorker(projectDir: string, distDir: string): P
     outfile: path.resolve(projectDir, distDir, WORKER_BUNDLE),
     bundle: true,
     platform: "node",
-    target: `node${process.versions.node.split(".")[0]}`,
+    target: "node20", // the oldest Node SightDesk runs on, whichever built it
     format: "cjs",
     packages: "external",
     logLevel: "warning",

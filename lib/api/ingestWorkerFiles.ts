@@ -4,13 +4,17 @@
 // sources through tsx, which costs about twice the CPU at every start.
 import fs from "node:fs";
 import path from "node:path";
+import { buildDir } from "../config/buildDir";
 
 /** The bundle's place inside the build folder. */
 export const WORKER_BUNDLE = path.join("sightdesk", "ingest-worker.js");
 
+/** The bundle of the project at `root`, in its build folder. */
+export const workerBundle = (root = process.cwd()): string => path.resolve(root, buildDir(), WORKER_BUNDLE);
+
 /** The worker's entry for this process: the build's bundle in production, else the sources. */
 export function ingestWorkerEntry(root = process.cwd()): string {
-  const bundle = path.join(root, process.env.NEXT_DIST_DIR || ".next", WORKER_BUNDLE);
+  const bundle = workerBundle(root);
   if (process.env.NODE_ENV === "production" && fs.existsSync(bundle)) return bundle;
   return path.join(root, "lib", "api", "ingestWorker.cjs");
 }

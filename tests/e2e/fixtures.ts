@@ -67,7 +67,7 @@ export async function inboxSettled(page: Page): Promise<void> {
 }
 
 let seq = 0;
-/** A name no other test, nor an earlier run against the same server, has used. */
+/** A name unique to this run of the (one-worker) suite, and unlike an earlier run's. */
 export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(seq++).toString(36)}`;
 
 /** Uncaught page errors and hydration mismatches fail each test of the spec that calls this. */

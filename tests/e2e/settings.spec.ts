@@ -5,7 +5,6 @@ import { signIn, signInThroughForm, snapshot, unique } from "./fixtures";
 
 const XSS_NAME = `<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>`;
 
-
 async function openSettings(page: Page): Promise<void> {
   await page.goto("/settings");
   await expect(page.getByRole("heading", { name: "Settings", level: 1 })).toBeVisible();

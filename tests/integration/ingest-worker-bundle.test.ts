@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ingestWorkerEntry, WORKER_BUNDLE } from "@/lib/api/ingestWorkerFiles";
+import { ingestWorkerEntry, workerBundle } from "@/lib/api/ingestWorkerFiles";
 import type { WorkerReply, WorkerRequest } from "@/lib/api/ingestWorker";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -18,6 +18,7 @@ async function ask(entry: string, request: WorkerRequest): Promise<WorkerReply> 
     return await new Promise<WorkerReply>((resolve, reject) => {
       worker.once("message", resolve);
       worker.once("error", reject);
+      worker.once("exit", (code) => reject(new Error(`the worker exited (code ${code}) without an answer`)));
       worker.postMessage(request);
     });
   } finally {
@@ -33,7 +34,7 @@ describe("the ingest worker's bundle", () => {
 
   it("is in the build folder, and a production process picks it", () => {
     vi.stubEnv("NODE_ENV", "production");
-    const bundle = path.join(ROOT, process.env.NEXT_DIST_DIR || ".next", WORKER_BUNDLE);
+    const bundle = workerBundle(ROOT);
     expect(fs.existsSync(bundle)).toBe(true);
     expect(ingestWorkerEntry(ROOT)).toBe(bundle);
   });
@@ -51,7 +52,7 @@ describe("the ingest worker's bundle", () => {
   });
 
   it("prepares a call batch and refuses a malformed one with a 400 naming the fault", async () => {
-    const bundle = path.join(ROOT, process.env.NEXT_DIST_DIR || ".next", WORKER_BUNDLE);
+    const bundle = workerBundle(ROOT);
     const good = await ask(bundle, { id: 1, kind: "calls", body: body([call]) });
     expect(good).toMatchObject({ id: 1, batch: { kind: "calls", calls: [{ call: { call_id: "bundle-1", start_ns: 1767268800000000000n } }] } });
     const bad = await ask(bundle, { id: 2, kind: "calls", body: body([{ ...call, start_ns: "soon" }]) });
