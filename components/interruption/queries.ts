@@ -33,6 +33,10 @@ export function useTriage(id: string) {
       return api.post<unknown>(path, a.note ? { note: a.note } : {});
     },
     onSettled: async () => {
+      // A first load of the activity still on its way was read before this action: drop it. Else
+      // the invalidation below waits for that answer instead of asking again (TanStack reuses a
+      // fetch in flight while a query has no data yet), and the log misses the action.
+      await qc.cancelQueries({ queryKey: ["interruption-activity", id] });
       await Promise.all([
         qc.invalidateQueries({ queryKey: ["interruption", id] }),
         qc.invalidateQueries({ queryKey: ["interruption-activity", id] }),

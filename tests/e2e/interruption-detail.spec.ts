@@ -117,6 +117,31 @@ test.describe("interruption detail", () => {
     await expect(log.locator('[data-action="reopen"]')).toBeVisible();
   });
 
+  test("an action taken while the activity log is still loading shows up in it", async ({ page }) => {
+    await signIn(page, "responder");
+    const open = (await byType(page, "rate_limit", { status: "open" })).at(-1)!;
+    const note = `Noted before the log loaded ${Date.now().toString(36)}`;
+    // The log's first answer is read now, before the note, and handed over only once the page has
+    // asked for fresh data after the note (it asks for the record and the log together): as on a
+    // slow server, where a person acts before the log has loaded.
+    let noteStored!: () => void;
+    const stored = new Promise<void>((resolve) => (noteStored = resolve));
+    await page.route(`**/api/interruptions/${open.interruption_id}/activity`, async (route) => {
+      const response = await route.fetch();
+      await stored;
+      await route.fulfill({ response });
+    }, { times: 1 });
+    await page.goto(`/interruptions/${open.interruption_id}`);
+    await page.getByLabel("Note", { exact: true }).fill(note);
+    const posted = page.waitForResponse((r) => r.url().endsWith(`/${open.interruption_id}/notes`) && r.request().method() === "POST");
+    const refreshed = page.waitForRequest((r) => r.method() === "GET" && new URL(r.url()).pathname === `/api/interruptions/${open.interruption_id}`);
+    await page.getByRole("button", { name: "Add note" }).click();
+    expect((await posted).ok()).toBeTruthy();
+    await refreshed;
+    noteStored();
+    await expect(page.getByTestId("activity-log").locator('[data-action="note"]', { hasText: note })).toBeVisible();
+  });
+
   test("a viewer sees no actions, and the API refuses them", async ({ page }) => {
     await signIn(page, "viewer");
     const [r] = await byType(page, "auth_error");
