@@ -14,7 +14,7 @@ import { buildDir } from "../lib/config/buildDir";
 const NOT_BUILT = [/^tests\//, /^bench\//, /^\.ci\//, /\.md$/];
 const GENERATED = ["lib/db/generated", "lib/db/generated-pg", "prisma/postgres", "node_modules/.package-lock.json"];
 const distDir = buildDir();
-const stampFile = path.join(distDir, "sightdesk-sources.sha256");
+const stampFile = path.join(process.cwd(), distDir, "sightdesk-sources.sha256"); // where Next builds (it joins, even an absolute distDir)
 
 /** Every file under `entry` (a file or a folder), sorted; none if it does not exist. */
 function filesUnder(entry: string): string[] {

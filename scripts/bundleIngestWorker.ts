@@ -9,7 +9,7 @@ export async function bundleIngestWorker(projectDir: string, distDir: string): P
   await build({
     absWorkingDir: projectDir,
     entryPoints: [path.join(projectDir, "lib", "api", "ingestWorker.ts")],
-    outfile: path.resolve(projectDir, distDir, WORKER_BUNDLE),
+    outfile: path.join(distDir, WORKER_BUNDLE), // Next passes its build folder joined to the project
     bundle: true,
     platform: "node",
     target: "node20", // the oldest Node SightDesk runs on, whichever built it

@@ -9,8 +9,8 @@ import { buildDir } from "../config/buildDir";
 /** The bundle's place inside the build folder. */
 export const WORKER_BUNDLE = path.join("sightdesk", "ingest-worker.js");
 
-/** The bundle of the project at `root`, in its build folder. */
-export const workerBundle = (root = process.cwd()): string => path.resolve(root, buildDir(), WORKER_BUNDLE);
+/** The bundle of the project at `root`, in its build folder (joined as Next joins it: an absolute NEXT_DIST_DIR lies under root too). */
+export const workerBundle = (root = process.cwd()): string => path.join(root, buildDir(), WORKER_BUNDLE);
 
 /** The worker's entry for this process: the build's bundle in production, else the sources. */
 export function ingestWorkerEntry(root = process.cwd()): string {
