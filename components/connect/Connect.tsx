@@ -13,6 +13,7 @@ import { Section } from "@/components/ui/Section";
 import { Button, CopyButton, ErrorText, errorMessage, Notice } from "@/components/settings/ui";
 import type { IngestSource } from "@/lib/domain/sources";
 import { snippets, testCall, TOKEN_PLACEHOLDER } from "./snippets";
+import { refreshAfterWrite } from "@/components/api/refresh";
 
 export const SOURCES_KEY = ["sources"] as const;
 const POLL_MS = 2000;
@@ -124,7 +125,7 @@ function MintToken({ onCreated }: { onCreated: (t: CreatedToken) => void }) {
   const mint = useMutation({
     mutationFn: () => api.post<CreatedToken>("/api/tokens", { name: `ingest (Connect page, ${new Date().toISOString().slice(0, 10)})`, scopes: ["ingest"], expires_at: null }),
     onSuccess: (t) => {
-      void queryClient.invalidateQueries({ queryKey: ["settings", "tokens"] });
+      void refreshAfterWrite(queryClient, { queryKey: ["settings", "tokens"] });
       onCreated(t);
     },
   });

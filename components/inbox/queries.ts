@@ -5,6 +5,7 @@ import { api } from "@/components/api/client";
 import type { BulkResult, CountResponse, GroupSnoozeResult, InterruptionGroup, InterruptionRecord, ResolveResult, SnoozeRecord } from "@/components/api/types";
 import { compact, PAGE_SIZE, TAB_QUERY, type FilterQuery, type InboxParams, type Tab } from "./params";
 import type { SnoozeBody } from "./SnoozeDialog";
+import { refreshAfterWrite } from "@/components/api/refresh";
 
 export type Page = { rows: InterruptionRecord[]; next: string | null };
 export type Count = CountResponse;
@@ -108,7 +109,7 @@ export function useRowAction() {
     },
     onSuccess: ({ id, patch }) => {
       patchRow(qc, id, patch);
-      return qc.invalidateQueries({ predicate: (q) => notInboxRows(q.queryKey) });
+      return refreshAfterWrite(qc, { predicate: (q) => notInboxRows(q.queryKey) });
     },
   });
 }
@@ -124,7 +125,7 @@ export function useBulkAction() {
     mutationFn: ({ note, ...rest }: BulkRequest) =>
       api.post<BulkResult>("/api/interruptions/bulk", note?.trim() ? { ...rest, note: note.trim() } : rest),
     // Bulk changes many rows at once: refetch everything so the view and the counts agree.
-    onSuccess: () => qc.invalidateQueries(),
+    onSuccess: () => refreshAfterWrite(qc),
   });
 }
 
@@ -197,9 +198,9 @@ export function useSnooze() {
     },
     onSuccess: (out) => {
       // one row changes in place (no jump); a selection or a group refetches everything
-      if (out.kind !== "row") return qc.invalidateQueries();
+      if (out.kind !== "row") return refreshAfterWrite(qc);
       patchRow(qc, out.record.interruption_id, out.record);
-      return qc.invalidateQueries({ predicate: (q) => notInboxRows(q.queryKey) });
+      return refreshAfterWrite(qc, { predicate: (q) => notInboxRows(q.queryKey) });
     },
   });
 }

@@ -7,6 +7,7 @@ import { api } from "@/components/api/client";
 import type { SavedViewRecord } from "@/lib/api/contracts/views";
 import { normalizeViewQuery } from "@/lib/domain/inboxQuery";
 import { inboxParsers, inboxUrlKeys, type InboxParams } from "./params";
+import { refreshAfterWrite } from "@/components/api/refresh";
 
 export type SavedView = SavedViewRecord;
 
@@ -54,6 +55,6 @@ export function useViewChange() {
       const { id, kind: _kind, ...patch } = c;
       return api.post<SavedView>(`/api/views/${encodeURIComponent(id)}`, patch);
     },
-    onSuccess: () => qc.invalidateQueries({ queryKey: KEY }),
+    onSuccess: () => refreshAfterWrite(qc, { queryKey: KEY }),
   });
 }

@@ -4,6 +4,7 @@ import { api } from "@/components/api/client";
 import type { InterruptionRecord } from "@/components/api/types";
 import type { Activity as ActivityEntry } from "@/components/api/types";
 import type { SnoozeBody } from "@/components/inbox/SnoozeDialog";
+import { refreshAfterWrite } from "@/components/api/refresh";
 
 const enc = encodeURIComponent;
 
@@ -33,16 +34,10 @@ export function useTriage(id: string) {
       return api.post<unknown>(path, a.note ? { note: a.note } : {});
     },
     onSettled: async () => {
-      // A first load of the activity still on its way was read before this action: drop it. Else
-      // the invalidation below waits for that answer instead of asking again (TanStack reuses a
-      // fetch in flight while a query has no data yet), and the log misses the action.
-      await qc.cancelQueries({ queryKey: ["interruption-activity", id] });
-      await Promise.all([
-        qc.invalidateQueries({ queryKey: ["interruption", id] }),
-        qc.invalidateQueries({ queryKey: ["interruption-activity", id] }),
-      ]);
+      // the activity log may still be on its first load, read before this action (refresh.ts)
+      await Promise.all([refreshAfterWrite(qc, { queryKey: ["interruption", id] }), refreshAfterWrite(qc, { queryKey: ["interruption-activity", id] })]);
       // Lists and counts elsewhere in the app (inbox, overview, sessions) are stale now too.
-      void qc.invalidateQueries({ predicate: (q) => !["interruption", "interruption-activity", "call"].includes(String(q.queryKey[0])) });
+      void refreshAfterWrite(qc, { predicate: (q) => !["interruption", "interruption-activity", "call"].includes(String(q.queryKey[0])) });
     },
   });
 }

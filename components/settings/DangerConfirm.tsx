@@ -4,6 +4,7 @@
 import { useMutation, useQueryClient, type QueryKey } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import { ConfirmDialog, errorMessage } from "./ui";
+import { refreshAfterWrite } from "@/components/api/refresh";
 
 export function DangerConfirm<T>({
   item,
@@ -31,7 +32,7 @@ export function DangerConfirm<T>({
       return t;
     },
     onSuccess: (t) => {
-      void queryClient.invalidateQueries({ queryKey: refresh });
+      void refreshAfterWrite(queryClient, { queryKey: refresh });
       onDone?.(t);
       close();
     },

@@ -12,6 +12,7 @@ import { formatCount } from "@/components/ui/numbers";
 import type { ImportStats } from "@/components/api/types";
 import { Field, FormFooter, errorMessage, inputClass, Notice } from "./ui";
 import { Section } from "@/components/ui/Section";
+import { refreshAfterWrite } from "@/components/api/refresh";
 
 const FILES = [
   { field: "genai_events", file: "genai_events.db", what: "the LLM calls" },
@@ -52,7 +53,7 @@ function ImportForm({ maxBytes }: { maxBytes: number }) {
   const upload = useMutation({
     mutationFn: (form: FormData) => api.upload<ImportStats>("/api/import/agentsight", form),
     // everything but settings may show imported calls, sessions or interruptions
-    onSuccess: () => queryClient.invalidateQueries({ predicate: (q) => q.queryKey[0] !== "settings" }),
+    onSuccess: () => refreshAfterWrite(queryClient, { predicate: (q) => q.queryKey[0] !== "settings" }),
   });
   const chosen = FILES.filter((f) => files[f.field]);
 

@@ -15,6 +15,7 @@ import { INTERRUPTION_TYPES } from "@/lib/domain/interruptions";
 import { SNOOZE_PRESETS, type SnoozePreset } from "@/lib/domain/snooze";
 import { DangerConfirm } from "./DangerConfirm";
 import { Button, Chip, ErrorText, errorMessage, Field, FormFooter, inputClass, Notice } from "./ui";
+import { refreshAfterWrite } from "@/components/api/refresh";
 
 const KEY = ["settings", "mute-rules"] as const;
 const EXPIRIES: Record<SnoozePreset | "never", string> = { never: "Never", "1h": "In 1 hour", "8h": "In 8 hours", "24h": "In 24 hours", "7d": "In 7 days" };
@@ -56,7 +57,7 @@ function CreateForm({ onDone }: { onDone: () => void }) {
   const create = useMutation({
     mutationFn: (body: unknown) => api.post<MuteRuleRecord>("/api/mute-rules", body),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: KEY });
+      void refreshAfterWrite(queryClient, { queryKey: KEY });
       onDone();
     },
   });

@@ -10,6 +10,7 @@ import { SCOPE_HELP, SCOPES, type CreatedToken, type Scope, type TokenRecord } f
 import { DangerConfirm } from "./DangerConfirm";
 import { Button, FormFooter, Chip, CopyButton, ErrorText, errorMessage, Field, inputClass, Notice } from "./ui";
 import { Section } from "@/components/ui/Section";
+import { refreshAfterWrite } from "@/components/api/refresh";
 
 const TOKENS_KEY = ["settings", "tokens"] as const;
 const DAY_MS = 86_400_000;
@@ -114,7 +115,7 @@ function CreateTokenForm({ onCancel, onCreated }: { onCancel: () => void; onCrea
   const create = useMutation({
     mutationFn: (body: { name: string; scopes: Scope[]; expires_at: string | null }) => api.post<CreatedToken>("/api/tokens", body),
     onSuccess: (t) => {
-      void queryClient.invalidateQueries({ queryKey: TOKENS_KEY });
+      void refreshAfterWrite(queryClient, { queryKey: TOKENS_KEY });
       onCreated(t);
     },
   });

@@ -11,6 +11,7 @@ import { ROLE_HELP, ROLES, type Role, type UserRecord } from "./types";
 import { DangerConfirm } from "./DangerConfirm";
 import { Button, FormFooter, Chip, ConfirmDialog, ErrorText, errorMessage, Field, inputClass, Notice, randomPassword } from "./ui";
 import { Section } from "@/components/ui/Section";
+import { refreshAfterWrite } from "@/components/api/refresh";
 
 const USERS_KEY = ["settings", "users"] as const;
 const MIN_PASSWORD = 8;
@@ -124,7 +125,7 @@ function AddUserForm({ onCancel, onCreated }: { onCancel: () => void; onCreated:
   const create = useMutation({
     mutationFn: () => api.post<UserRecord>("/api/users", { email, name: name.trim() || null, role, password }),
     onSuccess: (u) => {
-      void queryClient.invalidateQueries({ queryKey: USERS_KEY });
+      void refreshAfterWrite(queryClient, { queryKey: USERS_KEY });
       onCreated(u);
     },
   });
@@ -231,7 +232,7 @@ function UserRow({
     mutationFn: (role: Role) => api.post<UserRecord>(`/api/users/${encodeURIComponent(user.id)}`, { role }),
     onSuccess: (u) => {
       setPendingSelf(null);
-      void queryClient.invalidateQueries({ queryKey: USERS_KEY });
+      void refreshAfterWrite(queryClient, { queryKey: USERS_KEY });
       onNotice(`${u.email} is now ${u.role}.`);
       if (isMe) router.refresh(); // the shell and this page follow the new role
     },

@@ -9,6 +9,7 @@ import { api } from "@/components/api/client";
 import { INTERRUPTION_TYPES, SEVERITIES, type Severity } from "@/lib/domain/interruptions";
 import { errorMessage, Field, FormFooter, inputClass, Notice } from "./ui";
 import type { EmailSetup } from "./webhookText";
+import { refreshAfterWrite } from "@/components/api/refresh";
 
 export const WEBHOOKS_KEY = ["settings", "webhooks"] as const;
 
@@ -41,7 +42,7 @@ export function WebhookForm({ email, onCancel, onCreated }: { email: EmailSetup;
   const create = useMutation({
     mutationFn: (body: unknown) => api.post<CreatedWebhook>("/api/webhooks", body),
     onSuccess: (w) => {
-      void queryClient.invalidateQueries({ queryKey: WEBHOOKS_KEY });
+      void refreshAfterWrite(queryClient, { queryKey: WEBHOOKS_KEY });
       onCreated(w);
     },
   });

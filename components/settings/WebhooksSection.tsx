@@ -14,6 +14,7 @@ import { Button, Chip, CopyButton, ErrorText, errorMessage, Notice } from "./ui"
 import { Section } from "@/components/ui/Section";
 import { WEBHOOKS_KEY as KEY, WebhookForm } from "./WebhookForm";
 import { CHANNEL_LABEL, describeDestination, describeFilter, describeRule, localLink, type EmailSetup } from "./webhookText";
+import { refreshAfterWrite } from "@/components/api/refresh";
 
 type Created = CreatedWebhook;
 type TestResult = WebhookTestResult;
@@ -112,13 +113,13 @@ function WebhookItem({ hook, onDelete }: { hook: WebhookRecord; onDelete: () => 
   const [test, setTest] = useState<TestResult | null>(null);
   const toggle = useMutation({
     mutationFn: (enabled: boolean) => api.post<WebhookRecord>(`/api/webhooks/${encodeURIComponent(hook.id)}`, { enabled }),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: KEY }),
+    onSuccess: () => void refreshAfterWrite(queryClient, { queryKey: KEY }),
   });
   const sendTest = useMutation({
     mutationFn: () => api.post<TestResult>(`/api/webhooks/${encodeURIComponent(hook.id)}/test`),
     onSuccess: (r) => {
       setTest(r);
-      void queryClient.invalidateQueries({ queryKey: [...KEY, hook.id, "deliveries"] });
+      void refreshAfterWrite(queryClient, { queryKey: [...KEY, hook.id, "deliveries"] });
     },
   });
   return (

@@ -62,6 +62,32 @@ test("an admin creates a token, sees its secret once, and revokes it", async ({ 
   expect((await page.request.get("/api/interruptions/count", { headers: auth })).status()).toBe(401);
 });
 
+test("a user added while the users list is still loading shows up in it", async ({ page }) => {
+  await signIn(page, "admin");
+  // The list's first answer is read now, before the add, and handed over once the page asks for
+  // the list again after the add (or 2 s after it, when it does not): as on a slow server.
+  let askedAgain!: () => void;
+  const again = new Promise<void>((resolve) => (askedAgain = resolve));
+  await page.route("**/api/users", async (route) => {
+    const response = await route.fetch();
+    await Promise.race([again, new Promise((r) => setTimeout(r, 30_000))]);
+    await route.fulfill({ response });
+  }, { times: 1 });
+  await openSettings(page);
+  const email = `${unique("early")}@e2e.test`;
+  await page.locator("#users").getByRole("button", { name: "Add user" }).click();
+  const form = page.getByRole("form", { name: "Add user" });
+  await form.getByLabel("Email").fill(email);
+  await form.getByLabel("Role").selectOption("viewer");
+  await form.getByLabel("Password", { exact: true }).fill("early-viewer-pass-1");
+  const added = page.waitForResponse((r) => new URL(r.url()).pathname === "/api/users" && r.request().method() === "POST");
+  await form.getByRole("button", { name: "Create user" }).click();
+  expect((await added).ok()).toBeTruthy();
+  await Promise.race([page.waitForRequest((r) => new URL(r.url()).pathname === "/api/users" && r.method() === "GET"), page.waitForTimeout(2_000)]);
+  askedAgain();
+  await expect(page.locator(`[data-testid="user-row"][data-email="${email}"]`)).toBeVisible();
+});
+
 test("an admin adds a viewer, who then sees no admin actions", async ({ page }) => {
   await signIn(page, "admin");
   await openSettings(page);
