@@ -85,3 +85,18 @@ export function failOnPageProblems(): void {
     expect(problems.get(page) ?? []).toEqual([]);
   });
 }
+
+/**
+ * Holds the first answer to `url`, read from the server now, until the returned function is
+ * called: a slow first load, to test what the page does meanwhile.
+ */
+export async function holdFirstAnswer(page: Page, url: string): Promise<() => void> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route(url, async (route) => {
+    const response = await route.fetch();
+    await released;
+    await route.fulfill({ response });
+  }, { times: 1 });
+  return release;
+}

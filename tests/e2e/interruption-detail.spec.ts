@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { signIn, snapshot } from "./fixtures";
+import { holdFirstAnswer, signIn, snapshot } from "./fixtures";
 
 type Rec = { interruption_id: string; session_id: string | null; call_id: string | null; conversation_id: string | null; detail: string; status: string; interruption_type: string; agent_name: string | null };
 
@@ -124,13 +124,7 @@ test.describe("interruption detail", () => {
     // The log's first answer is read now, before the note, and handed over only once the page has
     // asked for fresh data after the note (it asks for the record and the log together): as on a
     // slow server, where a person acts before the log has loaded.
-    let noteStored!: () => void;
-    const stored = new Promise<void>((resolve) => (noteStored = resolve));
-    await page.route(`**/api/interruptions/${open.interruption_id}/activity`, async (route) => {
-      const response = await route.fetch();
-      await stored;
-      await route.fulfill({ response });
-    }, { times: 1 });
+    const release = await holdFirstAnswer(page, `**/api/interruptions/${open.interruption_id}/activity`);
     await page.goto(`/interruptions/${open.interruption_id}`);
     await page.getByLabel("Note", { exact: true }).fill(note);
     const posted = page.waitForResponse((r) => r.url().endsWith(`/${open.interruption_id}/notes`) && r.request().method() === "POST");
@@ -138,7 +132,7 @@ test.describe("interruption detail", () => {
     await page.getByRole("button", { name: "Add note" }).click();
     expect((await posted).ok()).toBeTruthy();
     await refreshed;
-    noteStored();
+    release();
     await expect(page.getByTestId("activity-log").locator('[data-action="note"]', { hasText: note })).toBeVisible();
   });
 

@@ -1,7 +1,7 @@
 // Settings: API tokens (secret shown once, revoke with confirmation), users and roles (add a
 // user, change a role, the new user's view), what non-admins see, and the API refusing them.
 import { expect, test, type Page } from "@playwright/test";
-import { signIn, signInThroughForm, snapshot, unique } from "./fixtures";
+import { holdFirstAnswer, signIn, signInThroughForm, snapshot, unique } from "./fixtures";
 
 const XSS_NAME = `<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>`;
 
@@ -66,13 +66,7 @@ test("a user added while the users list is still loading shows up in it", async 
   await signIn(page, "admin");
   // The list's first answer is read now, before the add, and handed over once the page asks for
   // the list again after the add (or 2 s after it, when it does not): as on a slow server.
-  let askedAgain!: () => void;
-  const again = new Promise<void>((resolve) => (askedAgain = resolve));
-  await page.route("**/api/users", async (route) => {
-    const response = await route.fetch();
-    await Promise.race([again, new Promise((r) => setTimeout(r, 30_000))]);
-    await route.fulfill({ response });
-  }, { times: 1 });
+  const release = await holdFirstAnswer(page, "**/api/users");
   await openSettings(page);
   const email = `${unique("early")}@e2e.test`;
   await page.locator("#users").getByRole("button", { name: "Add user" }).click();
@@ -84,7 +78,7 @@ test("a user added while the users list is still loading shows up in it", async 
   await form.getByRole("button", { name: "Create user" }).click();
   expect((await added).ok()).toBeTruthy();
   await Promise.race([page.waitForRequest((r) => new URL(r.url()).pathname === "/api/users" && r.method() === "GET"), page.waitForTimeout(2_000)]);
-  askedAgain();
+  release();
   await expect(page.locator(`[data-testid="user-row"][data-email="${email}"]`)).toBeVisible();
 });
 
