@@ -1,6 +1,7 @@
 // The ingest worker thread: prepares large ingest bodies (parse, validate, mask, hash, judge)
 // so the request thread stays free for other requests meanwhile. Started by ingestOffload.ts
-// through ingestWorkerFiles.ts (a bundle of this file in production); answers each message with the prepared batch or the error.
+// through ingestWorkerFiles.ts (a bundle of this file in production); answers each message
+// with the prepared batch or the error.
 import { parentPort } from "node:worker_threads";
 import { httpError } from "./errors";
 import { prepareIngestBytes, thinnedBatch, type IngestKind } from "./ingest";

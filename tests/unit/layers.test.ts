@@ -37,6 +37,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { filesUnder, REPO_ROOT } from "../support/repoFiles";
 
 const LAYERS: string[][] = [
   ["lib/domain", "lib/json", "lib/memo"],
@@ -53,7 +54,7 @@ const PURE = new Set(["lib/domain", "lib/json", "lib/memo", "lib/detect", "lib/t
 const PURE_PACKAGES = new Set(["node:crypto"]);
 const SERVER_ONLY = /^(node:|@prisma\/|better-sqlite3$|pg$|next-auth(\/jwt|\/next)?$|next\/headers$)/;
 
-const ROOT = path.resolve(__dirname, "../..");
+const ROOT = REPO_ROOT;
 const SCANNED_DIRS = ["lib", "app", "components"];
 const SCANNED_ROOT_FILES = ["proxy.ts", "instrumentation.ts"];
 const EXTENSIONS = [".ts", ".tsx", ".mts", ".cts", ".js", ".cjs", ".mjs"];
@@ -101,18 +102,11 @@ function importsOf(file: string, source: string, exists: (f: string) => boolean)
   });
 }
 
-function walk(dir: string, out: string[] = []): string[] {
-  for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
-    const rel = `${dir}/${e.name}`;
-    if (e.isDirectory()) walk(rel, out);
-    else if (EXTENSIONS.some((x) => e.name.endsWith(x)) && !e.name.endsWith(".d.ts")) out.push(rel);
-  }
-  return out;
-}
+const isSource = (name: string) => EXTENSIONS.some((x) => name.endsWith(x)) && !name.endsWith(".d.ts");
 
 /** The scanned sources: lib/, app/, components/ and the root entry files (the generated Prisma clients aside). */
 function readSources(): Map<string, string> {
-  const files = [...SCANNED_DIRS.flatMap((d) => walk(d)), ...SCANNED_ROOT_FILES.filter((f) => fs.existsSync(path.join(ROOT, f)))];
+  const files = [...SCANNED_DIRS.flatMap((d) => filesUnder(d, isSource)), ...SCANNED_ROOT_FILES.filter((f) => fs.existsSync(path.join(ROOT, f)))];
   return new Map(files.filter((f) => !/^lib\/db\/generated(-pg)?\//.test(f)).map((f) => [f, fs.readFileSync(path.join(ROOT, f), "utf8")]));
 }
 

@@ -5,16 +5,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { filesUnder, REPO_ROOT } from "../support/repoFiles";
 
-const APP = path.resolve(__dirname, "../../app/(app)");
+const APP = path.join(REPO_ROOT, "app/(app)");
 
-function pageFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const full = path.join(dir, e.name);
-    if (e.isDirectory()) return pageFiles(full);
-    return /^page\.(tsx|ts|jsx|js|mdx)$/.test(e.name) ? [full] : [];
-  });
-}
+const pageFiles = (): string[] => filesUnder("app/(app)", (name) => /^page\.(tsx|ts|jsx|js|mdx)$/.test(name)).map((f) => path.join(REPO_ROOT, f));
 
 /** The source without comments, so that a commented-out call does not count. */
 const code = (file: string) =>
@@ -24,7 +19,7 @@ const code = (file: string) =>
     .replace(/(^|[^:])\/\/.*$/gm, "$1");
 
 describe("pages under app/(app)", () => {
-  const pages = pageFiles(APP);
+  const pages = pageFiles();
 
   it("are found (overview, inbox, interruption, sessions, session, settings)", () => {
     const routes = pages.map((f) => path.relative(APP, path.dirname(f)) || ".").sort();
