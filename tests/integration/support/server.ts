@@ -110,7 +110,8 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
       : (options.database ?? (await createTestDatabase("server")));
   const serverEnv = { SIGHTDESK_DATA_DIR: dataDir, DATABASE_URL: database.url };
   if (options.databaseInDataDir) migrateLikeNpmStart({ SIGHTDESK_DATA_DIR: dataDir, ...env });
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...serverEnv, NODE_ENV: "production", ...env };
+  // SIGHTDESK_PRELOAD_ROUTES=0: a test server serves a few routes; it need not load them all first (next.config.ts)
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...serverEnv, NODE_ENV: "production", SIGHTDESK_PRELOAD_ROUTES: "0", ...env };
   if (options.databaseInDataDir) delete childEnv.DATABASE_URL; // the default: $SIGHTDESK_DATA_DIR/sightdesk.db
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
