@@ -11,6 +11,7 @@ import { UsageError } from "@/lib/cli/errors";
 import { createDb, type Db } from "@/lib/db/client";
 import { createAgentSightFiles, insertCall, insertInterruption, SECOND, user } from "../fixtures/agentsight";
 import { createTestDatabase } from "../support/database";
+import { waitFor } from "../support/waitFor";
 import { AgentSightImporter, follow, IMPORT_ACTOR, type ImportStats } from "@/lib/import/agentsight";
 import { mapCall } from "@/lib/import/agentsightMap";
 import { AgentSightSource, SourceError } from "@/lib/import/agentsightSource";
@@ -231,21 +232,15 @@ describe("import agentsight: files built with AgentSight's DDL", () => {
     const controller = new AbortController();
     const passes: ImportStats[] = [];
     const running = follow(importer, { intervalMs: 50, signal: controller.signal, onPass: (s) => s && passes.push(s) });
-    const until = async (check: () => Promise<boolean>) => {
-      const deadline = Date.now() + 10_000;
-      while (!(await check())) {
-        if (Date.now() > deadline) throw new Error("timed out");
-        await new Promise((r) => setTimeout(r, 25));
-      }
-    };
-    await until(async () => (await db.call.count()) === 1);
+    const until = (what: string, check: () => Promise<boolean>) => waitFor(what, check, { timeoutMs: 10_000, everyMs: 25 });
+    await until("the first call", async () => (await db.call.count()) === 1);
 
     insertCall(genai, { callId: "fw-2", session, conversation: conv, startNs: BASE_NS + SECOND, statusCode: 503, finish: null, output: null, input: history });
     insertInterruption(events, { id: "fedcba9876543210fedcba9876543210", session, conversation: conv, callId: "fw-2", type: "service_unavailable", severity: "high", atNs: BASE_NS + 4n * SECOND, detail: { status_code: 503 }, resolved: 1 });
     insertInterruption(events, { id: "00112233445566778899aabbccddeeff", session: null, conversation: null, callId: null, type: "agent_crash", severity: "critical", atNs: BASE_NS + 9n * SECOND, detail: { pid: 31337, signal: "SIGKILL" } });
     // a pass that began before the rows were written may take the interruptions and leave the
     // call to the next pass: wait for both
-    await until(async () => (await db.interruption.count({ where: { id: { in: ["fedcba9876543210fedcba9876543210", "00112233445566778899aabbccddeeff"] } } })) === 2 && (await db.call.count()) === 2);
+    await until("the interruptions and the second call", async () => (await db.interruption.count({ where: { id: { in: ["fedcba9876543210fedcba9876543210", "00112233445566778899aabbccddeeff"] } } })) === 2 && (await db.call.count()) === 2);
     expect(await db.call.findUnique({ where: { id: "fw-2" } })).not.toBeNull();
 
     controller.abort();

@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { lockKeys, sqlTransaction, transaction } from "@/lib/db/sql";
 import { testPostgresUrl } from "../support/database";
-import { until, waitingAdvisoryLocks } from "../support/advisoryLocks";
+import { waitingAdvisoryLocks } from "../support/advisoryLocks";
+import { waitFor } from "../support/waitFor";
 import { useTestDb } from "../support/testDb";
 
 const db = useTestDb("locks");
@@ -32,7 +33,7 @@ describe.runIf(testPostgresUrl())("lockKeys", () => {
       events.push("sharer locked");
     });
     try {
-      await until(async () => (await waiting()) === 1, "the transaction sharing a key did not wait for its lock");
+      await waitFor("the transaction sharing a key to wait for its lock", async () => (await waiting()) === 1, { timeoutMs: 10_000, everyMs: 20 });
       expect(events).toEqual([]);
     } finally {
       release();

@@ -5,7 +5,8 @@ import fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { configDefaults } from "@/lib/config/load";
 import { createDb, type Db } from "@/lib/db/client";
-import { until, waitingAdvisoryLocks } from "../support/advisoryLocks";
+import { waitingAdvisoryLocks } from "../support/advisoryLocks";
+import { waitFor } from "../support/waitFor";
 import { createTestDatabase, testPostgresUrl } from "../support/database";
 import { interruptionId } from "@/lib/ingest/keys";
 import { ingestCalls } from "@/lib/ingest/storeCalls";
@@ -161,7 +162,7 @@ describe.runIf(testPostgresUrl())("retention beside ingest in another process (P
     await ingestLocked;
     const sweep = runSweep(db, cfg(), T);
     try {
-      await until(async () => (await waitingAdvisoryLocks(db)) === 1, "the sweep did not wait for the conversation's lock");
+      await waitFor("the sweep to wait for the conversation's lock", async () => (await waitingAdvisoryLocks(db)) === 1, { timeoutMs: 10_000, everyMs: 20 });
     } finally {
       release();
     }

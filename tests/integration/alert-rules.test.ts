@@ -13,6 +13,7 @@ import { uid } from "./support/payloads";
 import { startServer, type TestServer } from "./support/server";
 import { testPostgresUrl } from "../support/database";
 import { startSmtpReceiver, type SmtpReceiver } from "../support/smtpReceiver";
+import { waitFor } from "../support/waitFor";
 
 type Received = { path: string; headers: http.IncomingHttpHeaders; body: string };
 type Hook = {
@@ -73,16 +74,6 @@ afterAll(async () => {
 
 const at = (path: string) => received.filter((r) => r.path === path);
 const json = (r: Received) => JSON.parse(r.body) as Record<string, unknown>;
-
-async function waitFor<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 30_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 async function createHook(body: Record<string, unknown>, on = server): Promise<Hook> {
   const reply = await request<Hook>(on, "POST", "/api/webhooks", { min_severity: "high", repeat_interval_secs: 0, ...body });
@@ -150,7 +141,7 @@ describe("rate rules", () => {
     expect(at(`/rate/${agent}`)).toHaveLength(1);
 
     // the three leave the window: one left, below 3 → resolved, on both channels
-    const resolved = json(await waitFor("the resolve", () => at(`/rate/${agent}`)[1], 40_000));
+    const resolved = json(await waitFor("the resolve", () => at(`/rate/${agent}`)[1], { timeoutMs: 40_000 }));
     expect(resolved).toMatchObject({ event: "rate.resolved", count: 1, firing: { number: 1 } });
     expect(at(`/rate/${agent}`)[1].headers["x-sightdesk-event"]).toBe("rate.resolved");
     expect(json(await waitFor("the PagerDuty resolve", () => at(`/pd/${agent}`)[1]))).toEqual({ routing_key: "PDKEY-rate-0123456789", event_action: "resolve", dedup_key: `sightdesk/rate/${pd.id}` });
@@ -183,7 +174,7 @@ describe.skipIf(!testPostgresUrl())("rate rules with two server processes on one
       await ingestEvents(server, [crash(agent, early)]);
       await ingestEvents(other, [crash(agent, early)]);
       await waitFor("the firing", () => at(path)[0]);
-      await waitFor("the resolve", () => at(path)[1], 40_000);
+      await waitFor("the resolve", () => at(path)[1], { timeoutMs: 40_000 });
       await sleep(3000);
       expect(at(path).map((r) => r.headers["x-sightdesk-event"])).toEqual(["rate.triggered", "rate.resolved"]);
       expect(new Set(at(path).map((r) => r.headers["x-sightdesk-delivery"])).size).toBe(2);

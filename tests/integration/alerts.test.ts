@@ -12,6 +12,7 @@ import { createToken, expectError, failingCall, ingestCalls, ingestEvents, reque
 import { nsAgo } from "./support/http";
 import { uid } from "./support/payloads";
 import { databaseBytes, startServer, type TestServer } from "./support/server";
+import { waitFor } from "../support/waitFor";
 
 type Received = { path: string; headers: http.IncomingHttpHeaders; body: string };
 type Hook = { id: string; name: string; url: string; enabled: boolean; signed: boolean; secret: string | null; agents: string[] };
@@ -72,16 +73,6 @@ async function deliveries(hookId: string): Promise<Delivery[]> {
   const reply = await request<Delivery[]>(server, "GET", `/api/webhooks/${hookId}/deliveries`);
   expect(reply.status, reply.text).toBe(200);
   return reply.body;
-}
-
-async function waitFor<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
 }
 
 /** A process_exit with oom: an agent_crash (critical). */
@@ -185,7 +176,7 @@ describe("alert webhooks", () => {
     expect(first.value.interruptions).toBe(1);
     await waitFor("the hanging request", () => at(`/hang/${agent}`).length >= 1);
     // the healthy webhook was delivered although the other one hangs
-    await waitFor("the healthy delivery", () => at(`/ok/${agent}`).length >= 1, 4000);
+    await waitFor("the healthy delivery", () => at(`/ok/${agent}`).length >= 1, { timeoutMs: 4000 });
     // ingest while the receiver hangs
     const second = await timed(() => ingestEvents(server, [crashEvent(agent)]));
     const calls = await timed(() => ingestCalls(server, [failingCall("service_unavailable", { agent_name: agent, session_id: uid("s") })]));
@@ -193,9 +184,9 @@ describe("alert webhooks", () => {
     const pending = await deliveries(hang.id);
     expect(pending.length).toBeGreaterThanOrEqual(1);
     expect(pending.every((d) => d.status === "pending")).toBe(true);
-    await waitFor("the healthy deliveries", async () => (await deliveries(ok.id)).filter((d) => d.status === "delivered").length === 3, 8000);
+    await waitFor("the healthy deliveries", async () => (await deliveries(ok.id)).filter((d) => d.status === "delivered").length === 3, { timeoutMs: 8000 });
     // after the timeout the hanging attempt is recorded as failed and rescheduled
-    const timedOut = await waitFor("the timeout", async () => (await deliveries(hang.id)).find((d) => d.attempts >= 1), 12_000);
+    const timedOut = await waitFor("the timeout", async () => (await deliveries(hang.id)).find((d) => d.attempts >= 1), { timeoutMs: 12_000 });
     expect(timedOut.last_error).toMatch(/timed out/);
     expect(timedOut.status).toBe("pending");
     await request(server, "POST", `/api/webhooks/${hang.id}`, { enabled: false });

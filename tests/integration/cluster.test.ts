@@ -18,6 +18,7 @@ import { createTestDatabase, testPostgresUrl, type TestDatabase } from "../suppo
 import { createToken, nsAgo, request, sleep, type InterruptionRecord } from "./support/http";
 import { uid } from "./support/payloads";
 import { startServer, type TestServer } from "./support/server";
+import { waitFor as poll, type PollOptions } from "../support/waitFor";
 
 const NS_PER_SEC = 1_000_000_000n;
 /** The sweep interval the servers run with (check_interval_secs): short, so a run sees several. */
@@ -47,18 +48,11 @@ async function startReceiver(delayMs: number) {
   return { received, url, close };
 }
 
+/** The three processes need longer than one: polls every 200 ms for up to 60 s unless told. */
+const waitFor = <T>(what: string, probe: () => Promise<T>, options?: PollOptions) => poll(what, probe, { timeoutMs: 60_000, everyMs: 200, ...options });
+
 /** A process_exit with oom: one critical agent_crash per pid. */
 const crash = (agent: string, pid: number) => ({ kind: "process_exit", pid, agent_name: agent, host: "cluster-host", at_ns: nsAgo(1000), oom: true });
-
-async function waitFor<T>(what: string, probe: () => Promise<T | null | false | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 async function createHook(server: TestServer, agent: string, url: string): Promise<void> {
   const reply = await request(server, "POST", "/api/webhooks", { name: agent, url, min_severity: "high", repeat_interval_secs: 0, agents: [agent] });
@@ -135,7 +129,7 @@ describe.skipIf(!postgres)("three server processes on one PostgreSQL (needs TEST
       cutOff = await waitFor("the victim sending an alert", async () => {
         const rows = await db.alertDelivery.findMany({ where: { claimedBy: holders[2], status: "pending" }, select: { id: true } });
         return rows.length > 0 && rows.map((r) => r.id);
-      }, 20_000);
+      }, { timeoutMs: 20_000 });
       killed = true;
       await victim.kill("SIGKILL");
     }
@@ -172,7 +166,7 @@ describe.skipIf(!postgres)("three server processes on one PostgreSQL (needs TEST
     // expired and the survivors sent them; a send it had started may reach the receiver again,
     // with the same id, which is what receivers deduplicate on)
     const ids = new Set(stored.map((r) => r.interruption_id));
-    await waitFor("an alert for every interruption", async () => ids.size > 0 && [...ids].every((id) => receiver.received.some((r) => r.interruptionId === id)), 90_000);
+    await waitFor("an alert for every interruption", async () => ids.size > 0 && [...ids].every((id) => receiver.received.some((r) => r.interruptionId === id)), { timeoutMs: 90_000 });
     const deliveriesOf = new Map<string, Set<string>>();
     for (const r of receiver.received) deliveriesOf.set(r.interruptionId, (deliveriesOf.get(r.interruptionId) ?? new Set()).add(r.deliveryId));
     expect([...deliveriesOf.keys()].sort()).toEqual([...ids].sort());

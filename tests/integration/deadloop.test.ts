@@ -15,6 +15,7 @@ import { signBody } from "@/lib/alerts/rules";
 import type { TerminatePayload } from "@/lib/deadloop/protocol";
 import { createToken, expectError, request, sleep, type Activity, type InterruptionRecord } from "./support/http";
 import { startServer, type TestServer } from "./support/server";
+import { waitFor } from "../support/waitFor";
 
 const ROOT = path.resolve(__dirname, "../..");
 const BIN = path.join(ROOT, "bin/sightdesk.mjs");
@@ -38,16 +39,6 @@ afterAll(async () => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-/** Waits until `check` holds (polling), or fails with `what`. */
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 type Proc = { child: ChildProcess; output: () => string };
 
 function run(args: string[], env: NodeJS.ProcessEnv = process.env): Proc {
@@ -67,7 +58,7 @@ function run(args: string[], env: NodeJS.ProcessEnv = process.env): Proc {
 /** The "agent": logs every SIGTERM and carries on; only SIGKILL ends it. */
 async function startAgent(): Promise<Proc> {
   const agent = run(["-e", 'process.on("SIGTERM", () => console.log("got SIGTERM, carrying on")); console.log("ready"); setInterval(() => {}, 1000);']);
-  await until("the agent to start", () => agent.output().includes("ready"));
+  await waitFor("the agent to start", () => agent.output().includes("ready"));
   return agent;
 }
 
@@ -114,7 +105,7 @@ function runForwarder(server: TestServer, dir: string, host: string, token: stri
 async function startForwarder(server: TestServer, dir: string, host: string): Promise<Proc> {
   const token = await createToken(server, `forwarder of ${host}`, ["ingest", "forwarder"]);
   const fwd = runForwarder(server, dir, host, token.token);
-  await until(`the forwarder of ${host} to register`, async () => (await forwarders(server)).some((f) => f.host === host));
+  await waitFor(`the forwarder of ${host} to register`, async () => (await forwarders(server)).some((f) => f.host === host));
   expect((await forwarders(server)).find((f) => f.host === host)?.registered_by).toBe(`token:forwarder of ${host}`);
   return fwd;
 }
@@ -156,23 +147,23 @@ describe("dead-loop action", () => {
     expect((await forwarders(on)).find((f) => f.host === "agent-host-on")).toMatchObject({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
 
     writeLoopCalls(genai, session, pid, 0, 6); // detections 1 and 2 (calls 5 and 6)
-    await until("two detections", async () => (await deadLoop(on, session))?.occurrences === 2);
+    await waitFor("two detections", async () => (await deadLoop(on, session))?.occurrences === 2);
     await sleep(500);
     expect(agent.output()).not.toContain("SIGTERM");
 
     writeLoopCalls(genai, session, pid, 6, 1); // the third
-    await until("the agent to get SIGTERM", () => agent.output().includes("got SIGTERM"), 20_000);
+    await waitFor("the agent to get SIGTERM", () => agent.output().includes("got SIGTERM"), { timeoutMs: 20_000 });
     expect(exited(agent)).toBe(false);
 
     writeLoopCalls(genai, session, pid, 7, 1); // the fourth
-    await until("the agent to die", () => exited(agent), 20_000);
+    await waitFor("the agent to die", () => exited(agent), { timeoutMs: 20_000 });
     expect(agent.child.signalCode).toBe("SIGKILL");
     expect(agent.output().match(/got SIGTERM/g)).toHaveLength(1);
 
     const loop = (await deadLoop(on, session))!;
     expect(loop.occurrences).toBe(4);
     let entries: Activity[] = [];
-    await until("both requests in the activity", async () => (entries = await activity(on, loop.interruption_id)).length === 2);
+    await waitFor("both requests in the activity", async () => (entries = await activity(on, loop.interruption_id)).length === 2);
     expect(entries.map((e) => [e.actor, e.action, e.after])).toEqual([
       ["sightdesk:deadloop", "terminate", { signal: "SIGTERM", pid, host: "agent-host-on", detections: 3, status: "sent", result: "signaled" }],
       ["sightdesk:deadloop", "terminate", { signal: "SIGKILL", pid, host: "agent-host-on", detections: 4, status: "sent", result: "signaled" }],
@@ -182,7 +173,7 @@ describe("dead-loop action", () => {
 
     // more detections after SIGKILL send nothing more
     writeLoopCalls(genai, session, pid, 8, 2);
-    await until("six detections", async () => (await deadLoop(on, session))?.occurrences === 6);
+    await waitFor("six detections", async () => (await deadLoop(on, session))?.occurrences === 6);
     await sleep(500);
     expect(await activity(on, loop.interruption_id)).toHaveLength(2);
   });
@@ -190,7 +181,7 @@ describe("dead-loop action", () => {
   it("does nothing when deadloop.enabled is off (the default)", async () => {
     const { agent, pid, session, genai } = await scene(off, "off");
     writeLoopCalls(genai, session, pid, 0, 9); // five detections
-    await until("five detections", async () => (await deadLoop(off, session))?.occurrences === 5);
+    await waitFor("five detections", async () => (await deadLoop(off, session))?.occurrences === 5);
     await sleep(1000);
     expect(agent.output()).not.toContain("SIGTERM");
     expect(exited(agent)).toBe(false);
@@ -200,7 +191,7 @@ describe("dead-loop action", () => {
   it("the forwarder refuses a badly signed or unsigned request (its other checks: tests/db/deadloopAction.test.ts)", async () => {
     const { agent, pid, session, genai, host } = await scene(on, "refuse");
     writeLoopCalls(genai, session, pid, 0, 1); // the forwarder knows this process
-    await until("the call", async () => (await request(on, "GET", `/api/sessions/${session}`)).status === 200);
+    await waitFor("the call", async () => (await request(on, "GET", `/api/sessions/${session}`)).status === 200);
     const { url } = (await forwarders(on)).find((f) => f.host === host)!;
 
     const body = JSON.stringify({
@@ -236,7 +227,7 @@ describe("dead-loop action", () => {
     // the forwarder binary says what its token lacks
     const { dir } = agentSightDir("ingest-only");
     const fwd = runForwarder(on, dir, "ingest-only-host", ingestOnly.token);
-    await until("the registration error", () => /needs the scopes ingest,forwarder/.test(fwd.output()), 20_000);
+    await waitFor("the registration error", () => /needs the scopes ingest,forwarder/.test(fwd.output()), { timeoutMs: 20_000 });
     expect(fwd.output()).toMatch(/cannot register the forwarder: .*'forwarder' scope/);
     expect((await forwarders(on)).some((f) => f.host === "ingest-only-host")).toBe(false);
   });

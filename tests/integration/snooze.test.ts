@@ -11,9 +11,10 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SnoozeRecord } from "@/lib/triage/snooze";
 import type { MuteRuleRecord } from "@/lib/triage/mute";
-import { createToken, expectError, failingCall, ingestCalls, request, sleep, type Activity, type FailureType, type InterruptionRecord } from "./support/http";
+import { createToken, expectError, failingCall, ingestCalls, request, type Activity, type FailureType, type InterruptionRecord } from "./support/http";
 import { uid } from "./support/payloads";
 import { startServer, type TestServer } from "./support/server";
+import { eventually } from "../support/waitFor";
 
 // A short sweep interval, so time-based wake-ups come within a second or two; the webhook
 // receiver listens on loopback.
@@ -49,18 +50,6 @@ async function ingestOne(type: FailureType, agent: string): Promise<Interruption
 const get = (id: string) => ok<InterruptionRecord>("GET", `/api/interruptions/${id}`);
 const activity = (id: string) => ok<Activity[]>("GET", `/api/interruptions/${id}/activity`);
 const listOf = async (q: string) => (await ok<InterruptionRecord[]>("GET", `/api/interruptions?${q}`)).map((r) => r.interruption_id).sort();
-
-/** Polls until `check` holds (the sweep runs every second); fails with what it last saw. */
-async function eventually<T>(what: string, read: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = await read();
-  while (!check(last)) {
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(last)}`);
-    await sleep(200);
-    last = await read();
-  }
-  return last;
-}
 
 describe("snoozing one interruption", () => {
   it("leaves the unresolved views, stays unresolved for the AgentSight routes, and is back on reopen", async () => {

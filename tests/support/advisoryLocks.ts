@@ -4,12 +4,3 @@ import type { Db } from "@/lib/db/client";
 /** Advisory locks some transaction is waiting for, as PostgreSQL shows them. */
 export const waitingAdvisoryLocks = async (db: Db): Promise<number> =>
   Number((await db.$queryRawUnsafe<{ n: bigint }[]>(`SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`))[0].n);
-
-/** Polls `condition`; gives up (throws `failure`) after 10 s rather than hanging the suite. */
-export async function until(condition: () => Promise<boolean>, failure: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(failure);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
