@@ -5,8 +5,11 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { filesUnder, readRepoFile, REPO_ROOT } from "../support/repoFiles";
 
-/** What opens a database in a test: the test-database helpers, a server, a client, its URL. */
-const OPENS_A_DATABASE = /support\/(testDb|database|server)\b|\bcreateDb\(|TEST_DATABASE_URL/;
+/**
+ * What opens a database in a test: the test-database helpers, a server, a Prisma client (made,
+ * or the process-wide one), a driver imported directly, the test database's URL.
+ */
+const OPENS_A_DATABASE = /support\/(testDb|database|server)\b|\bcreateDb\(|\bdb\(\)|\bnew (Postgres)?PrismaClient\b|from "(better-sqlite3|pg)"|TEST_DATABASE_URL/;
 
 const THIS_FILE = path.relative(REPO_ROOT, __filename); // names the pattern, opens nothing
 
