@@ -16,8 +16,18 @@ export class CliError extends Error {
   }
 }
 
-/** A mistake in how the CLI was invoked or configured (exit 2). */
+/** A mistake in how the CLI was invoked or configured (exit 2); `--help` says how instead. */
 export class UsageError extends CliError {
+  constructor(message: string) {
+    super(message, EXIT_USAGE);
+  }
+}
+
+/**
+ * A value given in the right place that is refused (a short password, an unreadable import
+ * file): exit 2 like a usage error, without pointing at `--help`, which would not say more.
+ */
+export class InputError extends CliError {
   constructor(message: string) {
     super(message, EXIT_USAGE);
   }

@@ -7,7 +7,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentsight } from "@/lib/cli/commands/import";
-import { UsageError } from "@/lib/cli/errors";
+import { EXIT_USAGE, InputError } from "@/lib/cli/errors";
 import { createDb, type Db } from "@/lib/db/client";
 import { createAgentSightFiles, insertCall, insertInterruption, SECOND, user } from "../fixtures/agentsight";
 import { createTestDatabase } from "../support/database";
@@ -297,6 +297,6 @@ describe("import agentsight: files built with AgentSight's DDL", () => {
     fs.writeFileSync(path.join(junk, "interruption_events.db"), "id,interruption_id\n1,abc\n");
     expect(() => AgentSightSource.open(junk)).toThrow(/interruption_events\.db is not a SQLite database/);
     const io = { out: () => {}, err: () => {} };
-    await expect(agentsight(wrong, { interval: 2 }, { io, global: {} })).rejects.toBeInstanceOf(UsageError);
+    await expect(agentsight(wrong, { interval: 2 }, { io, global: {} })).rejects.toSatisfy((e) => e instanceof InputError && e.exitCode === EXIT_USAGE);
   });
 });

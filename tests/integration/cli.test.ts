@@ -325,6 +325,12 @@ describe("failures", () => {
     }
   });
 
+  it("refuses an id that is not one (exit 2), without pointing at --help", async () => {
+    const r = await cli(["interruption", "get", ".."]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("error: Invalid interruption id '..'\n");
+  });
+
   it("rejects bad flag values as usage errors (exit 2) without a request", async () => {
     const cases = [
       ["interruption", "list", "--limit", "abc"],

@@ -11,7 +11,7 @@ import type { WireCall } from "../../import/agentsightMap";
 import { AgentSightSource, GENAI_FILE, INTERRUPTIONS_FILE, SourceError } from "../../import/agentsightSource";
 import { SightDeskClient } from "../client";
 import { type GlobalOptions, resolveConnection } from "../config";
-import { CliError, EXIT_REQUEST, UsageError } from "../errors";
+import { CliError, EXIT_REQUEST, InputError, UsageError } from "../errors";
 import { safeLine } from "../format";
 import { type Io, line } from "../io";
 import { RowProgress } from "../progress";
@@ -46,12 +46,12 @@ function summary(stats: ImportStats, remote: boolean): string[] {
 
 export const stamp = () => new Date().toISOString().slice(11, 19);
 
-/** Opens an AgentSight directory; an unusable one is a usage error (exit 2). */
+/** Opens an AgentSight directory; an unusable one is refused input (exit 2). */
 export function openSource(dir: string): AgentSightSource {
   try {
     return AgentSightSource.open(dir);
   } catch (e) {
-    if (e instanceof SourceError) throw new UsageError(e.message);
+    if (e instanceof SourceError) throw new InputError(e.message);
     throw e;
   }
 }

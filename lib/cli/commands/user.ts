@@ -15,7 +15,7 @@ import { createDb } from "../../db/client";
 import { migrate } from "../../db/migrate";
 import { PRISMA_FILES } from "../../db/schemaFiles";
 import { databaseUrl, providerOf, sqliteFilePath } from "../../db/url";
-import { CliError, EXIT_REQUEST, UsageError } from "../errors";
+import { CliError, EXIT_REQUEST, InputError, UsageError } from "../errors";
 import { safeLine } from "../format";
 import { type Io, line } from "../io";
 import { PASSWORD_ENV } from "../options";
@@ -57,7 +57,7 @@ function promptHidden(question: string, io: Io, stdin: NodeJS.ReadStream): Promi
       for (const ch of chunk.toString()) {
         if (ch === "\r" || ch === "\n") return finish();
         if (ch === "\u0003") return finish(new CliError("Cancelled", EXIT_INTERRUPTED)); // Ctrl+C
-        if (ch === "\u0004") return finish(value ? undefined : new UsageError("No password given")); // Ctrl+D
+        if (ch === "\u0004") return finish(value ? undefined : new InputError("No password given")); // Ctrl+D
         if (ch === "\u007f" || ch === "\b") value = Array.from(value).slice(0, -1).join("");
         else if (ch >= " ") value += ch;
       }
@@ -80,9 +80,9 @@ async function choosePassword(opts: CreateOptions, deps: UserDeps): Promise<stri
     throw new UsageError(`No password: pass --password, set ${PASSWORD_ENV}, or run on a terminal to be asked for one`);
   }
   const first = await promptHidden(`Password for ${safeLine(opts.email)} (at least ${MIN_PASSWORD_LENGTH} characters): `, deps.io, stdin);
-  if (first.length < MIN_PASSWORD_LENGTH) throw new UsageError(`The password needs at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (first.length < MIN_PASSWORD_LENGTH) throw new InputError(`The password needs at least ${MIN_PASSWORD_LENGTH} characters`);
   const again = await promptHidden("Repeat the password: ", deps.io, stdin);
-  if (again !== first) throw new UsageError("The passwords do not match");
+  if (again !== first) throw new InputError("The passwords do not match");
   return first;
 }
 
@@ -173,10 +173,10 @@ export async function create(opts: CreateOptions, deps: UserDeps): Promise<void>
   const { io } = deps;
   const email = checkedEmail(opts.email);
   const password = await choosePassword(opts, deps);
-  if (password.length < MIN_PASSWORD_LENGTH) throw new UsageError(`The password needs at least ${MIN_PASSWORD_LENGTH} characters`);
-  if (password.length > 1024) throw new UsageError("The password may have at most 1024 characters");
+  if (password.length < MIN_PASSWORD_LENGTH) throw new InputError(`The password needs at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length > 1024) throw new InputError("The password may have at most 1024 characters");
   const name = opts.name?.trim() || null;
-  if (name && name.length > 100) throw new UsageError("--name may have at most 100 characters");
+  if (name && name.length > 100) throw new InputError("--name may have at most 100 characters");
 
   const url = databaseUrl(); // SIGHTDESK_DATA_DIR / DATABASE_URL, as the server reads them
   try {
@@ -190,7 +190,7 @@ export async function create(opts: CreateOptions, deps: UserDeps): Promise<void>
     user = await createUser(db, { email, name, role: opts.role, password });
   } catch (e) {
     if (e instanceof DomainError && e.kind === "conflict") throw new CliError(`${e.message}: choose another email, or change the existing user in Settings`, EXIT_REQUEST);
-    if (e instanceof DomainError) throw new UsageError(e.message);
+    if (e instanceof DomainError) throw new InputError(e.message);
     throw new CliError(`Cannot write to the database at ${describeDatabase(url)}: ${safeLine((e as Error).message).slice(0, 500)}`, EXIT_REQUEST);
   } finally {
     await db.$disconnect();
