@@ -14,7 +14,7 @@ const nextConfig: NextConfig = {
   experimental: {
     turbopackFileSystemCacheForBuild: ["", "0", "false"].includes(process.env.CI ?? ""),
     // `next start` loads every route at start so that first visits are quick. Servers that serve
-    // a few routes and stop (the integration tests' ~40 per run) skip it: ~0.9 CPU-s less each.
+    // a few routes and stop (the integration tests' ~40 per run) skip it: ~0.55 CPU-s less each.
     preloadEntriesOnStart: process.env.SIGHTDESK_PRELOAD_ROUTES !== "0",
   },
   // The ingest worker thread runs outside Next's bundles: it gets its own (lib/api/ingestWorkerFiles.ts).

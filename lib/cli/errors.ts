@@ -1,6 +1,6 @@
 // Errors the CLI reports to the user: a message for stderr and an exit code.
 
-/** Exit codes: 1 when a request failed (server down, rejected, not found), 2 for usage errors. */
+/** Exit codes: 1 when a request failed (server down, rejected, not found), 2 for usage errors and refused values. */
 export const EXIT_REQUEST = 1;
 export const EXIT_USAGE = 2;
 

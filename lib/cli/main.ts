@@ -1,5 +1,5 @@
 // The `sightdesk` CLI entry point (bin/sightdesk.mjs runs it through tsx). Returns the exit
-// code: 0 on success, 1 when a request failed, 2 for a usage error.
+// code: 0 on success, 1 when a request failed, 2 for a usage error or a refused value.
 import { type Command, CommanderError } from "commander";
 import { SightDeskClient } from "./client";
 import { type GlobalOptions, resolveConnection } from "./config";

@@ -1,7 +1,7 @@
-// Polling for what a server, worker or sweep does in its own time: the tests' one way to wait.
+// Polling for what a server, worker or sweep does in its own time.
 
 export type PollOptions = {
-  /** How long before giving up (default 30 s; the test's own timeout may come first). */
+  /** How long before giving up (default 20 s: under the tests' 30 s timeout, so that the failure says what it last read). */
   timeoutMs?: number;
   /** Pause between two reads (default 100 ms). */
   everyMs?: number;
@@ -12,7 +12,7 @@ export type PollOptions = {
  * `what` and the last value read, so that the failure says how far things got.
  */
 export async function eventually<T>(what: string, read: () => T | Promise<T>, check: (value: T) => boolean, options: PollOptions = {}): Promise<T> {
-  const { timeoutMs = 30_000, everyMs = 100 } = options;
+  const { timeoutMs = 20_000, everyMs = 100 } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

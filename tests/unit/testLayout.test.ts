@@ -9,7 +9,8 @@ import { filesUnder, readRepoFile, REPO_ROOT } from "../support/repoFiles";
  * What opens a database in a test: the test-database helpers, a server, a Prisma client (made,
  * or the process-wide one), a driver imported directly, the test database's URL.
  */
-const OPENS_A_DATABASE = /support\/(testDb|database|server)\b|\bcreateDb\(|\bdb\(\)|\bnew (Postgres)?PrismaClient\b|from "(better-sqlite3|pg)"|TEST_DATABASE_URL/;
+const OPENS_A_DATABASE =
+  /support\/(testDb|database|server)\b|\bcreateDb\(|(?<![.\w])db\(\)|\bnew (Postgres)?PrismaClient\b|^import (?!type\b).*from ["'](better-sqlite3|pg)["']|TEST_DATABASE_URL/m;
 
 const THIS_FILE = path.relative(REPO_ROOT, __filename); // names the pattern, opens nothing
 
