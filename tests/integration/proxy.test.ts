@@ -4,7 +4,7 @@
 // (or none). Also: keys never reach SightDesk, spool-then-deliver across a proxy restart, a
 // client hanging up, a stream that stalls, answers over the recording cap, the calling process
 // found from the socket (CLI proxy and server-mounted route), and the server-mounted route.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,6 +17,7 @@ import { ExchangeSender } from "@/lib/proxy/sender";
 import { startProxy, type RunningProxy } from "@/lib/proxy/server";
 import { anthropicEvents, anthropicMessage, openaiChunks, openaiCompletion, startFakeProvider, type FakeProvider } from "./support/fakeProvider";
 import { databaseBytes, freePort, startServer, type TestServer } from "./support/server";
+import { eventually, waitFor } from "../support/waitFor";
 
 const OPENAI_KEY = "sk-proj-PROXYTESTKEY0123456789abcdef";
 const ANTHROPIC_KEY = "sk-ant-api03-PROXYTESTKEY0123456789abcdef";
@@ -68,17 +69,29 @@ type CallRecord = { call_id: string; status_code: number | null; error: string |
 
 /** The session's calls once `count` of them have arrived in SightDesk. */
 async function arrived(session: string, count = 1): Promise<CallRecord[]> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
+  const calls = async () => {
     const res = await server.api(`/api/sessions/${encodeURIComponent(session)}/calls`);
-    if (res.ok) {
-      const calls = (await res.json()) as CallRecord[];
-      if (calls.length >= count) return calls;
-    }
-    if (Date.now() > deadline) throw new Error(`calls of ${session} did not arrive (spool: ${JSON.stringify(sender.snapshot())})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return res.ok ? ((await res.json()) as CallRecord[]) : [];
+  };
+  return eventually(`${count} calls of ${session}`, calls, (c) => c.length >= count, { timeoutMs: 15_000 }).catch((e: Error) => {
+    throw new Error(`${e.message} (spool: ${JSON.stringify(sender.snapshot())})`);
+  });
 }
+
+/** The sessions of `agent` once there is one. */
+const sessionsOf = (agent: string) =>
+  eventually(`a session of ${agent}`, async () => (await (await server.api(`/api/sessions?agent_name=${encodeURIComponent(agent)}`)).json()) as { pid: number | null; process_name: string | null }[], (found) => found.length > 0, { timeoutMs: 10_000 });
+
+/** Waits for the provider to see its request to `model` end before the answer did. */
+const upstreamClosedEarly = (model: string) =>
+  waitFor(`the upstream request for ${model} to be aborted`, () => fake.seen.filter((f) => f.body.includes(`"${model}"`)).at(-1)?.closedEarly, { timeoutMs: 5_000, everyMs: 50 });
+
+/** Waits until a spawned `sightdesk proxy` says it listens; fails at once if it exits. */
+const proxyStarted = (child: ChildProcess, stderr: () => string) =>
+  waitFor("the proxy to start", () => {
+    if (child.exitCode !== null) throw new Error(`proxy exited:\n${stderr()}`);
+    return stderr().includes("Recording proxy on");
+  }, { everyMs: 50 });
 const types = (c: CallRecord) => c.interruptions.map((i) => i.interruption_type).sort();
 const plain = <T>(v: T): T => JSON.parse(JSON.stringify(v));
 
@@ -171,11 +184,7 @@ describe("OpenAI through the proxy", () => {
       expect(call).toMatchObject({ status_code: 200, is_sse: true, sse_done: false });
       expect(call.error).toMatch(/timed out mid-answer: no data for 300 ms/);
       expect(types(call)).toEqual(["network_timeout"]);
-      // the upstream request was aborted too
-      const deadline = Date.now() + 5000;
-      const upstream = () => fake.seen.filter((f) => f.body.includes('"stall"')).at(-1)!;
-      while (!upstream().closedEarly && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(upstream().closedEarly).toBe(true);
+      await upstreamClosedEarly("stall"); // the upstream request was aborted too
     } finally {
       await p.close();
     }
@@ -312,30 +321,17 @@ describe("failures, secrets, who is calling", () => {
     expect(call).toMatchObject({ status_code: 200, is_sse: true, cancelled: true });
     const x = recorded.find((r) => r.session_id === s)!;
     expect(x.cancelled).toBe(true);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(fake.seen.filter((f) => f.body.includes('"hang"')).at(-1)!.closedEarly).toBe(true);
+    await upstreamClosedEarly("hang");
   });
 
   it("finds the calling process (pid, name) of a loopback client from its socket", async () => {
     const agent = `pid-agent-${process.pid}-${Date.now()}`;
     const client = new OpenAI({ apiKey: OPENAI_KEY, baseURL: `${proxy.url}/openai/v1`, maxRetries: 0, defaultHeaders: { "X-SightDesk-Agent": agent } });
     await client.chat.completions.create({ model: "json", messages: [{ role: "user", content: "who am i" }] });
-    const x = await (async () => {
-      for (let i = 0; i < 50; i++) {
-        const found = recorded.find((r) => r.agent_name === agent);
-        if (found) return found;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error("not recorded");
-    })();
+    const x = await waitFor(`an exchange of ${agent} recorded`, () => recorded.find((r) => r.agent_name === agent), { timeoutMs: 2_500, everyMs: 50 });
     expect(x.pid).toBe(process.pid);
     expect(x.process_name).toBe(fs.readFileSync(`/proc/${process.pid}/comm`, "utf8").trim());
-    const deadline = Date.now() + 10_000;
-    let sessions: { pid: number | null; process_name: string | null }[] = [];
-    while (!sessions.length && Date.now() < deadline) {
-      sessions = (await (await server.api(`/api/sessions?agent_name=${encodeURIComponent(agent)}`)).json()) as typeof sessions;
-      if (!sessions.length) await new Promise((r) => setTimeout(r, 100));
-    }
+    const sessions = await sessionsOf(agent);
     expect(sessions[0]).toMatchObject({ pid: process.pid, process_name: x.process_name });
   });
 });
@@ -437,12 +433,7 @@ describe("the proxy mounted in the server (/proxy/*)", () => {
     const agent = `mounted-pid-agent-${process.pid}-${Date.now()}`;
     const client = new OpenAI({ apiKey: OPENAI_KEY, baseURL: `${server.url}/proxy/openai/v1`, maxRetries: 0, defaultHeaders: { "X-SightDesk-Token": server.token, "X-SightDesk-Agent": agent } });
     await client.chat.completions.create({ model: "json", messages: [{ role: "user", content: "who am i" }] });
-    const deadline = Date.now() + 10_000;
-    let sessions: { pid: number | null; process_name: string | null }[] = [];
-    while (!sessions.length && Date.now() < deadline) {
-      sessions = (await (await server.api(`/api/sessions?agent_name=${encodeURIComponent(agent)}`)).json()) as typeof sessions;
-      if (!sessions.length) await new Promise((r) => setTimeout(r, 100));
-    }
+    const sessions = await sessionsOf(agent);
     expect(sessions[0]).toMatchObject({ pid: process.pid, process_name: fs.readFileSync(`/proc/${process.pid}/comm`, "utf8").trim() });
   });
 
@@ -461,9 +452,7 @@ describe("the proxy mounted in the server (/proxy/*)", () => {
     const [call] = await arrived(s);
     expect(types(call)).toEqual([]);
     expect(call).toMatchObject({ status_code: 200, is_sse: true, cancelled: true });
-    const deadline = Date.now() + 5000;
-    while (!fake.seen.filter((f) => f.body.includes('"hang"')).at(-1)!.closedEarly && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(fake.seen.filter((f) => f.body.includes('"hang"')).at(-1)!.closedEarly).toBe(true);
+    await upstreamClosedEarly("hang");
   });
 });
 
@@ -478,11 +467,7 @@ describe("the sightdesk proxy command", () => {
     let err = "";
     child.stderr.on("data", (d: Buffer) => (err += d.toString()));
     try {
-      const deadline = Date.now() + 20_000;
-      while (!err.includes("Recording proxy on")) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`proxy did not start:\n${err}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await proxyStarted(child, () => err);
       const s = sid("cli");
       expect(plain(await openai(s, `http://127.0.0.1:${port}/openai/v1`).chat.completions.create({ model: "json", messages: [{ role: "user", content: "x" }] }))).toEqual(openaiCompletion("json"));
       const [call] = await arrived(s);
@@ -508,17 +493,11 @@ describe("the sightdesk proxy command", () => {
     launcher.stderr.on("data", (d: Buffer) => (err += d.toString()));
     const alive = (pid: number) => fs.existsSync(`/proc/${pid}`) && !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
     try {
-      const deadline = Date.now() + 20_000;
-      while (!err.includes("Recording proxy on")) {
-        if (Date.now() > deadline || launcher.exitCode !== null) throw new Error(`proxy did not start:\n${err}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await proxyStarted(launcher, () => err);
       const [child] = fs.readFileSync(`/proc/${launcher.pid}/task/${launcher.pid}/children`, "utf8").trim().split(/\s+/).map(Number);
       expect(fs.readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0")).toEqual(expect.arrayContaining(["--max-semi-space-size=64", "--initial-old-space-size=256", "proxy"]));
       launcher.kill("SIGKILL");
-      const gone = Date.now() + 10_000;
-      while (alive(child) && Date.now() < gone) await new Promise((r) => setTimeout(r, 100));
-      expect(alive(child)).toBe(false); // not left holding the port as an orphan
+      await waitFor("the proxy child to exit, not left holding the port as an orphan", () => !alive(child), { timeoutMs: 10_000 });
     } finally {
       if (launcher.exitCode === null) launcher.kill("SIGKILL");
       fs.rmSync(dir, { recursive: true, force: true });
