@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { lockKeys, sqlTransaction, transaction } from "@/lib/db/sql";
 import { testPostgresUrl } from "../support/database";
 import { waitingAdvisoryLocks } from "../support/advisoryLocks";
-import { waitFor } from "../support/waitFor";
+import { eventually } from "../support/waitFor";
 import { useTestDb } from "../support/testDb";
 
 const db = useTestDb("locks");
@@ -33,7 +33,7 @@ describe.runIf(testPostgresUrl())("lockKeys", () => {
       events.push("sharer locked");
     });
     try {
-      await waitFor("the transaction sharing a key to wait for its lock", async () => (await waiting()) === 1, { timeoutMs: 10_000, everyMs: 20 });
+      await eventually("the transaction sharing a key to wait for its lock (advisory locks waited for)", waiting, (n) => n === 1, { timeoutMs: 10_000, everyMs: 20 });
       expect(events).toEqual([]);
     } finally {
       release();

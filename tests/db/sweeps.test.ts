@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { configDefaults } from "@/lib/config/load";
 import { createDb, type Db } from "@/lib/db/client";
 import { waitingAdvisoryLocks } from "../support/advisoryLocks";
-import { waitFor } from "../support/waitFor";
+import { eventually } from "../support/waitFor";
 import { createTestDatabase, testPostgresUrl } from "../support/database";
 import { interruptionId } from "@/lib/ingest/keys";
 import { ingestCalls } from "@/lib/ingest/storeCalls";
@@ -162,7 +162,7 @@ describe.runIf(testPostgresUrl())("retention beside ingest in another process (P
     await ingestLocked;
     const sweep = runSweep(db, cfg(), T);
     try {
-      await waitFor("the sweep to wait for the conversation's lock", async () => (await waitingAdvisoryLocks(db)) === 1, { timeoutMs: 10_000, everyMs: 20 });
+      await eventually("the sweep to wait for the conversation's lock (advisory locks waited for)", () => waitingAdvisoryLocks(db), (n) => n === 1, { timeoutMs: 10_000, everyMs: 20 });
     } finally {
       release();
     }

@@ -12,7 +12,7 @@ import { createToken, expectError, failingCall, ingestCalls, ingestEvents, reque
 import { nsAgo } from "./support/http";
 import { uid } from "./support/payloads";
 import { databaseBytes, startServer, type TestServer } from "./support/server";
-import { waitFor } from "../support/waitFor";
+import { waitFor as poll, type PollOptions } from "../support/waitFor";
 
 type Received = { path: string; headers: http.IncomingHttpHeaders; body: string };
 type Hook = { id: string; name: string; url: string; enabled: boolean; signed: boolean; secret: string | null; agents: string[] };
@@ -74,6 +74,9 @@ async function deliveries(hookId: string): Promise<Delivery[]> {
   expect(reply.status, reply.text).toBe(200);
   return reply.body;
 }
+
+/** Alerts arrive within seconds: polls for up to 15 s unless told. */
+const waitFor = <T>(what: string, probe: () => T | Promise<T>, options?: PollOptions) => poll(what, probe, { timeoutMs: 15_000, ...options });
 
 /** A process_exit with oom: an agent_crash (critical). */
 const crashEvent = (agent: string) => ({ kind: "process_exit", pid: 40_000 + Math.floor(Math.random() * 20_000), agent_name: agent, host: uid("host"), at_ns: nsAgo(1000), oom: true });
