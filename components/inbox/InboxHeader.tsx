@@ -10,21 +10,24 @@ import { ViewMenu } from "./ViewMenu";
 
 export function InboxHeader() {
   const { view } = useInbox();
-  const { total, count, openWanted, openCount } = view;
+  const { count, openWanted, openCount, countsPending } = view;
+  // while the counts of a new filter load, the previous ones stay, dimmed and marked busy
+  const shown = count.data?.total ?? null;
+  const dim = countsPending ? "opacity-60 transition-opacity" : "transition-opacity";
   return (
     <header className="flex flex-wrap items-center gap-x-4 gap-y-2">
       <h1 className="text-lg font-semibold tracking-tight">Inbox</h1>
-      <div className="flex items-center gap-2 text-sm" aria-live="polite">
+      <div className={`flex items-center gap-2 text-sm ${dim}`} aria-live="polite" aria-busy={countsPending}>
         <span data-testid="inbox-total" className="font-medium tabular-nums">
-          {total === null ? "…" : `${formatCount(total)} ${view.eff.status.length === 1 && view.eff.status[0] === "snoozed" ? "snoozed" : "unresolved"}`}
+          {shown === null ? "…" : `${formatCount(shown)} ${view.eff.status.length === 1 && view.eff.status[0] === "snoozed" ? "snoozed" : "unresolved"}`}
         </span>
         {openWanted && openCount.data && (
           <span data-testid="inbox-open-count" className="text-muted tabular-nums">
-            {formatCount(openCount.data.total)} open · {formatCount(Math.max(0, (total ?? 0) - openCount.data.total))} acknowledged
+            {formatCount(openCount.data.total)} open · {formatCount(Math.max(0, (shown ?? 0) - openCount.data.total))} acknowledged
           </span>
         )}
       </div>
-      <div data-testid="inbox-severity-counts" className="flex items-center gap-1">
+      <div data-testid="inbox-severity-counts" className={`flex items-center gap-1 ${dim}`}>
         {count.data &&
           SEVERITIES.filter((s) => count.data.by_severity[s] > 0).map((s) => <SeverityBadge key={s} severity={s} count={count.data.by_severity[s]} />)}
       </div>

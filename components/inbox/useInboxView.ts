@@ -33,10 +33,13 @@ export function useInboxView() {
   const tabCounts = useTabCounts(base);
   const tab = activeTab(params);
   const count = useUnresolvedCount(filter);
-  const total = count.data?.total ?? null;
   const eff = effectiveStatus(params);
   const openWanted = eff.status.length === 0 || eff.status.includes("open");
   const openCount = useUnresolvedCount(filter, { status: "open" }, openWanted);
+  // After a filter change the previous filter's counts stay on screen (dimmed) until this one's
+  // arrive; `total` is this filter's only, so that "Select all N" never offers a stale N.
+  const countsPending = count.isPlaceholderData || (openWanted && openCount.isPlaceholderData);
+  const total = count.data && !count.isPlaceholderData ? count.data.total : null;
 
   // Newer events: anything past the newest row shown (or the pinned end) with the same filters.
   const settled = list.isSuccess && !list.isPlaceholderData;
@@ -92,6 +95,7 @@ export function useInboxView() {
     tabCounts,
     count,
     total,
+    countsPending,
     eff,
     openWanted,
     openCount,

@@ -90,7 +90,7 @@ export function failOnPageProblems(): void {
  * Holds the first answer to `url`, read from the server now, until the returned function is
  * called: a slow first load, to test what the page does meanwhile.
  */
-export async function holdFirstAnswer(page: Page, url: string): Promise<() => void> {
+export async function holdFirstAnswer(page: Page, url: string | RegExp | ((url: URL) => boolean)): Promise<() => void> {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   await page.route(url, async (route) => {

@@ -2,7 +2,7 @@
 // live arrivals and untrusted text. Each test picks its own interruptions (by agent or type) so
 // the tests do not depend on each other's changes to the shared seeded data.
 import { expect, test, type Page } from "@playwright/test";
-import { inboxRows, inboxSettled, signIn, snapshot } from "./fixtures";
+import { holdFirstAnswer, inboxRows, inboxSettled, signIn, snapshot } from "./fixtures";
 
 // Mirrors scripts/e2e-server.ts (importing it would start a server).
 const XSS_PAYLOAD = `<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>`;
@@ -183,6 +183,32 @@ test("a failed write shows the server's error", async ({ page }) => {
   await expect(notice).toHaveAttribute("role", "alert");
   await expect(notice).toContainText("Could not acknowledge: Interruption is already resolved");
   await expect(inboxRows(page).first().getByTestId("cell-status")).toHaveText("open");
+});
+
+test("while a new filter's count loads, the old count is shown as updating and no select-all offers it", async ({ page }) => {
+  await signIn(page, "responder");
+  await page.goto("/inbox");
+  await inboxSettled(page);
+  const before = await unresolvedCount(page);
+  const counts = page.getByTestId("inbox-total").locator("..");
+  const release = await holdFirstAnswer(page, (url) => url.pathname === "/api/interruptions/count" && url.searchParams.get("severity") === "critical" && url.searchParams.get("resolved") === "false" && url.searchParams.get("status") !== "open");
+
+  await severityGroup(page).getByRole("button", { name: "critical", exact: true }).click();
+  await expect.poll(async () => [...new Set(await visibleSeverities(page))]).toEqual(["critical"]);
+  const shown = await inboxRows(page).count();
+  expect(shown).toBeGreaterThan(1);
+  expect(shown).toBeLessThan(before);
+  // the rows are the new filter's; the count is still the old one's, and says it is updating
+  await expect(total(page)).toHaveText(`${before} unresolved`);
+  await expect(counts).toHaveAttribute("aria-busy", "true");
+  await inboxRows(page).first().getByRole("checkbox").check();
+  await expect(page.getByTestId("bulk-selected")).toHaveText("1 selected");
+  await expect(page.getByRole("button", { name: /^Select all \d+ matching$/ })).toHaveCount(0);
+
+  release();
+  await expect(total(page)).toHaveText(`${shown} unresolved`);
+  await expect(counts).toHaveAttribute("aria-busy", "false");
+  await expect(page.getByRole("button", { name: `Select all ${shown} matching` })).toBeVisible();
 });
 
 test("bulk resolve of all N matching asks for confirmation, then they leave the unresolved view", async ({ page }) => {
