@@ -107,7 +107,11 @@ function webSink(onCancel: () => void): { sink: ClientSink; response: Promise<Re
   );
   const sink: ClientSink = {
     head(status, headers) {
-      if (NULL_BODY.has(status)) {
+      if (status < 200 || status > 599) {
+        // a web Response carries 200–599 only (the exchange is recorded with the upstream's error)
+        closed = true;
+        resolve(proxyError(502, "upstream_error", `sightdesk proxy: the upstream answered with status ${status}, which cannot be passed on`));
+      } else if (NULL_BODY.has(status)) {
         closed = true;
         resolve(new Response(null, { status, headers: untransformed(headers) }));
       } else resolve(new Response(stream, { status, headers: untransformed(headers) }));
@@ -171,6 +175,8 @@ export async function proxyRequest(req: Request): Promise<Response> {
   const cancel = () => abort.abort();
   req.signal?.addEventListener("abort", cancel, { once: true });
   const { sink, response } = webSink(cancel);
+  // an agent that hangs up before the upstream answers gets no head: the handler still returns
+  const hungUp = new Promise<Response>((resolve) => req.signal?.addEventListener("abort", () => resolve(new Response(null, { status: 499 })), { once: true }));
   const agent = req.headers.get("x-sightdesk-agent")?.trim() || null;
   const session = req.headers.get("x-sightdesk-session")?.trim() || null;
   // a client on this host: its process, as the CLI proxy finds it (once per connection)
@@ -194,5 +200,5 @@ export async function proxyRequest(req: Request): Promise<Response> {
     },
     sink,
   );
-  return response;
+  return Promise.race([response, hungUp]);
 }

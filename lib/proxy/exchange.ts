@@ -23,7 +23,7 @@ export type WireExchange = Omit<CallOrigin, "call_id"> & {
   start_ns: string;
   end_ns: string;
   request: { method: string; url: string; headers: Record<string, string>; body: string };
-  response: { status: number; headers: Record<string, string>; body?: string | null; sse?: string } | null;
+  response: { status: number | null; headers: Record<string, string>; body?: string | null; sse?: string } | null;
   error?: string;
   cancelled?: boolean;
   /** bytes the proxy did not record (over its cap), kept with the call */
@@ -84,18 +84,41 @@ class Capture {
   }
 }
 
-/** Decoded body bytes (gzip, deflate, br); a cut compressed stream gives what could be decoded. */
-function decode(bytes: Buffer, encoding: string | undefined): Buffer {
+/** Decoded bodies are kept up to this size too: a few compressed kilobytes can inflate to gigabytes. */
+const DECODED_CAP = RECORD_CAP;
+
+/**
+ * Decoded body bytes (gzip, deflate, br); a cut compressed stream gives what could be decoded,
+ * bytes that do not decode are kept as they came, and null means they decode to more than the cap.
+ */
+function decode(bytes: Buffer, encoding: string | undefined): Buffer | null {
   const enc = (encoding ?? "").trim().toLowerCase();
   if (!enc || enc === "identity" || !bytes.length) return bytes;
+  const limit = { maxOutputLength: DECODED_CAP };
   try {
-    if (enc === "gzip" || enc === "x-gzip") return zlib.gunzipSync(bytes, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
-    if (enc === "deflate") return zlib.inflateSync(bytes, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
-    if (enc === "br") return zlib.brotliDecompressSync(bytes, { finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH });
-  } catch {
+    if (enc === "gzip" || enc === "x-gzip") return zlib.gunzipSync(bytes, { finishFlush: zlib.constants.Z_SYNC_FLUSH, ...limit });
+    if (enc === "deflate") return zlib.inflateSync(bytes, { finishFlush: zlib.constants.Z_SYNC_FLUSH, ...limit });
+    if (enc === "br") return zlib.brotliDecompressSync(bytes, { finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH, ...limit });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException)?.code === "ERR_BUFFER_TOO_LARGE") return null;
     /* undecodable: recorded as it came */
   }
   return bytes;
+}
+
+/** Where the first event boundary (a blank line: LF LF, CR LF CR LF or CR CR) of `text` ends, or -1. */
+function firstEventEnd(text: string): number {
+  const m = /\r\n\r\n|\n\n|\r\r/.exec(text);
+  return m ? m.index + m[0].length : -1;
+}
+
+/** Where the last event boundary of `text` ends, or -1. */
+function lastEventEnd(text: string): number {
+  const ends = ["\r\n\r\n", "\n\n", "\r\r"].map((b) => {
+    const at = text.lastIndexOf(b);
+    return at < 0 ? -1 : at + b.length;
+  });
+  return Math.max(...ends);
 }
 
 /** How an exchange ended. */
@@ -223,35 +246,54 @@ export function transferables(x: RecordedExchange): ArrayBuffer[] {
 
 const bytes = (v: Uint8Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 
+/** The origin's texts at most as long as ingest takes them (one over-long header must not lose a batch). */
+function clippedOrigin(origin: Omit<CallOrigin, "call_id">): Omit<CallOrigin, "call_id"> {
+  const clip = (v: string | null | undefined, max: number) => (typeof v === "string" && v.length > max ? v.slice(0, max) : v);
+  const out = { ...origin };
+  for (const key of ["agent_name", "process_name", "host"] as const) if (key in out) out[key] = clip(out[key], 256);
+  for (const key of ["session_id", "conversation_id", "turn_id"] as const) if (key in out) out[key] = clip(out[key], 512);
+  return out;
+}
+
 /** The raw-exchange JSON of a recorded exchange: bodies decoded (gzip, deflate, br) and read as UTF-8. */
 export function wireExchange(x: RecordedExchange): WireExchange {
-  const { method, url, requestHeaders, requestEncoding, requestBody, requestDropped, response: r, error, cancelled, ...origin } = x;
+  const { method, url, requestHeaders, requestEncoding, requestBody, requestDropped, response: r, error, cancelled, call_id, start_ns, end_ns, ...origin } = x;
+  let truncated = requestDropped;
+  const request = requestDropped ? null : decode(bytes(requestBody), requestEncoding);
+  if (!request) truncated += requestBody.byteLength;
   const out: WireExchange = {
-    ...origin,
-    request: { method, url, headers: requestHeaders, body: requestDropped ? "" : decode(bytes(requestBody), requestEncoding).toString("utf8") },
+    call_id,
+    ...clippedOrigin(origin),
+    start_ns,
+    end_ns,
+    request: { method, url, headers: requestHeaders, body: request ? request.toString("utf8") : "" },
     response: null,
   };
-  let truncated = requestDropped;
+  let upstreamError: string | undefined;
   if (r) {
     truncated += r.dropped;
-    const body = decode(bytes(r.head), r.encoding).toString("utf8");
+    const decoded = decode(bytes(r.head), r.encoding);
+    if (!decoded) truncated += r.head.byteLength;
+    const body = decoded ? decoded.toString("utf8") : "";
+    // ingest takes HTTP statuses only: anything else is recorded as the upstream's failure
+    const status = r.status >= 100 && r.status <= 599 ? r.status : null;
+    if (status === null) upstreamError = `upstream answered with status ${r.status}`;
     if (r.sse) {
       let text = body;
       if (!r.dropped && r.tail.length) text = Buffer.concat([bytes(r.head), bytes(r.tail)]).toString("utf8"); // contiguous
       else if (r.dropped) {
         const tail = bytes(r.tail).toString("utf8");
-        const boundary = tail.indexOf("\n\n");
-        const headEnd = body.lastIndexOf("\n\n");
-        text = `${headEnd >= 0 ? body.slice(0, headEnd + 2) : ""}${boundary >= 0 ? tail.slice(boundary + 2) : ""}`;
+        const boundary = firstEventEnd(tail);
+        const headEnd = lastEventEnd(body);
+        text = `${headEnd >= 0 ? body.slice(0, headEnd) : ""}${boundary >= 0 ? tail.slice(boundary) : ""}`;
       }
-      out.response = { status: r.status, headers: r.headers, sse: text };
+      out.response = { status, headers: r.headers, sse: text };
     } else {
-      out.response = { status: r.status, headers: r.headers, body: r.dropped || r.tail.length ? null : body };
+      out.response = { status, headers: r.headers, body: r.dropped || r.tail.length || !decoded ? null : body };
     }
   }
-  if (error) out.error = error;
+  if (error ?? upstreamError) out.error = error ?? upstreamError;
   if (cancelled) out.cancelled = true;
   if (truncated) out.recording_truncated = truncated;
   return out;
 }
-

@@ -47,7 +47,12 @@ export function upstreamMap(specs: readonly string[] = []): Map<string, URL> {
 export function routeRequest(pathAndQuery: string, upstreams: Upstreams): { name: string; url: URL } | null {
   const m = /^\/([^/?#]+)(\/[^?#]*)?(\?[^#]*)?/.exec(pathAndQuery);
   if (!m) return null;
-  const name = decodeURIComponent(m[1]).toLowerCase();
+  let name: string;
+  try {
+    name = decodeURIComponent(m[1]).toLowerCase();
+  } catch {
+    return null; // a malformed escape (`/%zz/…`) names no upstream
+  }
   const base = upstreams.get(name);
   if (!base) return null;
   const url = new URL(base.toString());

@@ -100,6 +100,18 @@ function notFound(res: http.ServerResponse, path: string, upstreams: Upstreams):
 export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
   const hostName = os.hostname();
   const server = http.createServer({ noDelay: true, keepAliveTimeout: 65_000 }, (req, res) => {
+    try {
+      handle(req, res);
+    } catch (e) {
+      // one request's failure answers that request; it never takes the proxy down
+      console.error(`[proxy] ${req.method} ${req.url?.split("?")[0]}: ${(e as Error)?.message ?? e}`);
+      if (res.headersSent) return void res.destroy();
+      const body = proxyErrorBody("proxy_error", "sightdesk proxy: could not forward this request");
+      res.writeHead(500, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      res.end(body);
+    }
+  });
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const route = routeRequest(req.url ?? "/", o.upstreams);
     if (!route) return notFound(res, req.url ?? "/", o.upstreams);
     const pairs = pairsFromRaw(req.rawHeaders);
@@ -127,7 +139,7 @@ export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
       },
       nodeSink(res),
     );
-  });
+  };
   server.on("clientError", (_e, socket) => socket.destroy());
   return new Promise((resolve, reject) => {
     server.once("error", reject);

@@ -3,7 +3,8 @@
 // AbortSignal and a web stream for its body, the route module's tracing, piping the web Response
 // back — cost 35–40 % of the server's CPU per call (BENCHMARKS.md). Here the body is read from
 // the socket into one buffer and the same handler Next would run (lib/api/ingestRoutes.ts: auth,
-// contract, errors) gets a plain Request; every other request goes on to Next unchanged.
+// contract, errors) gets a plain Request; a path Next cannot decode gets a 400 here (Next would
+// answer 500); every other request goes on to Next unchanged.
 import type http from "node:http";
 import { bodyLimit, bodyTooLarge, withBodyRead } from "../api/body";
 import { FRAME_HEADERS } from "../api/frameHeaders";
@@ -83,6 +84,19 @@ function directRoute(req: http.IncomingMessage): { handler: Handler; url: string
   }
 }
 
+/** Whether the path holds a `%` that starts no escape (`/proxy/%zz/v1`): Next fails on it with a 500. */
+function malformedPath(url: string): boolean {
+  const q = url.indexOf("?");
+  const path = q < 0 ? url : url.slice(0, q);
+  if (!path.includes("%")) return false;
+  try {
+    decodeURIComponent(path);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 const holder = globalThis as unknown as { sightdeskDirectRoutes?: boolean };
 
 /** From now on, the http.Servers of this process answer the ingest routes themselves. */
@@ -90,6 +104,10 @@ export function serveIngestDirectly(): void {
   if (holder.sightdeskDirectRoutes) return;
   holder.sightdeskDirectRoutes = true;
   answerRequests((req, res) => {
+    if (req.url && malformedPath(req.url)) {
+      send(res, errorResponse(new ApiError(400, "Malformed URL: a % in the path must start an escape of two hex digits"))).catch(() => res.destroy());
+      return true;
+    }
     const route = directRoute(req);
     if (!route) return false;
     serve(route.handler, req, res, route.url).catch(() => res.destroy());

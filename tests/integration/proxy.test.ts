@@ -307,6 +307,28 @@ describe("failures, secrets, who is calling", () => {
     }
   });
 
+  it("a malformed path is a 404, and an over-long agent name or a status outside 100–599 loses no exchange", async () => {
+    // CLI proxy: `/%zz` threw URIError in the request listener, which ended the process
+    for (const bad of ["/%zz/v1/chat/completions", "/%"]) expect((await fetch(`${proxy.url}${bad}`)).status).toBe(404);
+    const mounted = await fetch(`${server.url}/proxy/%zz/v1`, { headers: { "X-SightDesk-Token": server.token } });
+    expect(mounted.status).toBe(400); // Next answered a path it cannot decode with a 500
+    expect(await mounted.json()).toMatchObject({ error: expect.stringMatching(/Malformed URL/) });
+    // the ingest API takes agent names up to 256 characters: the proxy sends a longer one clipped
+    const s = sid("edges");
+    const longName = `agent-${"x".repeat(300)}`;
+    await openai(s, `${proxy.url}/openai/v1`, { "X-SightDesk-Agent": longName }).chat.completions.create({ model: "json", messages: [{ role: "user", content: "x" }] });
+    const e600 = await openai(s).chat.completions.create({ model: "status-600", messages: [{ role: "user", content: "x" }] }).catch((e) => e);
+    expect(e600.status).toBe(600); // the CLI proxy passes on what the upstream sent
+    const viaServer = await openai(s, `${server.url}/proxy/openai/v1`, { "X-SightDesk-Token": server.token }).chat.completions.create({ model: "status-600", messages: [{ role: "user", content: "x" }] }).catch((e) => e);
+    expect(viaServer.status).toBe(502); // a web Response cannot carry 600: the server's route says so
+    expect(viaServer.error).toMatchObject({ type: "upstream_error" });
+    const calls = await arrived(s, 3);
+    expect(calls.map((c) => c.agent_name)).toContain(longName.slice(0, 256));
+    const odd = calls.filter((c) => c.status_code === null);
+    expect(odd).toHaveLength(2);
+    for (const c of odd) expect(c.error).toBe("upstream answered with status 600");
+  });
+
   it("a client hanging up mid-stream aborts the upstream request and is recorded cancelled", async () => {
     const s = sid("hangup");
     const controller = new AbortController();

@@ -15,6 +15,8 @@ describe("routing", () => {
     expect(routeRequest("/dashscope/v1/chat/completions", map)?.url.toString()).toBe("https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions");
     expect(routeRequest("/nope/v1", map)).toBeNull();
     expect(routeRequest("/", map)).toBeNull();
+    expect(routeRequest("/%zz/v1", map)).toBeNull(); // a malformed escape names no upstream (it threw)
+    expect(routeRequest("/%", map)).toBeNull();
   });
   it("refuses malformed upstreams", () => {
     expect(() => parseUpstream("x")).toThrow(/NAME=URL/);
@@ -99,6 +101,44 @@ describe("the recorder", () => {
     port1.close();
     expect(x).toMatchObject({ call_id: r.callId, end_ns: "5", request: { body: '{"model":"m","stream":true}' }, response: { status: 200, sse: events.join("") } });
     expect(x.recording_truncated).toBeUndefined();
+  });
+  it("keeps at most 3 MiB of a decoded body: a few compressed kilobytes that inflate to 64 MiB are left out, counted", async () => {
+    const zlib = await import("node:zlib");
+    const bomb = zlib.brotliCompressSync(Buffer.alloc(64 << 20, "a"));
+    expect(bomb.length).toBeLessThan(4096);
+    const r = new ExchangeRecorder({ ...start, requestHeaders: [["content-encoding", "br"]] });
+    r.requestChunk(bomb);
+    r.responseHead(200, [["content-type", "application/json"], ["content-encoding", "gzip"]]);
+    r.responseChunk(zlib.gzipSync(Buffer.alloc(8 << 20, "b")));
+    const x = r.finish();
+    expect(x.request.body).toBe("");
+    expect(x.response).toMatchObject({ status: 200, body: null });
+    expect(x.recording_truncated).toBeGreaterThan(bomb.length);
+    // within the cap: decoded as before
+    const small = new ExchangeRecorder({ ...start, requestHeaders: [["content-encoding", "br"]] });
+    small.requestChunk(zlib.brotliCompressSync('{"model":"m"}'));
+    expect(small.finish().request.body).toBe('{"model":"m"}');
+  });
+  it("over the cap, a stream framed with CR LF keeps its head and last events too", () => {
+    const r = new ExchangeRecorder({ ...start, cap: 100 });
+    r.responseHead(200, [["content-type", "text/event-stream"]]);
+    for (let i = 0; i < 30_000; i++) r.responseChunk(Buffer.from(`data: {"i":${i}}\r\n\r\n`));
+    r.responseChunk(Buffer.from("data: [DONE]\r\n\r\n"));
+    const sse = r.finish().response?.sse ?? "";
+    expect(sse.startsWith('data: {"i":0}\r\n\r\n')).toBe(true);
+    expect(sse.endsWith('data: {"i":29999}\r\n\r\ndata: [DONE]\r\n\r\n')).toBe(true);
+    expect(sse).toMatch(/^(data: [^\r\n]*\r\n\r\n)+$/);
+  });
+  it("clips who-and-where texts to what ingest takes, and records a status outside 100–599 as the upstream's error", () => {
+    const r = new ExchangeRecorder({ ...start, origin: { agent_name: "a".repeat(300), session_id: "s".repeat(600), host: "h" } });
+    r.responseHead(600, [["content-type", "application/json"]]);
+    r.responseChunk(Buffer.from("{}"));
+    const x = r.finish();
+    expect(x.agent_name).toBe("a".repeat(256));
+    expect(x.session_id).toBe("s".repeat(512));
+    expect(x.host).toBe("h");
+    expect(x.response).toMatchObject({ status: null, body: "{}" });
+    expect(x.error).toBe("upstream answered with status 600");
   });
   it("decodes a gzip answer for the record", async () => {
     const zlib = await import("node:zlib");

@@ -125,6 +125,8 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     switch (model) {
       case "tools":
         return json(200, openaiCompletion(model, true));
+      case "status-600": // outside HTTP's 100–599 (Node's server sends it; a web Response cannot)
+        return json(600, { error: { message: "no such status" } });
       case "ratelimit":
         return json(429, { error: { message: "Rate limit reached for requests", type: "requests", param: null, code: "rate_limit_exceeded" } }, { "retry-after": "7" });
       case "stream":
