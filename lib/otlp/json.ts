@@ -47,6 +47,16 @@ function int(v: unknown, what: string): number {
   return n;
 }
 
+// Protobuf's JSON mapping also writes enums by name; OTLP asks for integers, but accepts both.
+const SPAN_KINDS = ["SPAN_KIND_UNSPECIFIED", "SPAN_KIND_INTERNAL", "SPAN_KIND_SERVER", "SPAN_KIND_CLIENT", "SPAN_KIND_PRODUCER", "SPAN_KIND_CONSUMER"];
+const STATUS_CODES = ["STATUS_CODE_UNSET", "STATUS_CODE_OK", "STATUS_CODE_ERROR"];
+
+/** An enum field: its integer, or the index of its name in `names`. */
+function enumValue(v: unknown, names: string[], what: string): number {
+  const named = typeof v === "string" ? names.indexOf(v) : -1;
+  return named >= 0 ? named : int(v, what);
+}
+
 /** Ids are hex in OTLP/JSON; a base64 id (the plain protobuf JSON mapping) is read as well. */
 function id(v: unknown, bytes: number, what: string): string {
   const s = text(v, what);
@@ -98,12 +108,12 @@ function span(v: unknown): OtlpSpan {
     spanId: id(get(s, "spanId", "span_id"), 8, "spanId"),
     parentSpanId: id(get(s, "parentSpanId", "parent_span_id"), 8, "parentSpanId"),
     name: text(s.name, "name"),
-    kind: int(s.kind, "kind"),
+    kind: enumValue(s.kind, SPAN_KINDS, "kind"),
     startNs: nanos(get(s, "startTimeUnixNano", "start_time_unix_nano"), "startTimeUnixNano"),
     endNs: nanos(get(s, "endTimeUnixNano", "end_time_unix_nano"), "endTimeUnixNano"),
     attributes: attributes(list(s, "attributes", "attributes", "span attributes")),
     events: list(s, "events", "events", "events").map(event),
-    status: { code: int(status.code, "status.code"), message: text(status.message, "status.message") },
+    status: { code: enumValue(status.code, STATUS_CODES, "status.code"), message: text(status.message, "status.message") },
   };
 }
 

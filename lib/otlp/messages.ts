@@ -3,18 +3,50 @@
 // content, tool_calls}: the older gen_ai.* events and gen_ai.prompt) and OpenInference's
 // flattened llm.input_messages.N.message.* attributes. Pure functions; unusable parts are dropped.
 import type { ChatMessage, Part } from "../domain/calls";
-import { tryParseJson } from "../json";
-import type { Attributes, AttrValue } from "./model";
+import { MAX_JSON_DEPTH, scanJson } from "../json";
+import { MAX_EXPORT_MESSAGES, type Attributes, type AttrValue } from "./model";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
+
+// JSON text inside attributes is decoded too, and `[{},{},…]` in a 10 MiB string is millions of
+// objects: one export may decode at most MAX_EXPORT_MESSAGES objects and arrays from its
+// attributes in all, as it may hold that many messages. `withJsonBudget` opens an export's budget.
+let jsonBudget: { left: number } | null = null; // outside an export: each text on its own
+
+/** Runs `read` (synchronous) with a fresh budget of objects and arrays to decode from attribute text. */
+export function withJsonBudget<T>(read: () => T): T {
+  const outer = jsonBudget;
+  jsonBudget = { left: MAX_EXPORT_MESSAGES };
+  try {
+    return read();
+  } finally {
+    jsonBudget = outer;
+  }
+}
+
+/** Parsed JSON text, or undefined when it is not JSON or nests too deep; throws past the export's budget. */
+function parseAttributeJson(text: string): unknown {
+  const scanned = scanJson(text, false);
+  if (scanned.depth > MAX_JSON_DEPTH) return undefined;
+  if (scanned.containers > (jsonBudget?.left ?? MAX_EXPORT_MESSAGES)) {
+    throw new Error(`its JSON attributes hold more than ${MAX_EXPORT_MESSAGES.toLocaleString("en")} objects and arrays in this export; send smaller batches`);
+  }
+  try {
+    const value = JSON.parse(scanned.text) as unknown;
+    if (jsonBudget) jsonBudget.left -= scanned.containers;
+    return value;
+  } catch {
+    return undefined;
+  }
+}
 
 /** A JSON text attribute read as its value; structured values (arrays, kvlists) as they are. */
 export function structured(v: AttrValue | unknown): unknown {
   if (typeof v !== "string") return v;
   const t = v.trimStart();
   if (!t.startsWith("[") && !t.startsWith("{")) return v;
-  const parsed = tryParseJson(v);
+  const parsed = parseAttributeJson(v);
   return parsed === undefined ? v : parsed;
 }
 
@@ -24,7 +56,7 @@ const contentText = (v: unknown): string => (typeof v === "string" ? v : v == nu
 /** Tool arguments: JSON text becomes its value (providers send a JSON string). */
 export function toolArguments(v: unknown): unknown {
   if (typeof v !== "string") return v ?? null;
-  const parsed = tryParseJson(v);
+  const parsed = parseAttributeJson(v);
   return parsed === undefined ? v : parsed;
 }
 

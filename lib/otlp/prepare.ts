@@ -5,6 +5,7 @@ import { prepareCall, type Prepared } from "../ingest/prepare";
 import { callSchema, eventSchema, type LifecycleEvent } from "../ingest/schema";
 import { prepareEvent, type PreparedEvent } from "../ingest/storeEvents";
 import type { NormalizedCall } from "../domain/calls";
+import { withJsonBudget } from "./messages";
 import type { OtlpSpan, OtlpTraceRequest } from "./model";
 import { genAiCall, openInferenceCall, spanRole, toolResultEvent, type SpanContext } from "./spans";
 
@@ -30,6 +31,10 @@ function issue(error: { issues: { path: PropertyKey[]; message: string }[] }): s
 
 /** The items of one export, each span mapped and validated on its own, then read by `readCall` / `readEvent`. */
 export function readOtlp<C, E>(request: OtlpTraceRequest, readCall: (call: NormalizedCall) => C, readEvent: (event: LifecycleEvent) => E): OtlpItems<C, E> {
+  return withJsonBudget(() => readSpans(request, readCall, readEvent));
+}
+
+function readSpans<C, E>(request: OtlpTraceRequest, readCall: (call: NormalizedCall) => C, readEvent: (event: LifecycleEvent) => E): OtlpItems<C, E> {
   const batch: OtlpItems<C, E> = { calls: [], events: [], rejected: 0, reasons: [], ignored: 0 };
   const byId = new Map<string, OtlpSpan>();
   for (const rs of request.resourceSpans) for (const ss of rs.scopeSpans) for (const s of ss.spans) if (s.spanId) byId.set(s.spanId, s);

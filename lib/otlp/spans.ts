@@ -121,7 +121,7 @@ function eventMessages(span: OtlpSpan): { system: Part[] | null; input: ChatMess
       seen = true;
       const m = message({ ...body, role: typeof body.role === "string" ? body.role : role }, role);
       if (!m) continue;
-      if (role === "system" && input.length === 0) system = [...(system ?? []), ...m.parts];
+      if (role === "system" && input.length === 0) (system ??= []).push(...m.parts); // in place: a copy per event was quadratic
       else input.push(m);
     } else if (e.name === "gen_ai.choice") {
       seen = true;

@@ -345,3 +345,39 @@ describe("execute_tool spans → tool results; other spans", () => {
     expect(batch.reasons[0]).toMatch(/provider/);
   });
 });
+
+describe("what an export may cost", () => {
+  /** An OTLP/JSON export of the given spans (ids made up, one resource), decoded. */
+  const exportOf = (...spans: object[]) =>
+    decodeTraceRequestJson(
+      JSON.stringify({
+        resourceSpans: [{ resource: { attributes: [{ key: "service.name", value: { stringValue: "agent-j" } }] }, scopeSpans: [{ spans: spans.map((s, i) => ({ traceId: "1".repeat(32), spanId: String(i + 1).padStart(16, "0"), name: "chat", startTimeUnixNano: "1767268800000000000", endTimeUnixNano: "1767268801000000000", ...s })) }] }],
+      }),
+    );
+  const attr = (key: string, stringValue: string) => ({ key, value: { stringValue } });
+  const chat = [attr("gen_ai.operation.name", "chat"), attr("gen_ai.provider.name", "openai"), attr("gen_ai.request.model", "gpt-4o")];
+
+  it("JSON text inside attributes counts toward the export's 500,000 objects: past them the span is rejected alone", () => {
+    const bomb = `[${"{},".repeat(MAX_EXPORT_MESSAGES)}{}]`; // 1.5 MB of text, half a million objects once decoded
+    const batch = prepareOtlp(exportOf({ attributes: [...chat, attr("gen_ai.input.messages", bomb)] }, { attributes: [...chat, attr("gen_ai.input.messages", JSON.stringify([{ role: "user", parts: [{ type: "text", content: "hi" }] }]))] }));
+    expect(batch).toMatchObject({ rejected: 1 });
+    expect(batch.reasons[0]).toMatch(/JSON attributes hold more than 500,000 objects and arrays/);
+    expect(batch.calls).toHaveLength(1);
+    expect(batch.calls[0].call.call_id).toBe(`${"1".repeat(32)}${"2".padStart(16, "0")}`);
+  });
+
+  it("reads 60,000 system-message events in one pass (each copied the whole list before: quadratic)", () => {
+    const events = Array.from({ length: 60_000 }, (_, i) => ({ timeUnixNano: "1767268800000000000", name: "gen_ai.system.message", attributes: [attr("content", `rule ${i}`)] }));
+    const [c] = calls0(exportOf({ attributes: chat, events }));
+    expect(c.system_instructions).toHaveLength(60_000);
+    expect(c.system_instructions?.[59_999]).toEqual({ type: "text", content: "rule 59999" });
+  });
+
+  it("reads enums written by name in OTLP/JSON (protobuf's JSON mapping), as integers", () => {
+    const request = exportOf({ kind: "SPAN_KIND_CLIENT", status: { code: "STATUS_CODE_ERROR", message: "boom" }, attributes: chat });
+    expect(request.resourceSpans[0].scopeSpans[0].spans[0]).toMatchObject({ kind: 3, status: { code: 2, message: "boom" } });
+    expect(() => exportOf({ kind: "SPAN_KIND_SIDEWAYS" })).toThrow(/kind: expected an integer/);
+  });
+});
+
+const calls0 = (request: ReturnType<typeof decodeTraceRequestJson>): NormalizedCall[] => readOtlp(request, (c) => c, (e) => e).calls;
