@@ -298,8 +298,9 @@ export class AlertWorker {
         });
         continue;
       }
-      if ((this.inflightByHook.get(w.id) ?? 0) >= this.perWebhook) continue;
-      const claimed = await this.claim(d.id, now);
+      // an attempt of this process that outlived its claim (e.g. a slow DNS answer) is still its own
+      if (this.inflight.has(d.id) || (this.inflightByHook.get(w.id) ?? 0) >= this.perWebhook) continue;
+      const claimed = await this.claim(d.id, this.now()); // the claim runs from now, not from when the list was read
       if (!claimed) continue;
       this.inflightByHook.set(w.id, (this.inflightByHook.get(w.id) ?? 0) + 1);
       const p = this.attempt(claimed, w).finally(() => {

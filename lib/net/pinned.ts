@@ -64,6 +64,18 @@ function headersOf(init: RequestInit): Record<string, string> {
   return Object.fromEntries(new Headers(init.headers).entries());
 }
 
+/** `work`, or its abort as soon as `signal` fires: a DNS lookup cannot be cancelled, only no longer waited for. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | null | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    const done = () => signal.removeEventListener("abort", onAbort);
+    work.then((v) => (done(), resolve(v)), (e) => (done(), reject(e)));
+  });
+}
+
 /**
  * A fetch-like function (POST/GET with a string body) that resolves, checks and pins the address
  * as above. The answer is read up to 64 KB. Abort with `init.signal`.
@@ -71,7 +83,7 @@ function headersOf(init: RequestInit): Record<string, string> {
 export function pinnedFetch(policy: OutboundPolicy) {
   return async (url: string, init: RequestInit = {}): Promise<Response> => {
     const u = new URL(url);
-    const target = await resolveOutbound(u, policy);
+    const target = await untilAborted(resolveOutbound(u, policy), init.signal);
     const host = hostOf(u);
     const secure = u.protocol === "https:";
     const lookup: LookupFunction = (_hostname, options, callback) => {

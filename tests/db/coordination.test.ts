@@ -149,6 +149,22 @@ describe("the alert worker in several processes", () => {
     expect((await db().lease.findUniqueOrThrow({ where: { name: SCAN_LEASE } })).holder).toBe("B");
     expect(sentByA).toHaveLength(1); // A is still stuck; nothing more went through it
   });
+
+  it("does not send again a delivery it still has in flight, even once its claim is over", async () => {
+    const sent: string[] = [];
+    // the attempt outlives its timeout (as one stuck in a DNS lookup did, which no signal stopped)
+    const a = new AlertWorker({ db: db(), now, holder: "A2", log: quiet, timeoutMs: 5_000, fetch: (url) => (sent.push(url), new Promise<Response>(() => undefined)) });
+    clock += 100n * SEC; // past the leases of the tests before
+    await createWebhook(db(), hook("Stuck"), "test");
+    clock += SEC;
+    await crash("Stuck", "stuck-1");
+    await a.tick();
+    expect(sent).toHaveLength(1);
+    clock += 11n * SEC; // the claim (timeout + 5 s) is over; the attempt is not
+    await a.tick();
+    expect(sent).toHaveLength(1);
+    expect(a.inFlight).toBe(1);
+  });
 });
 
 describe("sweeps in several processes", () => {

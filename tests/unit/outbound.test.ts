@@ -210,6 +210,12 @@ describe("the send path: resolve, check every address, connect to the checked on
     expect(await sendOnce(pinnedFetch({ allow: allowLoopback }), target(`http://127.0.0.1:${closed}/`), item)).toMatchObject({ ok: false, error: "request failed (ECONNREFUSED)" });
   });
 
+  it("a DNS lookup that never answers is cut off by the timeout too (the attempt outlived its claim)", async () => {
+    const silent: Resolver = () => new Promise(() => undefined);
+    const r = await sendOnce(pinnedFetch({ allow: allowLoopback, resolve: silent }), target("http://slow-dns.example.com/"), item, 200);
+    expect(r).toMatchObject({ ok: false, statusCode: null, error: "timed out after 200 ms" });
+  });
+
   it("a hanging receiver is cut off by the timeout", async () => {
     const hang = http.createServer(() => undefined);
     await new Promise<void>((r) => hang.listen(0, "127.0.0.1", r));
