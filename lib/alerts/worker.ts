@@ -200,6 +200,11 @@ export class AlertWorker {
       if (rows.length < PAGE) break;
       if (!(await this.holdScanLease())) break; // a long backlog: keep the lease, or stop if another process took over
     }
+    // Rows are dated by the clock of the process that ingested them: one dated ahead of this
+    // clock (another process's runs fast) must not carry the mark past rows still to come
+    // from the others. Such a row is read again each tick until this clock passes it (queued once).
+    const now = this.now();
+    if (high > now) high = now > mark ? now : mark;
     if (high !== mark) await this.writeMark(high);
     return queued;
   }

@@ -150,6 +150,27 @@ describe("the alert worker in several processes", () => {
     expect(sentByA).toHaveLength(1); // A is still stuck; nothing more went through it
   });
 
+  it("a row dated ahead by another process's fast clock does not hide the rows that come after it", async () => {
+    const sent: string[] = [];
+    const a = new AlertWorker({ db: db(), now, holder: "A3", log: quiet, fetch: async (url, init) => (sent.push(JSON.parse(String(init.body)).interruption.interruption_id), new Response("ok")) });
+    clock += 100n * SEC;
+    await createWebhook(db(), hook("Skew"), "test");
+    clock += SEC;
+    const at = clock;
+    clock += 60n * SEC; // the process that ingests the next row runs a minute fast
+    await crash("Skew", "skew-future");
+    clock = at + SEC;
+    await a.tick();
+    await a.settle();
+    await crash("Skew", "skew-now"); // ingested by a process whose clock is right
+    clock += SEC;
+    await a.tick();
+    await a.settle();
+    await a.tick();
+    await a.settle();
+    expect(sent.sort()).toEqual(["skew-future", "skew-now"]);
+  });
+
   it("does not send again a delivery it still has in flight, even once its claim is over", async () => {
     const sent: string[] = [];
     // the attempt outlives its timeout (as one stuck in a DNS lookup did, which no signal stopped)
