@@ -3,9 +3,9 @@
 // Upstream: everything the agent sent (its provider key included) except the hop-by-hop headers
 // of this connection and SightDesk's own `X-SightDesk-*` headers; Host becomes the upstream's.
 // Recorded: the same, without anything that carries a credential (Authorization, x-api-key,
-// api-key, cookies, any credential-named header), and a URL without userinfo or credential
+// api-key, cookies, any credential-named header or Bearer/Basic value; key-shaped text masked), and a URL without userinfo or credential
 // query parameters. Nothing recorded leaves the proxy with a key in it.
-import { isSecretName } from "../ingest/redact";
+import { isSecretName, redactText } from "../ingest/redact";
 
 /** Headers of one connection, not of the message (RFC 9110 §7.6.1), plus proxy credentials. */
 const HOP_BY_HOP = new Set([
@@ -15,6 +15,12 @@ const HOP_BY_HOP = new Set([
 
 /** Credential headers by name, beyond what `isSecretName` recognizes. */
 const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "x-api-key", "api-key", "cookie", "set-cookie", "x-goog-api-key", "ocp-apim-subscription-key"]);
+
+/** Header names that end in a credential word (`helicone-auth`, `x-functions-key`, `x-auth-token`). */
+const CREDENTIAL_SUFFIX = /(?:^|[-_])(?:auth|key|token|secret|signature|password|passwd|credentials?)$/;
+
+/** A value that is a credential whatever its header's name (`Bearer …`, `Basic …`). */
+const CREDENTIAL_VALUE = /^\s*(?:bearer|basic|token)\s+\S/i;
 
 /** Query parameters that carry credentials (besides credential-shaped names such as `api_key`). */
 const CREDENTIAL_PARAMS = new Set(["key", "apikey", "api-key", "api_key", "token", "access_token", "sig", "signature", "code", "auth", "x-api-key", "password"]);
@@ -64,20 +70,24 @@ export function isCredentialHeader(name: string): boolean {
   const lower = name.toLowerCase();
   let known = credentialNames.get(lower);
   if (known === undefined) {
-    known = CREDENTIAL_HEADERS.has(lower) || isSecretName(lower);
+    known = CREDENTIAL_HEADERS.has(lower) || isSecretName(lower) || CREDENTIAL_SUFFIX.test(lower);
     if (credentialNames.size < 10_000) credentialNames.set(lower, known);
   }
   return known;
 }
 
-/** Headers as recorded: lower-case names, credentials and X-SightDesk-* removed, repeated values joined. */
+/**
+ * Headers as recorded: lower-case names, credentials (by name or by value) and X-SightDesk-*
+ * removed, key-shaped text in the rest masked, repeated values joined.
+ */
 export function recordedHeaders(pairs: [string, string][]): Record<string, string> {
   const out: Record<string, string> = {};
   const listed = connectionListed(pairs);
   for (const [k, v] of pairs) {
     const lower = k.toLowerCase();
-    if (isCredentialHeader(lower) || lower.startsWith(SIGHTDESK_PREFIX) || HOP_BY_HOP.has(lower) || listed.has(lower)) continue;
-    out[lower] = lower in out ? `${out[lower]}, ${v}` : v;
+    if (isCredentialHeader(lower) || CREDENTIAL_VALUE.test(v) || lower.startsWith(SIGHTDESK_PREFIX) || HOP_BY_HOP.has(lower) || listed.has(lower)) continue;
+    const value = redactText(v);
+    out[lower] = lower in out ? `${out[lower]}, ${value}` : value;
   }
   return out;
 }

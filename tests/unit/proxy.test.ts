@@ -41,6 +41,14 @@ describe("headers", () => {
   it("recorded: no credentials, no X-SightDesk-*", () => {
     expect(recordedHeaders(agent)).toEqual({ "content-type": "application/json", "openai-organization": "org-1" });
     expect(recordedHeaders([["Set-Cookie", "x=1"], ["content-type", "text/event-stream"]])).toEqual({ "content-type": "text/event-stream" });
+    // gateway credentials under names of their own, and credentials known by their value
+    const gateway: [string, string][] = [
+      ["Helicone-Auth", "Bearer sk-helicone-abcdefghijklmnop"], ["x-auth-key", "k1"], ["x-functions-key", "k2"], ["X-Portkey-Api-Key", "k3"],
+      ["x-custom", "Bearer abcdefghijkl"], ["x-note", "key sk-proj-ABCDEFGHIJKLMNOPQRSTUV in text"], ["anthropic-version", "2023-06-01"], ["x-request-id", "req-1"],
+    ];
+    const kept = recordedHeaders(gateway);
+    expect(Object.keys(kept)).toEqual(["x-note", "anthropic-version", "x-request-id"]);
+    expect(kept["x-note"]).not.toMatch(/ABCDEFGHIJKLMNOP/);
   });
   it("back to the agent: everything but hop-by-hop headers", () => {
     expect(clientResponseHeaders([["Content-Type", "a"], ["Transfer-Encoding", "chunked"], ["Connection", "close"], ["retry-after", "7"]])).toEqual([["Content-Type", "a"], ["retry-after", "7"]]);
