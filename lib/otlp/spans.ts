@@ -106,11 +106,13 @@ export function spanError(span: OtlpSpan): SpanError {
 const callId = (span: OtlpSpan) => span.traceId + span.spanId;
 
 /** The older event form: gen_ai.system/user/assistant/tool.message events and gen_ai.choice. */
-function eventMessages(span: OtlpSpan): { system: Part[] | null; input: ChatMessage[]; output: ChatMessage[] } | null {
+function eventMessages(span: OtlpSpan): { system: Part[] | null; input: ChatMessage[]; output: ChatMessage[]; outputCaptured: boolean } | null {
   let system: Part[] | null = null;
   const input: ChatMessage[] = [];
   const output: ChatMessage[] = [];
   let seen = false;
+  // a gen_ai.choice without content, message or tool calls was recorded with content capture off
+  let outputCaptured = false;
   for (const e of span.events) {
     const a = e.attributes;
     // some senders put the event body, as JSON, in one attribute
@@ -125,6 +127,7 @@ function eventMessages(span: OtlpSpan): { system: Part[] | null; input: ChatMess
       else input.push(m);
     } else if (e.name === "gen_ai.choice") {
       seen = true;
+      if (body.message != null || body.content != null || body.tool_calls != null) outputCaptured = true;
       const inner = structured(body.message);
       const m = message({ role: "assistant", ...(typeof inner === "object" && inner !== null ? inner : { content: body.content, tool_calls: body.tool_calls }), finish_reason: body.finish_reason }, "assistant");
       if (m) output.push(m);
@@ -133,12 +136,13 @@ function eventMessages(span: OtlpSpan): { system: Part[] | null; input: ChatMess
       input.push(...messages(a["gen_ai.prompt"]));
     } else if (e.name === "gen_ai.content.completion") {
       seen = true;
+      outputCaptured = true;
       output.push(...messages(a["gen_ai.completion"], "assistant"));
     }
   }
   if (!seen) return null;
   if (!system && input[0]?.role === "system") system = input.shift()!.parts;
-  return { system, input, output };
+  return { system, input, output, outputCaptured };
 }
 
 /** The JSON body of /api/ingest/calls for a GenAI call span (SPEC §2.1). */
@@ -152,7 +156,7 @@ export function genAiCall(span: OtlpSpan, ctx: SpanContext): Record<string, unkn
   let system = systemInstructions(a["gen_ai.system_instructions"]) ?? (hasInputAttr ? null : fromEvents?.system ?? null);
   if (!system && input[0]?.role === "system") system = input.shift()!.parts;
   const finish = strings(a["gen_ai.response.finish_reasons"]) ?? output.map((m) => m.finish_reason).filter((r): r is string => !!r);
-  const captured = hasOutputAttr || (fromEvents?.output.length ?? 0) > 0;
+  const captured = hasOutputAttr || (fromEvents?.outputCaptured ?? false);
   return {
     call_id: callId(span),
     trace_id: text(a["gen_ai.response.id"]),

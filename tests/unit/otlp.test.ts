@@ -286,6 +286,12 @@ describe("GenAI spans → calls", () => {
   it("without captured content a successful span has no status (no false empty response)", () => {
     const [c] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.request.model": "m" })));
     expect(c).toMatchObject({ status_code: null, error: null, input_messages: [], output_messages: [] });
+    // the older event form with content capture off: a gen_ai.choice with its finish reason only
+    const [e] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.system": "az.ai.inference", "gen_ai.request.model": "m" }, (s) => s.addEvent("gen_ai.choice", { index: 0, finish_reason: "stop" }))));
+    expect(e).toMatchObject({ status_code: null, error: null, finish_reasons: ["stop"] });
+    // with content, an empty answer is still one
+    const [empty] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.system": "openai", "gen_ai.request.model": "m" }, (s) => s.addEvent("gen_ai.choice", { index: 0, finish_reason: "stop", message: JSON.stringify({ role: "assistant", content: "" }) }))));
+    expect(empty).toMatchObject({ status_code: 200 });
   });
 
   it("the agent name of the enclosing invoke_agent span", () => {
