@@ -86,7 +86,15 @@ function nodeSink(res: http.ServerResponse): ClientSink {
       if (bytes) res.end(bytes);
       else res.end();
     },
-    abort: () => void res.destroy(),
+    abort() {
+      // what arrived goes out first: destroying the response would drop what is gathered or
+      // still buffered; ending the socket sends it, then cuts the answer (no chunked terminator)
+      const bytes = takeGathered();
+      if (res.destroyed) return;
+      if (bytes) res.write(bytes);
+      if (res.socket) res.socket.end();
+      else res.destroy();
+    },
   };
 }
 

@@ -134,6 +134,14 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         return stream([...openaiChunks(model, 5).map((c) => sse(c)), sse("[DONE]")]);
       case "stream-tools":
         return stream([...openaiChunks(model, 0, true).map((c) => sse(c)), sse("[DONE]")]);
+      case "cut-after-done": // ~400 KB of events, then the connection reset: the proxy reads several chunks and the reset in one turn
+        res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "x-request-id": `req_${model}` });
+        {
+          const events = [...openaiChunks(model, 3000).map((c) => sse(c)), sse("[DONE]")].join("");
+          record(events);
+          res.write(events, () => res.socket?.destroy()); // destroyed once the bytes reached the kernel
+        }
+        return;
       case "cut":
         return stream([...openaiChunks(model, 8).map((c) => sse(c)), sse("[DONE]")], { cutAfter: 3 });
       case "slow":
