@@ -71,6 +71,9 @@ export function untransformed(headers: [string, string][]): [string, string][] {
  * one turn of the event loop go as one, at the end of that turn (one write to the agent, not one
  * per event).
  */
+const QUEUE_BYTES = 256 * 1024;
+const CUT_WAIT_MS = 10_000;
+
 function webSink(onCancel: () => void): { sink: ClientSink; response: Promise<Response> } {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let drains: (() => void)[] = [];
@@ -90,20 +93,29 @@ function webSink(onCancel: () => void): { sink: ClientSink; response: Promise<Re
   let resolve!: (r: Response) => void;
   const response = new Promise<Response>((r) => (resolve = r));
   let closed = false;
+  // the upstream cut its answer: the agent's is cut once what arrived has been read from the queue
+  // (erroring the stream at once would drop it), or after CUT_WAIT_MS when the agent reads no more
+  let cutting: ReturnType<typeof setTimeout> | null = null;
+  const cut = () => {
+    if (cutting) clearTimeout(cutting);
+    controller.error(new Error("upstream closed the connection before the response ended"));
+  };
   const stream = new ReadableStream<Uint8Array>(
     {
       start: (c) => void (controller = c),
       pull: () => {
+        if (cutting && (controller.desiredSize ?? 0) >= QUEUE_BYTES) return cut();
         const d = drains;
         drains = [];
         for (const cb of d) cb();
       },
       cancel: () => {
         closed = true;
+        if (cutting) clearTimeout(cutting);
         onCancel();
       },
     },
-    { highWaterMark: 256 * 1024, size: (chunk) => chunk.byteLength },
+    { highWaterMark: QUEUE_BYTES, size: (chunk) => chunk.byteLength },
   );
   const sink: ClientSink = {
     head(status, headers) {
@@ -140,8 +152,10 @@ function webSink(onCancel: () => void): { sink: ClientSink; response: Promise<Re
     },
     abort() {
       if (closed) return;
+      endOfTurn();
       closed = true;
-      controller.error(new Error("upstream closed the connection before the response ended"));
+      if ((controller.desiredSize ?? 0) >= QUEUE_BYTES) return cut();
+      cutting = setTimeout(cut, CUT_WAIT_MS);
     },
   };
   return { sink, response };

@@ -164,14 +164,16 @@ describe("OpenAI through the proxy", () => {
 
   it("a stream whose connection is reset right after its last events still delivers them to the client", async () => {
     const s = sid("cut-after-done");
-    const chunks: unknown[] = [];
-    const stream = await openai(s).chat.completions.create({ model: "cut-after-done", stream: true, messages: [{ role: "user", content: "x" }] });
-    // the answer is cut for the client as it was for the proxy, but only after everything that arrived
-    const cut = await (async () => {
-      for await (const c of stream) chunks.push(plain(c));
-    })().catch((e: Error) => e);
-    expect(chunks).toEqual(openaiChunks("cut-after-done", 3000)); // the proxy dropped what it had gathered in that turn
-    expect(String(cut)).toMatch(/terminated/);
+    for (const base of [`${proxy.url}/openai/v1`, `${server.url}/proxy/openai/v1`]) {
+      const chunks: unknown[] = [];
+      const stream = await openai(s, base, { "X-SightDesk-Token": server.token }).chat.completions.create({ model: "cut-after-done", stream: true, messages: [{ role: "user", content: "x" }] });
+      // the answer is cut for the client as it was for the proxy, but only after everything that arrived
+      const cut = await (async () => {
+        for await (const c of stream) chunks.push(plain(c));
+      })().catch((e: Error) => e);
+      expect(chunks, base).toEqual(openaiChunks("cut-after-done", 3000)); // the proxies dropped what they had gathered or queued
+      expect(String(cut)).toMatch(/terminated/);
+    }
   });
 
   it("a stream that stalls after its first events is cut by the idle timeout for the client and recorded timed out", async () => {
