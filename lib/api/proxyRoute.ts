@@ -65,15 +65,17 @@ export function untransformed(headers: [string, string][]): [string, string][] {
   return out;
 }
 
+/** What the agent's stream queues before the forwarder waits for it to read. */
+const QUEUE_BYTES = 256 * 1024;
+/** How long a cut answer waits for the agent to read what is queued. */
+const CUT_WAIT_MS = 10_000;
+
 /**
  * A ReadableStream the forwarder writes into, and the Response around it once the status is
  * known. As in the CLI proxy, the first bytes go at once and the chunks that arrive after them in
  * one turn of the event loop go as one, at the end of that turn (one write to the agent, not one
  * per event).
  */
-const QUEUE_BYTES = 256 * 1024;
-const CUT_WAIT_MS = 10_000;
-
 function webSink(onCancel: () => void): { sink: ClientSink; response: Promise<Response> } {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let drains: (() => void)[] = [];
@@ -185,6 +187,7 @@ export async function proxyRequest(req: Request): Promise<Response> {
     if (e instanceof OutboundBlockedError) return proxyError(502, "upstream_refused", `sightdesk proxy: refused: ${e.message}`);
     return errorResponse(e);
   }
+  if (req.signal?.aborted) return new Response(null, { status: 499 }); // the agent hung up during the checks
   const abort = new AbortController();
   const cancel = () => abort.abort();
   req.signal?.addEventListener("abort", cancel, { once: true });

@@ -67,7 +67,10 @@ function headersOf(init: RequestInit): Record<string, string> {
 /** `work`, or its abort as soon as `signal` fires: a DNS lookup cannot be cancelled, only no longer waited for. */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal | null | undefined): Promise<T> {
   if (!signal) return work;
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    work.catch(() => undefined); // no longer waited for: its failure is nobody's
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });

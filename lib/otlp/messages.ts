@@ -29,16 +29,19 @@ export function withJsonBudget<T>(read: () => T): T {
 function parseAttributeJson(text: string): unknown {
   const scanned = scanJson(text, false);
   if (scanned.depth > MAX_JSON_DEPTH) return undefined;
-  if (scanned.containers > (jsonBudget?.left ?? MAX_EXPORT_MESSAGES)) {
-    throw new Error(`its JSON attributes hold more than ${MAX_EXPORT_MESSAGES.toLocaleString("en")} objects and arrays in this export; send smaller batches`);
-  }
+  const tooMany = () => new Error(`its JSON attributes hold more than ${MAX_EXPORT_MESSAGES.toLocaleString("en")} objects and arrays in this export; send smaller batches`);
+  if (scanned.containers > MAX_EXPORT_MESSAGES) throw tooMany(); // before parsing: what one text may allocate
+  let value: unknown;
   try {
-    const value = JSON.parse(scanned.text) as unknown;
-    if (jsonBudget) jsonBudget.left -= scanned.containers;
-    return value;
+    value = JSON.parse(scanned.text);
   } catch {
-    return undefined;
+    return undefined; // text that only looks like JSON costs no budget
   }
+  if (jsonBudget) {
+    if (scanned.containers > jsonBudget.left) throw tooMany();
+    jsonBudget.left -= scanned.containers;
+  }
+  return value;
 }
 
 /** A JSON text attribute read as its value; structured values (arrays, kvlists) as they are. */

@@ -127,8 +127,10 @@ function eventMessages(span: OtlpSpan): { system: Part[] | null; input: ChatMess
       else input.push(m);
     } else if (e.name === "gen_ai.choice") {
       seen = true;
-      if (body.message != null || body.content != null || body.tool_calls != null) outputCaptured = true;
       const inner = structured(body.message);
+      // with capture off, senders keep the event and drop the content (some keep {"role": "assistant"})
+      const said = (o: unknown) => typeof o === "object" && o !== null && ((o as Record<string, unknown>).content != null || (o as Record<string, unknown>).tool_calls != null);
+      if (said(inner) || said(body) || typeof inner === "string") outputCaptured = true;
       const m = message({ role: "assistant", ...(typeof inner === "object" && inner !== null ? inner : { content: body.content, tool_calls: body.tool_calls }), finish_reason: body.finish_reason }, "assistant");
       if (m) output.push(m);
     } else if (e.name === "gen_ai.content.prompt") {

@@ -86,15 +86,17 @@ class Capture {
 
 /** Decoded bodies are kept up to this size too: a few compressed kilobytes can inflate to gigabytes. */
 const DECODED_CAP = RECORD_CAP;
+/** A compressed stream is decoded up to this, then kept as any stream over the cap: its head and last events. */
+const SSE_DECODED_CAP = 8 * RECORD_CAP;
 
 /**
  * Decoded body bytes (gzip, deflate, br); a cut compressed stream gives what could be decoded,
  * bytes that do not decode are kept as they came, and null means they decode to more than the cap.
  */
-function decode(bytes: Buffer, encoding: string | undefined): Buffer | null {
+function decode(bytes: Buffer, encoding: string | undefined, cap = DECODED_CAP): Buffer | null {
   const enc = (encoding ?? "").trim().toLowerCase();
   if (!enc || enc === "identity" || !bytes.length) return bytes;
-  const limit = { maxOutputLength: DECODED_CAP };
+  const limit = { maxOutputLength: cap };
   try {
     if (enc === "gzip" || enc === "x-gzip") return zlib.gunzipSync(bytes, { finishFlush: zlib.constants.Z_SYNC_FLUSH, ...limit });
     if (enc === "deflate") return zlib.inflateSync(bytes, { finishFlush: zlib.constants.Z_SYNC_FLUSH, ...limit });
@@ -119,6 +121,16 @@ function lastEventEnd(text: string): number {
     return at < 0 ? -1 : at + b.length;
   });
   return Math.max(...ends);
+}
+
+/** A stream's text at most RECORD_CAP long plus its last TAIL_BYTES: its first and last whole events. */
+function streamEnds(text: string): string {
+  if (text.length <= RECORD_CAP + TAIL_BYTES) return text;
+  const head = text.slice(0, RECORD_CAP);
+  const tail = text.slice(-TAIL_BYTES);
+  const headEnd = lastEventEnd(head);
+  const tailStart = firstEventEnd(tail);
+  return `${headEnd >= 0 ? head.slice(0, headEnd) : ""}${tailStart >= 0 ? tail.slice(tailStart) : ""}`;
 }
 
 /** How an exchange ended. */
@@ -272,7 +284,7 @@ export function wireExchange(x: RecordedExchange): WireExchange {
   let upstreamError: string | undefined;
   if (r) {
     truncated += r.dropped;
-    const decoded = decode(bytes(r.head), r.encoding);
+    const decoded = decode(bytes(r.head), r.encoding, r.sse ? SSE_DECODED_CAP : DECODED_CAP);
     if (!decoded) truncated += r.head.byteLength;
     const body = decoded ? decoded.toString("utf8") : "";
     // ingest takes HTTP statuses only: anything else is recorded as the upstream's failure
@@ -287,7 +299,10 @@ export function wireExchange(x: RecordedExchange): WireExchange {
         const headEnd = lastEventEnd(body);
         text = `${headEnd >= 0 ? body.slice(0, headEnd) : ""}${boundary >= 0 ? tail.slice(boundary) : ""}`;
       }
-      out.response = { status, headers: r.headers, sse: text };
+      // a compressed stream can decode past the cap: kept as an uncompressed one would be
+      const kept = streamEnds(text);
+      if (kept.length < text.length) truncated += Buffer.byteLength(text) - Buffer.byteLength(kept);
+      out.response = { status, headers: r.headers, sse: kept };
     } else {
       out.response = { status, headers: r.headers, body: r.dropped || r.tail.length || !decoded ? null : body };
     }

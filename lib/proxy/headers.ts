@@ -19,6 +19,9 @@ const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "x-a
 /** Header names that end in a credential word (`helicone-auth`, `x-functions-key`, `x-auth-token`). */
 const CREDENTIAL_SUFFIX = /(?:^|[-_])(?:auth|key|token|secret|signature|password|passwd|credentials?)$/;
 
+/** Names that end like a credential but are not one (kept: they help to debug retries). */
+const NOT_CREDENTIALS = new Set(["idempotency-key", "x-idempotency-key"]);
+
 /** A value that is a credential whatever its header's name (`Bearer …`, `Basic …`). */
 const CREDENTIAL_VALUE = /^\s*(?:bearer|basic|token)\s+\S/i;
 
@@ -70,7 +73,7 @@ export function isCredentialHeader(name: string): boolean {
   const lower = name.toLowerCase();
   let known = credentialNames.get(lower);
   if (known === undefined) {
-    known = CREDENTIAL_HEADERS.has(lower) || isSecretName(lower) || CREDENTIAL_SUFFIX.test(lower);
+    known = CREDENTIAL_HEADERS.has(lower) || isSecretName(lower) || (CREDENTIAL_SUFFIX.test(lower) && !NOT_CREDENTIALS.has(lower));
     if (credentialNames.size < 10_000) credentialNames.set(lower, known);
   }
   return known;

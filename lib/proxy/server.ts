@@ -88,11 +88,12 @@ function nodeSink(res: http.ServerResponse): ClientSink {
     },
     abort() {
       // what arrived goes out first: destroying the response would drop what is gathered or
-      // still buffered; ending the socket sends it, then cuts the answer (no chunked terminator)
+      // still buffered; destroySoon sends it, then closes the connection (no chunked terminator)
       const bytes = takeGathered();
       if (res.destroyed) return;
       if (bytes) res.write(bytes);
-      if (res.socket) res.socket.end();
+      else if (!res.headersSent) res.flushHeaders(); // the agent sees the status, then the cut
+      if (res.socket) res.socket.destroySoon();
       else res.destroy();
     },
   };

@@ -289,6 +289,9 @@ describe("GenAI spans → calls", () => {
     // the older event form with content capture off: a gen_ai.choice with its finish reason only
     const [e] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.system": "az.ai.inference", "gen_ai.request.model": "m" }, (s) => s.addEvent("gen_ai.choice", { index: 0, finish_reason: "stop" }))));
     expect(e).toMatchObject({ status_code: null, error: null, finish_reasons: ["stop"] });
+    // opentelemetry-instrumentation-openai-v2 keeps the message's role without its content
+    const [roleOnly] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.system": "openai", "gen_ai.request.model": "m" }, (s) => s.addEvent("gen_ai.choice", { index: 0, finish_reason: "stop", message: JSON.stringify({ role: "assistant" }) }))));
+    expect(roleOnly).toMatchObject({ status_code: null, error: null });
     // with content, an empty answer is still one
     const [empty] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.system": "openai", "gen_ai.request.model": "m" }, (s) => s.addEvent("gen_ai.choice", { index: 0, finish_reason: "stop", message: JSON.stringify({ role: "assistant", content: "" }) }))));
     expect(empty).toMatchObject({ status_code: 200 });

@@ -45,9 +45,10 @@ describe("headers", () => {
     const gateway: [string, string][] = [
       ["Helicone-Auth", "Bearer sk-helicone-abcdefghijklmnop"], ["x-auth-key", "k1"], ["x-functions-key", "k2"], ["X-Portkey-Api-Key", "k3"],
       ["x-custom", "Bearer abcdefghijkl"], ["x-note", "key sk-proj-ABCDEFGHIJKLMNOPQRSTUV in text"], ["anthropic-version", "2023-06-01"], ["x-request-id", "req-1"],
+      ["Idempotency-Key", "stainless-retry-1"],
     ];
     const kept = recordedHeaders(gateway);
-    expect(Object.keys(kept)).toEqual(["x-note", "anthropic-version", "x-request-id"]);
+    expect(Object.keys(kept)).toEqual(["x-note", "anthropic-version", "x-request-id", "idempotency-key"]);
     expect(kept["x-note"]).not.toMatch(/ABCDEFGHIJKLMNOP/);
   });
   it("back to the agent: everything but hop-by-hop headers", () => {
@@ -136,6 +137,20 @@ describe("the recorder", () => {
     expect(sse.startsWith('data: {"i":0}\r\n\r\n')).toBe(true);
     expect(sse.endsWith('data: {"i":29999}\r\n\r\ndata: [DONE]\r\n\r\n')).toBe(true);
     expect(sse).toMatch(/^(data: [^\r\n]*\r\n\r\n)+$/);
+  });
+  it("a compressed stream that decodes past the cap keeps its first and last events, like an uncompressed one", async () => {
+    const zlib = await import("node:zlib");
+    const events = Array.from({ length: 200_000 }, (_, i) => `data: {"i":${i}}\n\n`).join("") + "data: [DONE]\n\n"; // ≈ 3.6 MiB
+    const r = new ExchangeRecorder(start);
+    r.responseHead(200, [["content-type", "text/event-stream"], ["content-encoding", "gzip"]]);
+    r.responseChunk(zlib.gzipSync(events));
+    const x = r.finish();
+    const sse = x.response?.sse ?? "";
+    expect(sse.startsWith('data: {"i":0}\n\n')).toBe(true);
+    expect(sse.endsWith('data: {"i":199999}\n\ndata: [DONE]\n\n')).toBe(true);
+    expect(sse).toMatch(/^(data: [^\n]*\n\n)+$/);
+    expect(sse.length).toBeLessThan(events.length);
+    expect(x.recording_truncated).toBe(events.length - sse.length);
   });
   it("clips who-and-where texts to what ingest takes, and records a status outside 100–599 as the upstream's error", () => {
     const r = new ExchangeRecorder({ ...start, origin: { agent_name: "a".repeat(300), session_id: "s".repeat(600), host: "h" } });
