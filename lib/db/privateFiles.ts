@@ -5,6 +5,7 @@
 // -wal, -shm and -journal files itself, with the mode of the database file, so the database file
 // is created 0600 before SQLite first opens it. Looser modes found on start are tightened, with a
 // warning naming the file (never its content). The user's own config.json is left alone.
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { dataDir } from "./url";
@@ -88,6 +89,25 @@ export function writePrivateFile(file: string, content: string, warn: Warn = std
     fs.writeFileSync(fd, content);
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/**
+ * Creates `file` (0600) holding `content` unless it exists; returns what it holds then. When
+ * several processes do so at once the first one wins and none reads it half-written: each
+ * writes its own file aside, then links it into place (which fails if the name is taken).
+ */
+export function createPrivateFileOnce(file: string, content: string, warn: Warn = stderr): string {
+  const aside = `${file}.${process.pid}.${crypto.randomBytes(6).toString("hex")}`;
+  writePrivateFile(aside, content, warn);
+  try {
+    fs.linkSync(aside, file);
+    return content;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    return fs.readFileSync(file, "utf8");
+  } finally {
+    fs.rmSync(aside, { force: true });
   }
 }
 
