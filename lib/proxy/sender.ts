@@ -33,6 +33,9 @@ export type SenderStats = { sent: number; spooled: number; dropped: number; pend
 
 const SUFFIX = ".jsonl";
 
+/** What became of a batch the server answered. */
+type Delivered = { sent: number; dropped: number };
+
 export class ExchangeSender {
   /** added, not serialized yet */
   private fresh: WireExchange[] = [];
@@ -180,14 +183,25 @@ export class ExchangeSender {
     }
   }
 
-  /** "sent" | "retry" (server unreachable or busy) | "reject" (the server refuses this batch for good). */
-  private async post(lines: string[]): Promise<"sent" | "retry" | "reject"> {
+  /**
+   * "retry" (the server is unreachable or busy), else how many of `lines` it stored and refused.
+   * A batch it refuses (400, 413) is split in halves until each refused exchange is alone, so one
+   * bad exchange never costs the others (a half sent twice is stored once: ingest is idempotent).
+   */
+  private async post(lines: string[]): Promise<"retry" | Delivered> {
     try {
       const { status, text } = await postExchanges(this.ingestUrl, this.o.token, lines);
-      if (status >= 200 && status < 300) return "sent";
+      if (status >= 200 && status < 300) return { sent: lines.length, dropped: 0 };
       if (status === 400 || status === 413) {
-        this.o.log?.(`the server refused a batch of ${lines.length} exchanges (HTTP ${status}: ${text.slice(0, 300)}); dropped`);
-        return "reject";
+        if (lines.length === 1) {
+          this.o.log?.(`the server refused an exchange (HTTP ${status}: ${text.slice(0, 300)}); dropped`);
+          return { sent: 0, dropped: 1 };
+        }
+        const half = Math.ceil(lines.length / 2);
+        const first = await this.post(lines.slice(0, half));
+        if (first === "retry") return first;
+        const second = await this.post(lines.slice(half));
+        return second === "retry" ? second : { sent: first.sent + second.sent, dropped: first.dropped + second.dropped };
       }
       this.o.log?.(`the server answered HTTP ${status} (${text.slice(0, 200)}); spooling`);
       return "retry";
@@ -213,8 +227,7 @@ export class ExchangeSender {
         this.spool(this.takeAll()); // behind the spool, in order
         return;
       }
-      if (outcome === "sent") this.stats.sent += lines.length;
-      else this.stats.dropped += lines.length;
+      this.count(outcome);
       fs.rmSync(p, { force: true });
     }
     this.serializeFresh();
@@ -230,9 +243,13 @@ export class ExchangeSender {
       }
       if (this.serverDown) this.o.log?.(`${this.o.url} answers again; delivering`);
       this.serverDown = false;
-      if (outcome === "sent") this.stats.sent += lines.length;
-      else this.stats.dropped += lines.length;
+      this.count(outcome);
     }
+  }
+
+  private count(d: Delivered): void {
+    this.stats.sent += d.sent;
+    this.stats.dropped += d.dropped;
   }
 
   private takeAll(): string[] {

@@ -405,6 +405,29 @@ describe("spool", () => {
     }
   });
 
+  it("one exchange the server refuses costs only itself: the batch is split until it is alone", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-spool-"));
+    try {
+      const logs: string[] = [];
+      const s = sid("split");
+      const one = new ExchangeSender({ url: server.url, token: server.token, spoolDir: dir, spoolMaxBytes: 1 << 20, intervalMs: 60_000, batchSize: 10, log: (l) => logs.push(l) });
+      const at = String(BigInt(Date.now()) * 1_000_000n);
+      const x: WireExchange = {
+        call_id: "", start_ns: at, end_ns: at,
+        request: { method: "POST", url: "https://api.openai.com/v1/chat/completions", headers: {}, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "x" }] }) },
+        response: { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify(openaiCompletion("json")) },
+      };
+      for (let i = 0; i < 10; i++) one.add({ ...x, session_id: s, call_id: i === 6 ? "" : `split-${s}-${i}` }); // an empty call_id is refused (400)
+      await one.flush();
+      expect(one.snapshot()).toMatchObject({ sent: 9, dropped: 1, pending: 0 });
+      expect((await arrived(s, 9)).length).toBe(9);
+      expect(logs.filter((l) => /refused an exchange \(HTTP 400: .*call_id/.test(l))).toHaveLength(1);
+      await one.stop();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("is bounded: past its size the oldest exchanges are dropped and counted", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-spool-"));
     try {
