@@ -2,6 +2,7 @@
 // semantic conventions' parts JSON (gen_ai.input.messages …), OpenAI-style messages ({role,
 // content, tool_calls}: the older gen_ai.* events and gen_ai.prompt) and OpenInference's
 // flattened llm.input_messages.N.message.* attributes. Pure functions; unusable parts are dropped.
+import crypto from "node:crypto";
 import type { ChatMessage, Part } from "../domain/calls";
 import { MAX_JSON_DEPTH, scanJson } from "../json";
 import { MAX_EXPORT_MESSAGES, type Attributes, type AttrValue } from "./model";
@@ -74,18 +75,50 @@ function part(p: unknown): Part | null {
       return content === null ? null : { type: p.type, content };
     }
     case "tool_call": {
-      const id = str(p.id);
-      return id ? { type: "tool_call", id, name: str(p.name) ?? "", arguments: toolArguments(p.arguments) } : null;
+      // the id is optional in the conventions (Gemini has none): `withToolCallIds` gives one
+      return { type: "tool_call", id: str(p.id) ?? "", name: str(p.name) ?? "", arguments: toolArguments(p.arguments) };
     }
     case "tool_call_response": {
-      const id = str(p.id);
-      if (!id) return null;
+      const id = str(p.id) ?? "";
       const out: Part = { type: "tool_call_response", id, response: p.response ?? p.result ?? null };
+      if (!id && str(p.name)) (out as Part & { name?: string }).name = str(p.name)!; // to pair it (withToolCallIds)
       if (typeof p.is_error === "boolean") out.is_error = p.is_error;
       return out;
     }
     default:
       return null; // blob, file, uri and unknown kinds: nothing SightDesk judges
+  }
+}
+
+/**
+ * Ids for tool calls sent without one (the conventions make `id` optional; Gemini's function
+ * calls have none), the same in every call of a conversation: a hash of the call's name,
+ * arguments and how many such calls came before it in the history. A response without an id
+ * answers the oldest unanswered id-less call (of its name, when it gives one). `input` and then
+ * `output` are read in order, as one history; id-less parts left unpaired are dropped.
+ */
+export function withToolCallIds(input: ChatMessage[], output: ChatMessage[]): void {
+  const seen = new Map<string, number>();
+  const open: { id: string; name: string }[] = [];
+  for (const m of [...input, ...output]) {
+    if (!m.parts.some((p) => (p.type === "tool_call" || p.type === "tool_call_response") && !p.id)) continue;
+    m.parts = m.parts.flatMap((p): Part[] => {
+      if (p.type === "tool_call" && !p.id) {
+        const key = `${p.name}\u0000${JSON.stringify(p.arguments ?? null)}`;
+        const n = seen.get(key) ?? 0;
+        seen.set(key, n + 1);
+        const id = `call_${crypto.createHash("sha256").update(`${key}\u0000${n}`).digest("hex").slice(0, 24)}`;
+        open.push({ id, name: p.name });
+        return [{ ...p, id }];
+      }
+      if (p.type === "tool_call_response" && !p.id) {
+        const { name, ...rest } = p as typeof p & { name?: string };
+        const at = name ? open.findIndex((c) => c.name === name) : 0;
+        if (at < 0 || !open.length) return [];
+        return [{ ...rest, id: open.splice(at, 1)[0].id }];
+      }
+      return [p];
+    });
   }
 }
 
@@ -143,8 +176,9 @@ export function systemInstructions(v: AttrValue | unknown): Part[] | null {
   if (v == null) return null;
   const value = structured(v);
   if (typeof value === "string") return [{ type: "text", content: value }];
-  if (Array.isArray(value)) return value.map(part).filter((p): p is Part => p !== null);
-  return contentParts(value);
+  const usable = (p: Part | null): p is Part => p !== null && !((p.type === "tool_call" || p.type === "tool_call_response") && !p.id);
+  if (Array.isArray(value)) return value.map(part).filter(usable);
+  return contentParts(value).filter(usable);
 }
 
 // ── OpenInference ─────────────────────────────────────────────────────────────────────────

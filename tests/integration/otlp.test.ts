@@ -128,6 +128,25 @@ describe("POST /api/otlp/v1/traces with the OpenTelemetry SDK's exporters", () =
     });
   });
 
+  it("Gemini's function calls without ids: stored, answered by the next call's history, no interruption", async () => {
+    const session = uid("otel-gemini");
+    const call = { type: "tool_call", name: "get_weather", arguments: { city: "Oslo" } };
+    const user = { role: "user", parts: [{ type: "text", content: "weather in Oslo?" }] };
+    const gemini = (input: unknown[], output: unknown[], ms: number): Attributes => ({
+      "gen_ai.operation.name": "generate_content", "gen_ai.provider.name": "gcp.gemini", "gen_ai.request.model": "gemini-2.5-flash", "session.id": session,
+      "gen_ai.input.messages": JSON.stringify(input), "gen_ai.output.messages": JSON.stringify(output), "gen_ai.usage.output_tokens": ms,
+    });
+    const sent = await send("proto", (t) => {
+      span(t, "generate_content", gemini([user], [{ role: "model", parts: [call] }], 10));
+      span(t, "generate_content", gemini([user, { role: "model", parts: [call] }, { role: "user", parts: [{ type: "tool_call_response", response: { temp: 7 } }] }], [{ role: "model", parts: [{ type: "text", content: "7 °C." }] }], 12), undefined, 900);
+    });
+    const [first, second] = await Promise.all(sent.spans.map((s) => getCall(idOf(s))));
+    expect(first.status_code).toBe(200);
+    expect(JSON.stringify(second.input_messages)).toContain(JSON.stringify((first.output_messages[0] as { parts: { id: string }[] }).parts[0].id));
+    // no empty_response for the function call, no unanswered tool call in the history
+    expect(await sessionInterruptions(server, session)).toEqual([]);
+  });
+
   it("an errored span (status ERROR, error.type, HTTP 429) becomes a rate_limit interruption", async () => {
     const session = uid("otel");
     const sent = await send("proto", (t) => span(t, "chat gpt-4o", { "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o", "session.id": session, "error.type": "RateLimitError", "http.response.status_code": 429 }, (s) => {

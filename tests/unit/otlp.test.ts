@@ -307,6 +307,30 @@ describe("GenAI spans → calls", () => {
     expect(calls(spans).map((c) => c.agent_name)).toEqual(["planner"]);
   });
 
+  it("tool calls without ids (Gemini): the same id in every call of the conversation, answered in order", () => {
+    const call = { type: "tool_call", name: "get_weather", arguments: { city: "Oslo" } };
+    const user = { role: "user", parts: [{ type: "text", content: "weather in Oslo, twice?" }] };
+    const gemini = (input: unknown[], output: unknown[]) => ({ "gen_ai.operation.name": "generate_content", "gen_ai.provider.name": "gcp.gemini", "gen_ai.request.model": "gemini-2.5-flash", "gen_ai.input.messages": JSON.stringify(input), "gen_ai.output.messages": JSON.stringify(output) });
+    const [first, second] = calls(record((t) => {
+      span(t, "generate_content", gemini([user], [{ role: "model", parts: [call, call] }]));
+      span(t, "generate_content", gemini(
+        [user, { role: "model", parts: [call, call] }, { role: "user", parts: [{ type: "tool_call_response", response: "rain" }, { type: "tool_call_response", response: "still rain" }] }],
+        [{ role: "model", parts: [{ type: "text", content: "Rain." }] }],
+      ));
+    }));
+    // an answer of two function calls is not an empty one
+    expect(first.status_code).toBe(200);
+    const ids = first.output_messages[0].parts.map((p) => (p as { id: string }).id);
+    expect(ids[0]).toMatch(/^call_[0-9a-f]{24}$/);
+    expect(new Set(ids).size).toBe(2); // the same call twice: two calls
+    // the next call's history names them alike, and its responses answer them in order
+    expect(second.input_messages[1].parts.map((p) => (p as { id: string }).id)).toEqual(ids);
+    expect(second.input_messages[2].parts).toEqual([
+      { type: "tool_call_response", id: ids[0], response: "rain" },
+      { type: "tool_call_response", id: ids[1], response: "still rain" },
+    ]);
+  });
+
   it("an OpenInference LLM span", () => {
     const spans = record((t) => span(t, "ChatCompletion", {
       "openinference.span.kind": "LLM", "llm.model_name": "claude-sonnet-4", "llm.provider": "anthropic", "session.id": "s-oi",
