@@ -62,20 +62,30 @@ function agentName(span: OtlpSpan, ctx: SpanContext): string | null {
     if (name && (AGENT_OPERATIONS.has(String(parent.attributes["gen_ai.operation.name"])) || hops === 0)) return name;
     parent = ctx.byId.get(parent.parentSpanId);
   }
+  return serviceName(ctx);
+}
+
+function serviceName(ctx: SpanContext): string | null {
   const service = text(ctx.resource["service.name"]);
   return service && !service.startsWith("unknown_service") ? service : null;
 }
 
-/** The call's origin from the span and its resource (SPEC §2.7: resource attributes fill the rest). */
+/**
+ * The call's origin from the span and its resource (SPEC §2.7: resource attributes fill the
+ * rest). Without a session.id the session is the process the resource describes (one run of an
+ * agent process, SPEC §1) — not its agent name, which may come from an invoke_agent span that an
+ * exporter sends in a later batch than its children.
+ */
 function origin(span: OtlpSpan, ctx: SpanContext) {
   const pid = count(ctx.resource["process.pid"]);
+  const host = text(ctx.resource["host.name"]);
   return {
-    session_id: text(pick(span, ctx.resource, "session.id", "gen_ai.session.id")),
+    session_id: text(pick(span, ctx.resource, "session.id", "gen_ai.session.id")) ?? sessionIdOf({ agent_name: serviceName(ctx), pid, host }),
     conversation_id: text(pick(span, ctx.resource, "gen_ai.conversation.id")),
     agent_name: agentName(span, ctx),
     pid,
     process_name: text(ctx.resource["process.executable.name"]),
-    host: text(ctx.resource["host.name"]),
+    host,
   };
 }
 
@@ -233,7 +243,7 @@ export function toolResultEvent(span: OtlpSpan, ctx: SpanContext): Record<string
   const result = a["gen_ai.tool.call.result"];
   return {
     kind: "tool_result",
-    session_id: sessionIdOf(who),
+    session_id: who.session_id,
     conversation_id: who.conversation_id,
     tool_call_id: text(a["gen_ai.tool.call.id"]) ?? callId(span),
     name: text(a["gen_ai.tool.name"]) ?? span.name,

@@ -307,6 +307,26 @@ describe("GenAI spans → calls", () => {
     expect(calls(spans).map((c) => c.agent_name)).toEqual(["planner"]);
   });
 
+  it("without a session.id the session is the process, whichever batch the invoke_agent span comes in", () => {
+    const spans = record((t) => {
+      const agent = t.startSpan("invoke_agent planner", { attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "planner" }, startTime: T0 });
+      const child = t.startSpan("chat", { attributes: { "gen_ai.operation.name": "chat" }, startTime: T0 }, trace.setSpan(context.active(), agent));
+      child.end(T0 + 10);
+      const tool = t.startSpan("execute_tool bash", { attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.id": "t1" }, startTime: T0 }, trace.setSpan(context.active(), agent));
+      tool.end(T0 + 15);
+      agent.end(T0 + 20);
+    });
+    const read = (batch: typeof spans) => readOtlp(both(batch).proto, (c) => c, (e) => e);
+    const together = read(spans);
+    const [alone] = read(spans.filter((s) => s.name === "chat")).calls; // exported before its parent ended
+    const [toolAlone] = read(spans.filter((s) => s.name.startsWith("execute_tool"))).events;
+    expect(together.calls[0].agent_name).toBe("planner");
+    expect(alone.agent_name).toBe("agent-x");
+    expect(alone.session_id).toBe(together.calls[0].session_id);
+    expect((toolAlone as { session_id: string }).session_id).toBe(together.calls[0].session_id);
+    expect((together.events[0] as { session_id: string }).session_id).toBe(together.calls[0].session_id);
+  });
+
   it("tool calls without ids (Gemini): the same id in every call of the conversation, answered in order", () => {
     const call = { type: "tool_call", name: "get_weather", arguments: { city: "Oslo" } };
     const user = { role: "user", parts: [{ type: "text", content: "weather in Oslo, twice?" }] };
