@@ -190,7 +190,8 @@ export class DeadLoopAction {
     });
     let completed = 0;
     for (const r of abandoned) {
-      if (!(await claimPending(db, "TerminateRequest", r.id, this.holder, now, this.claimMs))) continue;
+      // each claim runs from when it is taken: the sends before it may have taken their timeouts
+      if (!(await claimPending(db, "TerminateRequest", r.id, this.holder, this.now(), this.claimMs))) continue;
       const target = { ...r, signal: r.signal as TerminateSignal };
       let outcome: TerminateOutcome;
       if (now - r.createdAtNs > RESEND_WITHIN_NS) {

@@ -3,6 +3,7 @@
 // with a fake forwarder: one request per signal, recorded, visible in the interruption's activity.
 import type { Actor } from "@/lib/auth/actor";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../support/waitFor";
 import { signBody } from "@/lib/alerts/rules";
 import { spawn } from "node:child_process";
 import { useTestDb } from "../support/testDb";
@@ -398,6 +399,26 @@ describe("DeadLoopAction (server side)", () => {
     expect(await b.recover()).toBe(1);
     expect(forwarder.sent).toHaveLength(before);
     expect(await db().terminateRequest.findUniqueOrThrow({ where: { id: old.id } })).toMatchObject({ status: "failed", result: expect.stringMatching(/stopped, and it is too old/) });
+
+    // each claim runs from when it is taken: a slow send before it does not shorten it
+    const first = await abandoned("web-11", 904);
+    const second = await abandoned("web-12", 905);
+    clock = second.createdAtNs + 11n * SEC;
+    const claimedAt: bigint[] = [];
+    const slow = new DeadLoopAction({
+      db: db(), killAfterCount: 3, holder: "C", log: () => undefined, now: () => clock,
+      fetch: async (url: string) => {
+        claimedAt.push(clock);
+        if (url.includes("web-12")) return new Promise<Response>(() => undefined); // C stops mid-send here
+        clock += 5n * SEC; // the first send takes its whole timeout
+        return Response.json({ result: "signaled" });
+      },
+    });
+    void slow.recover();
+    const held = await eventually("the second request claimed by C", () => db().terminateRequest.findUniqueOrThrow({ where: { id: second.id } }), (r) => r.claimedBy === "C");
+    expect(claimedAt).toHaveLength(2);
+    expect(held.claimExpiresAtNs).toBe(claimedAt[1] + 10n * SEC); // from the clock after the first send, not before it
+    expect((await db().terminateRequest.findUniqueOrThrow({ where: { id: first.id } })).status).toBe("sent");
   });
 
   it("lets only the registering token, or an admin, point a host's forwarder elsewhere", async () => {
