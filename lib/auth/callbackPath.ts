@@ -17,7 +17,8 @@ export function safeCallbackPath(value: unknown): string {
   } catch {
     return "/";
   }
-  if (url.origin !== "http://sightdesk.invalid") return "/";
+  // `/.//evil.com` normalizes to `//evil.com`, which a browser reads as another origin
+  if (url.origin !== "http://sightdesk.invalid" || url.pathname.startsWith("//")) return "/";
   if (url.pathname === "/login" || url.pathname.startsWith("/login/") || url.pathname.startsWith("/api/")) return "/";
   return `${url.pathname}${url.search}${url.hash}`;
 }

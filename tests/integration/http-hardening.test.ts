@@ -119,7 +119,7 @@ describe("pages without a session", () => {
       return (await res.text()).match(/\\"callbackUrl\\":\\"([^"\\]*)\\"/)?.[1];
     };
     expect(await formTarget("/inbox?severity=high")).toBe("/inbox?severity=high");
-    for (const bad of ["https://evil.example/", "//evil.example/x", "/\\evil.example", "javascript:alert(1)", "/login", "inbox"]) {
+    for (const bad of ["https://evil.example/", "//evil.example/x", "/\\evil.example", "/.//evil.example", "/..//evil.example", "/%2e//evil.example/x", "javascript:alert(1)", "/login", "inbox"]) {
       expect(await formTarget(bad), bad).toBe("/");
     }
   });
