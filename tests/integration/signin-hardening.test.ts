@@ -81,6 +81,29 @@ describe("password sign-in throttling", () => {
     expect(log).not.toMatch(/wrong-password-5|right-password-1/);
   });
 
+  it("counts each attempt against the account next-auth checks: a repeated email field is refused, a JSON body counts for its email", async () => {
+    const victim = email("victim");
+    await createUser({ email: victim, role: "viewer", password: "victim-password-1" });
+    /** A sign-in with a body of our own making (what a scripted attacker sends). */
+    const raw = async (type: string, body: (csrfToken: string) => string) => {
+      const csrf = await fetch(`${server.url}/api/auth/csrf`);
+      const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+      const cookie = csrf.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+      const res = await fetch(`${server.url}/api/auth/callback/credentials`, { method: "POST", redirect: "manual", headers: { "content-type": type, cookie, origin: server.url, "x-forwarded-for": newAddress() }, body: body(csrfToken) });
+      return { status: res.status, body: await res.text() };
+    };
+    // a decoy first, the victim last: next-auth checks the last; the throttle counted the first
+    const twice = await raw("application/x-www-form-urlencoded", (t) => `email=decoy%40x.test&email=${encodeURIComponent(victim)}&password=guess&csrfToken=${t}&json=true`);
+    expect(twice.status).toBe(400);
+    expect(twice.body).toMatch(/email: expected one email/);
+    // JSON bodies were all counted under ""
+    for (let i = 0; i < 5; i++) {
+      const failed = await raw("application/json", (t) => JSON.stringify({ email: victim, password: `guess-${i}`, csrfToken: t, json: "true" }));
+      expect(failed.status).toBe(401);
+    }
+    expect((await signIn(victim, "victim-password-1", newAddress())).status).toBe(429);
+  });
+
   it("a successful sign-in before the limit clears the account's failures", async () => {
     const address = email("reset");
     await createUser({ email: address, role: "viewer", password: "right-password-2" });

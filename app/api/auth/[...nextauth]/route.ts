@@ -10,15 +10,27 @@ const nextAuth = (req: NextRequest, ctx: Ctx): Promise<Response> => NextAuth(aut
 
 const SESSION_COOKIE = /^(__Secure-)?next-auth\.session-token(\.\d+)?=[^;]/;
 
-/** The email of a credentials sign-in form, or "" (next-auth refuses it without hashing). */
-async function formEmail(req: NextRequest): Promise<string> {
+/**
+ * The email a credentials sign-in will check, read from the body as next-auth reads it (JSON
+ * when the type says so, else a form), so that the throttle counts the attempt against the
+ * account that is tried: "" when there is none (next-auth refuses it without hashing), null when
+ * the body names more than one (a form keeps the last, which a first-field read would miss).
+ */
+async function credentialsEmail(req: NextRequest): Promise<string | null> {
+  const type = req.headers.get("content-type") ?? "";
   try {
-    const form = await req.clone().formData();
-    const email = form.get("email");
-    return typeof email === "string" ? email : "";
+    if (type.includes("application/json")) {
+      const email = ((await req.clone().json()) as { email?: unknown } | null)?.email;
+      return email === undefined ? "" : typeof email === "string" ? email : null;
+    }
+    if (type.includes("application/x-www-form-urlencoded")) {
+      const emails = new URLSearchParams(await req.clone().text()).getAll("email");
+      return emails.length > 1 ? null : (emails[0] ?? "");
+    }
   } catch {
-    return "";
+    /* unreadable: next-auth reads nothing either */
   }
+  return "";
 }
 
 const logValue = (s: string) => JSON.stringify(s.slice(0, 200));
@@ -29,7 +41,8 @@ const logValue = (s: string) => JSON.stringify(s.slice(0, 200));
  * before next-auth (and the password hash) runs.
  */
 async function credentialsCallback(req: NextRequest, ctx: Ctx): Promise<Response> {
-  const email = await formEmail(req);
+  const email = await credentialsEmail(req);
+  if (email === null) return Response.json({ error: "email: expected one email" }, { status: 400, headers: { "cache-control": "no-store" } });
   const address = clientAddress(req.headers);
   const attempt = await beginAttempt(db(), { email, address });
   if ("refused" in attempt) {
