@@ -7,6 +7,8 @@
 // concurrent attempts cannot all pass a check made before any of them was recorded.
 import crypto from "node:crypto";
 import type { DbTx } from "../db/client";
+import { classifyAddress, type AddressClass } from "../net/outbound";
+import { requestSocket } from "../proxy/requestSocket";
 import { NS_PER_MS, nowNs } from "../domain/time";
 
 export const WINDOW_MS = 15 * 60 * 1000;
@@ -19,14 +21,20 @@ export type Refusal = { refused: true; by: "account" | "address"; retryAfterSeco
 
 export const normalizeLoginEmail = (email: string) => email.trim().toLowerCase().slice(0, MAX_KEY_LENGTH);
 
+/** Peers whose X-Forwarded-For is believed: a reverse proxy on this host or the private network. */
+const PROXY_CLASSES = new Set<AddressClass>(["loopback", "private", "link-local"]);
+
 /**
- * The client address: the first hop of X-Forwarded-For, else X-Real-IP. `next start` fills
- * X-Forwarded-For with the socket's address when the request has none, so without a proxy
- * this is the peer address; behind a proxy it is the address the proxy reports.
+ * The client address. From a peer that could be a reverse proxy (loopback, private network): the
+ * first hop of X-Forwarded-For, else X-Real-IP (`next start` fills X-Forwarded-For with the
+ * socket's address when a request has none). From any other peer: the peer itself — a client
+ * that reaches the server directly must not choose the address it is counted under.
  */
-export function clientAddress(headers: Headers): string {
+export function clientAddress(headers: Headers, peer: string | null | undefined = requestSocket()?.remoteAddress): string {
+  const kind = peer ? classifyAddress(peer) : null;
+  if (peer && kind !== null && !PROXY_CLASSES.has(kind)) return peer.slice(0, 100);
   const first = headers.get("x-forwarded-for")?.split(",")[0]?.trim();
-  const address = first || headers.get("x-real-ip")?.trim() || "unknown";
+  const address = first || headers.get("x-real-ip")?.trim() || peer || "unknown";
   return address.slice(0, 100);
 }
 
