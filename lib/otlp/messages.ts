@@ -4,6 +4,7 @@
 // flattened llm.input_messages.N.message.* attributes. Pure functions; unusable parts are dropped.
 import crypto from "node:crypto";
 import type { ChatMessage, Part } from "../domain/calls";
+import { canonicalJson } from "../detect/text";
 import { MAX_JSON_DEPTH, scanJson } from "../json";
 import { MAX_EXPORT_MESSAGES, type Attributes, type AttrValue } from "./model";
 
@@ -92,22 +93,24 @@ function part(p: unknown): Part | null {
 
 /**
  * Ids for tool calls sent without one (the conventions make `id` optional; Gemini's function
- * calls have none), the same in every call of a conversation: a hash of the call's name,
- * arguments and how many such calls came before it in the history. A response without an id
- * answers the oldest unanswered id-less call (of its name, when it gives one). `input` and then
- * `output` are read in order, as one history; id-less parts left unpaired are dropped.
+ * calls have none), the same in every call of a conversation: a hash of the conversation
+ * (`scope`: its id, or what it starts with), the call's name and arguments (canonical JSON), and
+ * how many such calls came before it in the history. A response without an id answers the
+ * oldest unanswered id-less call (of its name, when it gives one). `input` and then `output` are
+ * read in order, as one history; id-less parts left unpaired are dropped. A history trimmed at
+ * its start can count differently: its calls then get other ids than before.
  */
-export function withToolCallIds(input: ChatMessage[], output: ChatMessage[]): void {
+export function withToolCallIds(input: ChatMessage[], output: ChatMessage[], scope: string): void {
   const seen = new Map<string, number>();
   const open: { id: string; name: string }[] = [];
   for (const m of [...input, ...output]) {
     if (!m.parts.some((p) => (p.type === "tool_call" || p.type === "tool_call_response") && !p.id)) continue;
     m.parts = m.parts.flatMap((p): Part[] => {
       if (p.type === "tool_call" && !p.id) {
-        const key = `${p.name}\u0000${JSON.stringify(p.arguments ?? null)}`;
+        const key = `${p.name}\u0000${canonicalJson(p.arguments ?? null)}`;
         const n = seen.get(key) ?? 0;
         seen.set(key, n + 1);
-        const id = `call_${crypto.createHash("sha256").update(`${key}\u0000${n}`).digest("hex").slice(0, 24)}`;
+        const id = `call_${crypto.createHash("sha256").update(`${scope}\u0000${key}\u0000${n}`).digest("hex").slice(0, 24)}`;
         open.push({ id, name: p.name });
         return [{ ...p, id }];
       }
@@ -121,6 +124,10 @@ export function withToolCallIds(input: ChatMessage[], output: ChatMessage[]): vo
     });
   }
 }
+
+/** What identifies a conversation for `withToolCallIds`: its id, else its system instructions and first user message. */
+export const conversationScope = (conversationId: string | null, system: Part[] | null, input: ChatMessage[]): string =>
+  conversationId ?? canonicalJson([system ?? [], input.find((m) => m.role === "user")?.parts ?? null]);
 
 /** OpenAI-style `content`: a string, or an array of {type: "text", text} blocks. */
 function contentParts(content: unknown): Part[] {

@@ -4,7 +4,7 @@
 // (§2.3). Other spans are not GenAI spans: null. Pure functions.
 import type { ChatMessage, Part } from "../domain/calls";
 import { sessionIdOf } from "../ingest/keys";
-import { message, messages, openInferenceMessages, structured, systemInstructions, toolArguments, withToolCallIds } from "./messages";
+import { message, messages, openInferenceMessages, structured, systemInstructions, toolArguments, withToolCallIds, conversationScope } from "./messages";
 import { STATUS_ERROR, STATUS_OK, type Attributes, type AttrValue, type OtlpSpan } from "./model";
 
 /** What a span is to SightDesk. */
@@ -167,13 +167,14 @@ export function genAiCall(span: OtlpSpan, ctx: SpanContext): Record<string, unkn
   const output = hasOutputAttr ? messages(a["gen_ai.output.messages"], "assistant") : fromEvents?.output ?? [];
   let system = systemInstructions(a["gen_ai.system_instructions"]) ?? (hasInputAttr ? null : fromEvents?.system ?? null);
   if (!system && input[0]?.role === "system") system = input.shift()!.parts;
-  withToolCallIds(input, output);
+  const who = origin(span, ctx);
+  withToolCallIds(input, output, conversationScope(who.conversation_id, system, input));
   const finish = strings(a["gen_ai.response.finish_reasons"]) ?? output.map((m) => m.finish_reason).filter((r): r is string => !!r);
   const captured = hasOutputAttr || (fromEvents?.outputCaptured ?? false);
   return {
     call_id: callId(span),
     trace_id: text(a["gen_ai.response.id"]),
-    ...origin(span, ctx),
+    ...who,
     provider: text(a["gen_ai.provider.name"] ?? a["gen_ai.system"]),
     model: text(a["gen_ai.response.model"] ?? a["gen_ai.request.model"]),
     server_address: text(a["server.address"]),
@@ -196,13 +197,14 @@ export function genAiCall(span: OtlpSpan, ctx: SpanContext): Record<string, unkn
 export function openInferenceCall(span: OtlpSpan, ctx: SpanContext): Record<string, unknown> {
   const a = span.attributes;
   const { input, output } = openInferenceMessages(a);
-  withToolCallIds(input, output);
   const system = input[0]?.role === "system" ? input.shift()!.parts : null;
+  const who = origin(span, ctx);
+  withToolCallIds(input, output, conversationScope(who.conversation_id, system, input));
   const params = structured(a["llm.invocation_parameters"]);
   const p = typeof params === "object" && params !== null && !Array.isArray(params) ? (params as Record<string, AttrValue>) : {};
   return {
     call_id: callId(span),
-    ...origin(span, ctx),
+    ...who,
     provider: text(a["llm.provider"] ?? a["llm.system"]),
     model: text(a["llm.model_name"]),
     max_tokens: count(p.max_tokens ?? p.max_completion_tokens ?? p.max_output_tokens),

@@ -349,6 +349,16 @@ describe("GenAI spans → calls", () => {
       { type: "tool_call_response", id: ids[0], response: "rain" },
       { type: "tool_call_response", id: ids[1], response: "still rain" },
     ]);
+    // another conversation (another first question) calling the same tool gets other ids; the
+    // same arguments in another key order are the same call
+    const [other, reordered] = calls(record((t) => {
+      span(t, "generate_content", gemini([{ role: "user", parts: [{ type: "text", content: "and Bergen?" }] }], [{ role: "model", parts: [call] }]));
+      span(t, "generate_content", gemini([user], [{ role: "model", parts: [{ ...call, arguments: { units: "C", city: "Oslo" } }, { ...call, arguments: { city: "Oslo", units: "C" } }] }]));
+    }));
+    expect((other.output_messages[0].parts[0] as { id: string }).id).not.toBe(ids[0]);
+    const [a, b] = reordered.output_messages[0].parts.map((p) => (p as { id: string }).id);
+    expect(a).not.toBe(ids[0]);
+    expect(b).not.toBe(a); // the second identical call of that history
   });
 
   it("an OpenInference LLM span", () => {
