@@ -24,17 +24,23 @@ export const normalizeLoginEmail = (email: string) => email.trim().toLowerCase()
 /** Peers whose X-Forwarded-For is believed: a reverse proxy on this host or the private network. */
 const PROXY_CLASSES = new Set<AddressClass>(["loopback", "private", "link-local"]);
 
+const isProxy = (address: string) => {
+  const kind = classifyAddress(address);
+  return kind !== null && PROXY_CLASSES.has(kind);
+};
+
 /**
- * The client address. From a peer that could be a reverse proxy (loopback, private network): the
- * first hop of X-Forwarded-For, else X-Real-IP (`next start` fills X-Forwarded-For with the
- * socket's address when a request has none). From any other peer: the peer itself — a client
- * that reaches the server directly must not choose the address it is counted under.
+ * The client address. From a peer that could be a reverse proxy (loopback, private network):
+ * the last X-Forwarded-For entry that is not one too — proxies append the address they saw, so
+ * entries to the left of it are whatever the client sent — else X-Real-IP (`next start` fills
+ * X-Forwarded-For with the socket's address when a request has none). From any other peer: the
+ * peer itself — a client that reaches the server directly must not choose its address.
  */
 export function clientAddress(headers: Headers, peer: string | null | undefined = requestSocket()?.remoteAddress): string {
-  const kind = peer ? classifyAddress(peer) : null;
-  if (peer && kind !== null && !PROXY_CLASSES.has(kind)) return peer.slice(0, 100);
-  const first = headers.get("x-forwarded-for")?.split(",")[0]?.trim();
-  const address = first || headers.get("x-real-ip")?.trim() || peer || "unknown";
+  if (peer && classifyAddress(peer) !== null && !isProxy(peer)) return peer.slice(0, 100);
+  const hops = (headers.get("x-forwarded-for") ?? "").split(",").map((h) => h.trim()).filter(Boolean);
+  const client = [...hops].reverse().find((h) => !isProxy(h)) ?? hops[0];
+  const address = client || headers.get("x-real-ip")?.trim() || peer || "unknown";
   return address.slice(0, 100);
 }
 
