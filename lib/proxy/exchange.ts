@@ -108,29 +108,38 @@ function decode(bytes: Buffer, encoding: string | undefined, cap = DECODED_CAP):
   return bytes;
 }
 
+const BOUNDARIES = ["\r\n\r\n", "\n\n", "\r\r"];
+
 /** Where the first event boundary (a blank line: LF LF, CR LF CR LF or CR CR) of `text` ends, or -1. */
-function firstEventEnd(text: string): number {
-  const m = /\r\n\r\n|\n\n|\r\r/.exec(text);
-  return m ? m.index + m[0].length : -1;
+function firstEventEnd(text: string | Buffer): number {
+  let end = -1;
+  for (const b of BOUNDARIES) {
+    const at = text.indexOf(b);
+    if (at >= 0 && (end < 0 || at + b.length < end)) end = at + b.length;
+  }
+  return end;
 }
 
 /** Where the last event boundary of `text` ends, or -1. */
-function lastEventEnd(text: string): number {
-  const ends = ["\r\n\r\n", "\n\n", "\r\r"].map((b) => {
+function lastEventEnd(text: string | Buffer): number {
+  return Math.max(...BOUNDARIES.map((b) => {
     const at = text.lastIndexOf(b);
     return at < 0 ? -1 : at + b.length;
-  });
-  return Math.max(...ends);
+  }));
 }
 
-/** A stream's text at most RECORD_CAP long plus its last TAIL_BYTES: its first and last whole events. */
+/**
+ * A stream's text at most RECORD_CAP bytes long plus its last TAIL_BYTES: its first and last
+ * whole events (cut in bytes, at boundaries, which are ASCII: never inside a character).
+ */
 function streamEnds(text: string): string {
-  if (text.length <= RECORD_CAP + TAIL_BYTES) return text;
-  const head = text.slice(0, RECORD_CAP);
-  const tail = text.slice(-TAIL_BYTES);
+  if (Buffer.byteLength(text) <= RECORD_CAP + TAIL_BYTES) return text;
+  const bytes = Buffer.from(text);
+  const head = bytes.subarray(0, RECORD_CAP);
+  const tail = bytes.subarray(bytes.length - TAIL_BYTES);
   const headEnd = lastEventEnd(head);
   const tailStart = firstEventEnd(tail);
-  return `${headEnd >= 0 ? head.slice(0, headEnd) : ""}${tailStart >= 0 ? tail.slice(tailStart) : ""}`;
+  return `${headEnd >= 0 ? head.subarray(0, headEnd).toString("utf8") : ""}${tailStart >= 0 ? tail.subarray(tailStart).toString("utf8") : ""}`;
 }
 
 /** How an exchange ended. */

@@ -188,19 +188,25 @@ export class ExchangeSender {
    * A batch it refuses (400, 413) is split in halves until each refused exchange is alone, so one
    * bad exchange never costs the others (a half sent twice is stored once: ingest is idempotent).
    */
-  private async post(lines: string[]): Promise<"retry" | Delivered> {
+  private async post(lines: string[], budget = { posts: 4 * Math.ceil(Math.log2(lines.length + 1)) + 4 }): Promise<"retry" | Delivered> {
+    if (budget.posts <= 0) {
+      this.o.log?.(`${lines.length} exchanges of a batch the server refused were not tried again; dropped`);
+      return { sent: 0, dropped: lines.length };
+    }
     try {
+      budget.posts -= 1;
       const { status, text } = await postExchanges(this.ingestUrl, this.o.token, lines);
       if (status >= 200 && status < 300) return { sent: lines.length, dropped: 0 };
       if (status === 400 || status === 413) {
-        if (lines.length === 1) {
-          this.o.log?.(`the server refused an exchange (HTTP ${status}: ${text.slice(0, 300)}); dropped`);
-          return { sent: 0, dropped: 1 };
+        // a few bad exchanges are found in a few requests; a server refusing everything is not asked 2N times
+        if (lines.length === 1 || budget.posts < 2) {
+          this.o.log?.(`the server refused ${lines.length === 1 ? "an exchange" : `${lines.length} exchanges`} (HTTP ${status}: ${text.slice(0, 300)}); dropped`);
+          return { sent: 0, dropped: lines.length };
         }
         const half = Math.ceil(lines.length / 2);
-        const first = await this.post(lines.slice(0, half));
+        const first = await this.post(lines.slice(0, half), budget);
         if (first === "retry") return first;
-        const second = await this.post(lines.slice(half));
+        const second = await this.post(lines.slice(half), budget);
         return second === "retry" ? second : { sent: first.sent + second.sent, dropped: first.dropped + second.dropped };
       }
       this.o.log?.(`the server answered HTTP ${status} (${text.slice(0, 200)}); spooling`);

@@ -151,6 +151,15 @@ describe("the recorder", () => {
     expect(sse).toMatch(/^(data: [^\n]*\n\n)+$/);
     expect(sse.length).toBeLessThan(events.length);
     expect(x.recording_truncated).toBe(events.length - sse.length);
+    // the cap is in bytes: text of multi-byte characters keeps no more
+    const wide = Array.from({ length: 100_000 }, (_, i) => `data: {"i":${i},"t":"é ✓ 漢字"}\n\n`).join("");
+    const w = new ExchangeRecorder(start);
+    w.responseHead(200, [["content-type", "text/event-stream"], ["content-encoding", "gzip"]]);
+    w.responseChunk(zlib.gzipSync(wide));
+    const kept = w.finish().response?.sse ?? "";
+    expect(Buffer.byteLength(kept)).toBeLessThanOrEqual(3 * 1024 * 1024 + 256 * 1024);
+    expect(kept.endsWith('data: {"i":99999,"t":"é ✓ 漢字"}\n\n')).toBe(true);
+    expect(kept).toMatch(/^(data: [^\n]*\n\n)+$/);
   });
   it("clips who-and-where texts to what ingest takes, and records a status outside 100–599 as the upstream's error", () => {
     const r = new ExchangeRecorder({ ...start, origin: { agent_name: "a".repeat(300), session_id: "s".repeat(600), host: "h" } });
