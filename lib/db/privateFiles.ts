@@ -104,11 +104,31 @@ export function createPrivateFileOnce(file: string, content: string, warn: Warn 
     fs.linkSync(aside, file);
     return content;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-    return fs.readFileSync(file, "utf8");
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return fs.readFileSync(file, "utf8");
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "ENOSYS") throw e;
+    return createExclusively(file, content); // a file system without hard links (vfat, some SMB mounts)
   } finally {
     fs.rmSync(aside, { force: true });
   }
+}
+
+/** `createPrivateFileOnce` with an exclusive create: the first wins (a loser reading at once may see it unfinished). */
+function createExclusively(file: string, content: string): string {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, "wx", PRIVATE_FILE_MODE);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "EEXIST") return fs.readFileSync(file, "utf8");
+    throw e;
+  }
+  try {
+    if (ENFORCED) fs.fchmodSync(fd, PRIVATE_FILE_MODE);
+    fs.writeFileSync(fd, content);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return content;
 }
 
 /**

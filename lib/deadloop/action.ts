@@ -190,11 +190,12 @@ export class DeadLoopAction {
     });
     let completed = 0;
     for (const r of abandoned) {
-      // each claim runs from when it is taken: the sends before it may have taken their timeouts
-      if (!(await claimPending(db, "TerminateRequest", r.id, this.holder, this.now(), this.claimMs))) continue;
+      // each claim, and the age it judges, from when it is taken: the sends before it may have taken their timeouts
+      const at = this.now();
+      if (!(await claimPending(db, "TerminateRequest", r.id, this.holder, at, this.claimMs))) continue;
       const target = { ...r, signal: r.signal as TerminateSignal };
       let outcome: TerminateOutcome;
-      if (now - r.createdAtNs > RESEND_WITHIN_NS) {
+      if (at - r.createdAtNs > RESEND_WITHIN_NS) {
         outcome = { id: r.id, signal: target.signal, status: "failed", result: "the server process sending it stopped, and it is too old to send again" };
       } else {
         const [session, forwarder] = await Promise.all([
