@@ -174,13 +174,17 @@ const CUTOFF_STEP = 10 * BATCH;
  * The timestamp just past the end of the oldest `share` of the calls (at most CUTOFF_STEP of them, at least one),
  * or of the interruptions when no call is left; null when there is nothing to trim.
  */
-async function nextCutoff(db: Db, share: number): Promise<bigint | null> {
+export async function nextCutoff(db: Db, share: number): Promise<bigint | null> {
   const step = (count: number) => Math.max(1, Math.min(CUTOFF_STEP, Math.ceil(count * share)));
   const calls = await db.call.count();
   if (calls) {
-    const [row] = await db.call.findMany({ select: { startNs: true, endNs: true }, orderBy: { startNs: "asc" }, skip: step(calls) - 1, take: 1 });
-    // past the call's end: its interruptions (which occur when it ends) go with it, not after it
-    return (row.endNs !== null && row.endNs > row.startNs ? row.endNs : row.startNs) + 1n;
+    const [row, next] = await db.call.findMany({ select: { startNs: true, endNs: true }, orderBy: { startNs: "asc" }, skip: step(calls) - 1, take: 2 });
+    // past the call's end: its interruptions (which occur when it ends) go with it, not after it —
+    // but never past the next call's start: one call that ended days later (or says so) must not
+    // carry every call before its end away with it
+    let end = row.endNs !== null && row.endNs > row.startNs ? row.endNs : row.startNs;
+    if (next && end >= next.startNs) end = next.startNs > row.startNs ? next.startNs - 1n : row.startNs;
+    return end + 1n;
   }
   const interruptions = await db.interruption.count();
   if (!interruptions) return null;

@@ -16,7 +16,7 @@ import { Sweeper } from "@/lib/sweeps/scheduler";
 import { foldOpenCounts } from "@/lib/db/openCounts";
 import { dialectOf, lockKeys, sqlTransaction } from "@/lib/db/sql";
 import { boundWal, storageMeter } from "@/lib/sweeps/storage";
-import { BATCH, runSweep, type SweepConfig } from "@/lib/sweeps/sweep";
+import { BATCH, deleteOlderThan, nextCutoff, runSweep, type SweepConfig } from "@/lib/sweeps/sweep";
 
 const SEC = 1_000_000_000n;
 const MIN = 60n * SEC;
@@ -243,6 +243,18 @@ describe("size cap", () => {
     expect(again.sizeCap.vacuumed).toBe(false);
     expect(await db.call.count()).toBe(calls.length);
   }, 60_000);
+});
+
+describe("the size cap's cutoff", () => {
+  it("passes the oldest share of the calls, however late one of them says it ended", async () => {
+    const { db } = await fresh("cutoff");
+    const calls = Array.from({ length: 20 }, (_, i) => call(`cut-${String(i).padStart(2, "0")}`, { session: "s-cut", conv: `conv-cut-${i}`, at: T - BigInt(20 - i) * MIN }));
+    calls[1].end_ns = calls[1].start_ns + 10n * DAY; // the second oldest hung for days, or says so
+    await ingestCalls(db, calls, defaults.detection);
+    const cutoff = (await nextCutoff(db, 0.1))!; // the oldest 2 of 20
+    await deleteOlderThan(db, cutoff);
+    expect((await db.call.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map((c) => c.id)).toEqual(calls.slice(2).map((c) => c.call_id));
+  });
 });
 
 describe("retention and the size cap", () => {
