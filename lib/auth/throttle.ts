@@ -24,9 +24,10 @@ export const normalizeLoginEmail = (email: string) => email.trim().toLowerCase()
 /** Peers whose X-Forwarded-For is believed: a reverse proxy on this host or the private network. */
 const PROXY_CLASSES = new Set<AddressClass>(["loopback", "private", "link-local"]);
 
-const isProxy = (address: string) => {
+/** Whether `address` could be a reverse proxy's; null when it is not an address. */
+const isProxy = (address: string): boolean | null => {
   const kind = classifyAddress(address);
-  return kind !== null && PROXY_CLASSES.has(kind);
+  return kind === null ? null : PROXY_CLASSES.has(kind);
 };
 
 /**
@@ -37,9 +38,9 @@ const isProxy = (address: string) => {
  * peer itself — a client that reaches the server directly must not choose its address.
  */
 export function clientAddress(headers: Headers, peer: string | null | undefined = requestSocket()?.remoteAddress): string {
-  if (peer && classifyAddress(peer) !== null && !isProxy(peer)) return peer.slice(0, 100);
+  if (peer && isProxy(peer) === false) return peer.slice(0, 100);
   const hops = (headers.get("x-forwarded-for") ?? "").split(",").map((h) => h.trim()).filter(Boolean);
-  const client = [...hops].reverse().find((h) => !isProxy(h)) ?? hops[0];
+  const client = [...hops].reverse().find((h) => isProxy(h) !== true) ?? hops[0];
   const address = client || headers.get("x-real-ip")?.trim() || peer || "unknown";
   return address.slice(0, 100);
 }

@@ -80,10 +80,11 @@ export function ensurePrivateDir(dir: string, warn: Warn = stderr): void {
 /**
  * Writes a file only this account may read: created (or truncated) with mode 0600 and set to
  * 0600 before anything is written, whatever the umask or the mode of a file already there.
+ * `flags` "wx" creates it only when it does not exist (EEXIST otherwise).
  */
-export function writePrivateFile(file: string, content: string, warn: Warn = stderr): void {
+export function writePrivateFile(file: string, content: string, warn: Warn = stderr, flags: "w" | "wx" = "w"): void {
   ensurePrivateDir(path.dirname(file), warn);
-  const fd = fs.openSync(file, "w", PRIVATE_FILE_MODE);
+  const fd = fs.openSync(file, flags, PRIVATE_FILE_MODE);
   try {
     if (ENFORCED) fs.fchmodSync(fd, PRIVATE_FILE_MODE);
     fs.writeFileSync(fd, content);
@@ -107,28 +108,21 @@ export function createPrivateFileOnce(file: string, content: string, warn: Warn 
     const code = (e as NodeJS.ErrnoException).code;
     if (code === "EEXIST") return fs.readFileSync(file, "utf8");
     if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "ENOSYS") throw e;
-    return createExclusively(file, content); // a file system without hard links (vfat, some SMB mounts)
+    return createExclusively(file, content, warn); // a file system without hard links (vfat, some SMB mounts)
   } finally {
     fs.rmSync(aside, { force: true });
   }
 }
 
 /** `createPrivateFileOnce` with an exclusive create: the first wins (a loser reading at once may see it unfinished). */
-function createExclusively(file: string, content: string): string {
-  let fd: number;
+function createExclusively(file: string, content: string, warn: Warn): string {
   try {
-    fd = fs.openSync(file, "wx", PRIVATE_FILE_MODE);
+    writePrivateFile(file, content, warn, "wx");
+    return content;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "EEXIST") return fs.readFileSync(file, "utf8");
     throw e;
   }
-  try {
-    if (ENFORCED) fs.fchmodSync(fd, PRIVATE_FILE_MODE);
-    fs.writeFileSync(fd, content);
-  } finally {
-    fs.closeSync(fd);
-  }
-  return content;
 }
 
 /**

@@ -91,6 +91,9 @@ function part(p: unknown): Part | null {
   }
 }
 
+/** A tool call or response that came without an id (`withToolCallIds` gives it one, or drops it). */
+const idlessToolPart = (p: Part): boolean => (p.type === "tool_call" || p.type === "tool_call_response") && !p.id;
+
 /**
  * Ids for tool calls sent without one (the conventions make `id` optional; Gemini's function
  * calls have none), the same in every call of a conversation: a hash of the conversation
@@ -104,7 +107,7 @@ export function withToolCallIds(input: ChatMessage[], output: ChatMessage[], sco
   const seen = new Map<string, number>();
   const open: { id: string; name: string }[] = [];
   for (const m of [...input, ...output]) {
-    if (!m.parts.some((p) => (p.type === "tool_call" || p.type === "tool_call_response") && !p.id)) continue;
+    if (!m.parts.some(idlessToolPart)) continue;
     m.parts = m.parts.flatMap((p): Part[] => {
       if (p.type === "tool_call" && !p.id) {
         const key = `${p.name}\u0000${canonicalJson(p.arguments ?? null)}`;
@@ -183,7 +186,7 @@ export function systemInstructions(v: AttrValue | unknown): Part[] | null {
   if (v == null) return null;
   const value = structured(v);
   if (typeof value === "string") return [{ type: "text", content: value }];
-  const usable = (p: Part | null): p is Part => p !== null && !((p.type === "tool_call" || p.type === "tool_call_response") && !p.id);
+  const usable = (p: Part | null): p is Part => p !== null && !idlessToolPart(p);
   if (Array.isArray(value)) return value.map(part).filter(usable);
   return contentParts(value).filter(usable);
 }

@@ -115,6 +115,10 @@ export function spanError(span: OtlpSpan): SpanError {
 
 const callId = (span: OtlpSpan) => span.traceId + span.spanId;
 
+/** Whether a gen_ai.choice (or its message) holds content: with capture off, senders keep the event without it (some keep {"role": "assistant"}). */
+const saysSomething = (o: unknown): boolean =>
+  typeof o === "object" && o !== null && ((o as Record<string, unknown>).content != null || (o as Record<string, unknown>).tool_calls != null);
+
 /** The older event form: gen_ai.system/user/assistant/tool.message events and gen_ai.choice. */
 function eventMessages(span: OtlpSpan): { system: Part[] | null; input: ChatMessage[]; output: ChatMessage[]; outputCaptured: boolean } | null {
   let system: Part[] | null = null;
@@ -138,9 +142,7 @@ function eventMessages(span: OtlpSpan): { system: Part[] | null; input: ChatMess
     } else if (e.name === "gen_ai.choice") {
       seen = true;
       const inner = structured(body.message);
-      // with capture off, senders keep the event and drop the content (some keep {"role": "assistant"})
-      const said = (o: unknown) => typeof o === "object" && o !== null && ((o as Record<string, unknown>).content != null || (o as Record<string, unknown>).tool_calls != null);
-      if (said(inner) || said(body) || typeof inner === "string") outputCaptured = true;
+      if (saysSomething(inner) || saysSomething(body) || typeof inner === "string") outputCaptured = true;
       const m = message({ role: "assistant", ...(typeof inner === "object" && inner !== null ? inner : { content: body.content, tool_calls: body.tool_calls }), finish_reason: body.finish_reason }, "assistant");
       if (m) output.push(m);
     } else if (e.name === "gen_ai.content.prompt") {
