@@ -190,10 +190,11 @@ export async function proxyRequest(req: Request): Promise<Response> {
   if (req.signal?.aborted) return new Response(null, { status: 499 }); // the agent hung up during the checks
   const abort = new AbortController();
   const cancel = () => abort.abort();
-  req.signal?.addEventListener("abort", cancel, { once: true });
   const { sink, response } = webSink(cancel);
-  // an agent that hangs up before the upstream answers gets no head: the handler still returns
-  const hungUp = new Promise<Response>((resolve) => req.signal?.addEventListener("abort", () => resolve(new Response(null, { status: 499 })), { once: true }));
+  // the agent hung up: the upstream request stops, and the handler returns even without a head
+  const hungUp = new Promise<Response>((resolve) =>
+    req.signal?.addEventListener("abort", () => (cancel(), resolve(new Response(null, { status: 499 }))), { once: true }),
+  );
   const agent = req.headers.get("x-sightdesk-agent")?.trim() || null;
   const session = req.headers.get("x-sightdesk-session")?.trim() || null;
   // a client on this host: its process, as the CLI proxy finds it (once per connection)

@@ -111,7 +111,7 @@ function decode(bytes: Buffer, encoding: string | undefined, cap = DECODED_CAP):
 const BOUNDARIES = ["\r\n\r\n", "\n\n", "\r\r"];
 
 /** Where the first event boundary (a blank line: LF LF, CR LF CR LF or CR CR) of `text` ends, or -1. */
-function firstEventEnd(text: string | Buffer): number {
+function firstEventEnd(text: Buffer): number {
   let end = -1;
   for (const b of BOUNDARIES) {
     const at = text.indexOf(b);
@@ -121,7 +121,7 @@ function firstEventEnd(text: string | Buffer): number {
 }
 
 /** Where the last event boundary of `text` ends, or -1. */
-function lastEventEnd(text: string | Buffer): number {
+function lastEventEnd(text: Buffer): number {
   return Math.max(...BOUNDARIES.map((b) => {
     const at = text.lastIndexOf(b);
     return at < 0 ? -1 : at + b.length;
@@ -129,17 +129,20 @@ function lastEventEnd(text: string | Buffer): number {
 }
 
 /**
- * A stream's text at most RECORD_CAP bytes long plus its last TAIL_BYTES: its first and last
- * whole events (cut in bytes, at boundaries, which are ASCII: never inside a character).
+ * The whole events of a stream's kept head and tail, joined: the head up to its last boundary,
+ * the tail from its first (cut in bytes at boundaries, which are ASCII: never inside a character).
  */
-function streamEnds(text: string): string {
-  if (Buffer.byteLength(text) <= RECORD_CAP + TAIL_BYTES) return text;
-  const bytes = Buffer.from(text);
-  const head = bytes.subarray(0, RECORD_CAP);
-  const tail = bytes.subarray(bytes.length - TAIL_BYTES);
+function wholeEvents(head: Buffer, tail: Buffer): string {
   const headEnd = lastEventEnd(head);
   const tailStart = firstEventEnd(tail);
   return `${headEnd >= 0 ? head.subarray(0, headEnd).toString("utf8") : ""}${tailStart >= 0 ? tail.subarray(tailStart).toString("utf8") : ""}`;
+}
+
+/** A stream's text at most RECORD_CAP bytes long plus its last TAIL_BYTES: its first and last whole events. */
+function streamEnds(text: string): string {
+  if (Buffer.byteLength(text) <= RECORD_CAP + TAIL_BYTES) return text;
+  const bytes = Buffer.from(text);
+  return wholeEvents(bytes.subarray(0, RECORD_CAP), bytes.subarray(bytes.length - TAIL_BYTES));
 }
 
 /** How an exchange ended. */
@@ -302,12 +305,7 @@ export function wireExchange(x: RecordedExchange): WireExchange {
     if (r.sse) {
       let text = body;
       if (!r.dropped && r.tail.length) text = Buffer.concat([bytes(r.head), bytes(r.tail)]).toString("utf8"); // contiguous
-      else if (r.dropped) {
-        const tail = bytes(r.tail).toString("utf8");
-        const boundary = firstEventEnd(tail);
-        const headEnd = lastEventEnd(body);
-        text = `${headEnd >= 0 ? body.slice(0, headEnd) : ""}${boundary >= 0 ? tail.slice(boundary) : ""}`;
-      }
+      else if (r.dropped) text = wholeEvents(decoded ?? Buffer.alloc(0), bytes(r.tail));
       // a compressed stream can decode past the cap: kept as an uncompressed one would be
       const kept = streamEnds(text);
       if (kept.length < text.length) truncated += Buffer.byteLength(text) - Buffer.byteLength(kept);
