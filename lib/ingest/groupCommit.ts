@@ -2,9 +2,9 @@
 // pays a whole transaction (locks, a dozen statements whatever the batch size, the commit's
 // write of every page it touched); sixteen of them in one transaction pay it once.
 //
-// One transaction at a time (per database client, so per server process; on 2 cores, two or
-// four at once on PostgreSQL made groups smaller and cost more CPU per call): a request queued
-// while it runs waits for the next. Before starting, a transaction waits one turn of the event
+// At most `concurrency` transactions at a time per database client (one on SQLite, whose
+// statements share one connection; two on PostgreSQL, see groupedIngest.ts): a request queued
+// while they run waits for the next. Before starting, a transaction waits one turn of the event
 // loop (requests already received reach the queue) and for requests still being read or
 // validated (`arrive`, at most `gatherMs`) — never on a fixed timer: a lone request commits at
 // once, a burst shares a commit. Each request is answered only after the commit that holds its
@@ -20,13 +20,15 @@ export type GroupCommitOptions<Req> = {
   maxGroupSize: number;
   /** The longest a transaction about to start waits for arriving requests to join it. */
   gatherMs: number;
+  /** Transactions that may run at once (1 where they share one connection). */
+  concurrency?: number;
 };
 
 type Waiter<Req, Res> = { request: Req; resolve: (result: Res) => void; reject: (e: unknown) => void };
 
 export class GroupCommit<Req, Res> {
   private readonly queue: Waiter<Req, Res>[] = [];
-  private running = false;
+  private running = 0;
   /** Requests being read or validated, which will be submitted soon. */
   private arriving = 0;
   /** The transaction gathering its group, woken when no request is arriving any more. */
@@ -55,19 +57,20 @@ export class GroupCommit<Req, Res> {
   submit(request: Req): Promise<Res> {
     return new Promise<Res>((resolve, reject) => {
       this.queue.push({ request, resolve, reject });
-      if (!this.running) void this.drain();
+      if (this.running < (this.options.concurrency ?? 1)) void this.drain();
     });
   }
 
   private async drain(): Promise<void> {
-    this.running = true;
+    this.running += 1;
     try {
       while (this.queue.length) {
         await this.gather();
+        if (!this.queue.length) break;
         await this.run(this.nextGroup());
       }
     } finally {
-      this.running = false;
+      this.running -= 1;
     }
   }
 

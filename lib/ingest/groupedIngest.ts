@@ -2,6 +2,7 @@
 // process): concurrent requests share transactions (./groupCommit.ts), each still answered for
 // its own calls and only once they are committed.
 import type { Db } from "../db/client";
+import { dialectOf } from "../db/sql";
 import type { IngestSource } from "../domain/sources";
 import { GroupCommit } from "./groupCommit";
 import type { Prepared } from "./prepare";
@@ -13,6 +14,14 @@ import { ingestRequests, type IngestRequest, type IngestResult } from "./storeCa
  * statements run synchronously: a larger group holds the event loop longer).
  */
 export const MAX_GROUP_CALLS = 250;
+
+/**
+ * Shared transactions one process runs at once on PostgreSQL: while one waits on the database,
+ * the next group is read and its detection runs. Two took batches of 50 from 1,810 to 2,050
+ * calls/s (16 clients); three or four no more, one-call requests the same either way. SQLite's
+ * transactions share one connection: one at a time there.
+ */
+const POSTGRES_CONCURRENT_GROUPS = 2;
 
 /** The longest a transaction about to start waits for requests being read and validated to join it. */
 const GATHER_MS = 5;
@@ -28,6 +37,7 @@ function queueOf(db: Db): GroupCommit<IngestRequest, IngestResult> {
     sizeOf: (r) => r.calls.length,
     maxGroupSize: MAX_GROUP_CALLS,
     gatherMs: GATHER_MS,
+    concurrency: dialectOf(db) === "postgres" ? POSTGRES_CONCURRENT_GROUPS : 1,
   }));
 }
 

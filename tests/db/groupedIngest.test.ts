@@ -77,4 +77,25 @@ describe("grouped ingest on a real database", () => {
       { id: "p-s1", callCount: 2 },
     ]);
   });
+
+  it("keeps a session's counters exact when its calls arrive in transactions that run at once (two on PostgreSQL)", async () => {
+    // waves submitted a turn of the event loop apart: each wave's group starts while the last may be open
+    const pending: Promise<unknown>[] = [];
+    for (let wave = 0; wave < 6; wave++) {
+      for (let i = 0; i < 5; i++) {
+        const k = wave * 5 + i;
+        pending.push(store(call(`c-${String(k).padStart(2, "0")}`, `c-s${k % 2}`, k)));
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const results = (await Promise.all(pending)) as { accepted: number }[];
+    expect(results.every((r) => r.accepted === 1)).toBe(true);
+    expect((await callIds("c-s0")).length).toBe(15);
+    expect((await callIds("c-s1")).length).toBe(15);
+    const sessions = await db().session.findMany({ where: { id: { in: ["c-s0", "c-s1"] } }, orderBy: { id: "asc" }, select: { id: true, callCount: true, inputTokens: true } });
+    expect(sessions).toEqual([
+      { id: "c-s0", callCount: 15, inputTokens: 1500n },
+      { id: "c-s1", callCount: 15, inputTokens: 1500n },
+    ]);
+  });
 });

@@ -103,4 +103,24 @@ describe("group commit", () => {
     ]);
     expect(groups).toEqual([["a", "b"], ["c"], ["huge"], ["d"]]);
   });
+
+  it("with a concurrency of 2 starts a second transaction while the first is open, and no third", async () => {
+    const { queue, groups, hold, release } = recorder({ concurrency: 2 });
+    hold();
+    const first = queue.submit({ name: "a" });
+    await tick();
+    const second = queue.submit({ name: "b" });
+    await tick();
+    expect(groups).toEqual([["a"], ["b"]]); // both open at once
+    const answered: string[] = [];
+    const later = ["c", "d"].map((name) => queue.submit({ name }).then((r) => void answered.push(r)));
+    await tick();
+    expect(groups).toEqual([["a"], ["b"]]);
+    expect(answered).toEqual([]);
+    release();
+    expect(await Promise.all([first, second])).toEqual(["stored a", "stored b"]);
+    await Promise.all(later);
+    expect(groups.slice(2).flat().sort()).toEqual(["c", "d"]);
+    expect(answered.sort()).toEqual(["stored c", "stored d"]);
+  });
 });
