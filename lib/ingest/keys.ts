@@ -54,3 +54,10 @@ const recentToolCallRowIds = new Memo<string>(10_000, 256);
 
 export const toolCallRowId = (sessionId: string, toolCallId: string): string =>
   recentToolCallRowIds.get(sessionId + SEPARATOR + toolCallId, () => hash32("tool_call", sessionId, toolCallId));
+
+/**
+ * The lock key of a content-addressed blob: ingest holds it while it stores a call naming the
+ * blob, and the sweep while it deletes blobs no call names (lib/sweeps/sweep.ts), so a blob is
+ * never deleted under a call about to name it.
+ */
+export const blobLockKey = (blobId: string) => `blob${SEPARATOR}${blobId}`;

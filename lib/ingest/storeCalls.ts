@@ -12,6 +12,7 @@ import { emitDeadLoopDetections } from "./afterCommit";
 import { loadBatchState, loadToolCalls } from "./batchState";
 import { BatchDetection, interruptionContext } from "./detection";
 import { knownNodes, markNewSuffixes, MessageStore, probedNodeIds } from "./messageStore";
+import { blobLockKey } from "./keys";
 import { prepareCall, ThinHistoryError, type Prepared } from "./prepare";
 import { CallRows } from "./rows";
 import { recordToolCalls, toolCallRowIdsAdded, toolCallRowIdsFrom } from "./toolCalls";
@@ -36,6 +37,13 @@ function freshCalls(prepared: Prepared[], stored: Set<string>): Prepared[] {
   });
   return fresh.sort((a, b) => (a.call.start_ns < b.call.start_ns ? -1 : a.call.start_ns > b.call.start_ns ? 1 : 0));
 }
+
+/** The keys a call's transaction locks (PostgreSQL), against the sweep and other processes. */
+const lockedBy = (p: Prepared): string[] => [
+  p.keys.sessionId,
+  p.keys.conversationId,
+  ...[p.systemBlob, p.toolsBlob].flatMap((b) => (b ? [blobLockKey(b.id)] : [])),
+];
 
 /** One call's share of the batch: its rows' state, new messages, tool calls, findings and Call row. */
 function addCall(batch: CallBatch, p: Prepared): void {
@@ -78,8 +86,9 @@ export async function ingestRequests(db: Db, requests: IngestRequest[], cfg: Det
     // mostly stored already); the transaction reads any others it needs below.
     const toolCallsRead = toolCallRowIdsFrom(calls, (p) => Math.max(p.reused, p.inputTools.length - LIKELY_NEW_MESSAGES));
     const [, stored, probed, state] = await Promise.all([
-      // a session's state is read, then rewritten; a conversation's stored messages are read (the sweep deletes them under its key)
-      lockKeys(sql, calls.flatMap((p) => [p.keys.sessionId, p.keys.conversationId])),
+      // a session's state is read, then rewritten; a conversation's stored messages are read (the
+      // sweep deletes them under its key); a blob a call names stays (the sweep deletes unnamed ones under its key)
+      lockKeys(sql, calls.flatMap(lockedBy)),
       existingIds(sql, "Call", calls.map((p) => p.call.call_id)),
       existingIds(sql, "Message", probedNodeIds(calls)),
       loadBatchState(sql, calls, toolCallsRead),

@@ -8,7 +8,7 @@
 // as much again. Before 15 there is no such function and the counts can lag that way.
 import type { Db, DbTx } from "../db/client";
 import { quote } from "../db/multiRow";
-import { dialectOf, FLUSH_STATS_SQL, flushesStats, lockKeys, toNumbered, transaction } from "../db/sql";
+import { dialectOf, FLUSH_STATS_SQL, flushesStats, lockKeys, readSql, toNumbered, transaction, type Sql } from "../db/sql";
 
 // Under 999: Prisma refuses a deleteMany with more bound ids than SQLite's historical limit (P2029).
 export const BATCH = 500;
@@ -31,13 +31,13 @@ export const sqlOf = (db: Db, sql: string) => (dialectOf(db) === "postgres" ? to
  * (`lock`: keys ingest locks too, `lockKeys`) or when the database can publish the statistics
  * as it commits.
  */
-export async function batch<T>(db: Db, fn: (tx: DbTx) => Promise<T>, options: { atomic?: boolean; lock?: string[] } = {}): Promise<T> {
+export async function batch<T>(db: Db, fn: (tx: DbTx, sql: Sql) => Promise<T>, options: { atomic?: boolean; lock?: string[] } = {}): Promise<T> {
   const flush = await flushesStats(db);
   const lock = options.lock ?? [];
-  if (!flush && !options.atomic && !lock.length) return fn(db);
+  if (!flush && !options.atomic && !lock.length) return fn(db, readSql(db));
   return transaction(db, async (sql, tx) => {
     await lockKeys(sql, lock);
-    const out = await fn(tx);
+    const out = await fn(tx, sql);
     if (flush) await tx.$queryRawUnsafe(FLUSH_STATS_SQL);
     return out;
   });

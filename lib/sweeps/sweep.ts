@@ -6,17 +6,18 @@
 //
 // Retention (cutoff = now − retention_days):
 //   - interruptions whose last evidence (lastSeenNs) is older than the cutoff;
-//   - calls that started before it, with the tool-call rows they made;
+//   - calls that started before it, with the tool-call rows they made and the blobs (system
+//     prompts, tool definitions) no remaining call names;
 //   - turns and tool calls last seen before it;
 //   - message chains only of conversations whose newest call is older than the cutoff (a
 //     Message row is shared by every later call of its conversation), then the conversation;
 //   - sessions last seen (and exited, if they did) before it.
-//   Content-addressed blobs (system prompts, tool definitions) are shared and small; they stay.
 //   InterruptionActivity rows (the audit trail) outlive the interruptions they describe: they
 //   have their own, longer retention (storage.activity.retention_days) and the size cap never
 //   trims them.
 // Size cap: when the database (storage.ts says how each kind is measured) exceeds
-//   max_db_size_mb, delete the oldest resolved interruptions, then apply retention with a cutoff
+//   max_db_size_mb, delete blobs no call names (left by calls deleted before retention took
+//   blobs with them), the oldest resolved interruptions, then apply retention with a cutoff
 //   moving forward over the oldest calls and interruptions, until the live data fits in 90 % of
 //   the cap (less when the data grows fast: enforceSizeCap); then reclaim the space (SQLite:
 //   VACUUM; PostgreSQL: plain VACUUM, which makes it reusable and so free in what the cap
@@ -26,12 +27,12 @@
 //   turns of sessions that have reported at least one turn_end are judged: an agent that never
 //   sends turn_end events cannot be told apart from one whose turns all hang.
 import type { SightDeskConfig } from "../config/load";
-import type { Db } from "../db/client";
+import type { Db, DbTx } from "../db/client";
 import { existingIds, insertRows } from "../db/multiRow";
 import { foldOpenCounts } from "../db/openCounts";
-import { marks, transaction } from "../db/sql";
+import { lockKeys, marks, transaction } from "../db/sql";
 import { buildInterruption, type InterruptionRow } from "../ingest/interruptions";
-import { interruptionId } from "../ingest/keys";
+import { blobLockKey, interruptionId } from "../ingest/keys";
 import { batch, BATCH, deleteBatch, inBatches, sqlOf } from "./batches";
 import { storageMeter, type Deleted, type StorageMeter } from "./storage";
 import { admitArrivals, asAdmitted } from "../triage/arrivals";
@@ -55,6 +56,8 @@ export type DeleteCounts = {
   turns: number;
   conversations: number;
   sessions: number;
+  /** content-addressed system prompts and tool definitions that no call names any more */
+  blobs: number;
   /** InterruptionActivity rows (their own retention; never trimmed by the size cap) */
   activity: number;
 };
@@ -72,7 +75,7 @@ export type SweepResult = {
   unsettledTurns: number;
 };
 
-const zero = (): DeleteCounts => ({ interruptions: 0, calls: 0, toolCalls: 0, messages: 0, turns: 0, conversations: 0, sessions: 0, activity: 0 });
+const zero = (): DeleteCounts => ({ interruptions: 0, calls: 0, toolCalls: 0, messages: 0, turns: 0, conversations: 0, sessions: 0, blobs: 0, activity: 0 });
 
 function add(a: DeleteCounts, b: DeleteCounts): DeleteCounts {
   const out = { ...a };
@@ -82,19 +85,56 @@ function add(a: DeleteCounts, b: DeleteCounts): DeleteCounts {
 
 const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
 
+type CallBlobs = { id: string; systemBlobId: string | null; toolsBlobId: string | null };
+
+/** Deletes those of `blobIds` that no call names (each test through its column's index); their keys are held already. */
+async function deleteUnnamedBlobs(db: Db, tx: DbTx, blobIds: string[]): Promise<number> {
+  if (!blobIds.length) return 0;
+  const unnamed = `NOT EXISTS (SELECT 1 FROM "Call" WHERE "systemBlobId" = "Blob"."id") AND NOT EXISTS (SELECT 1 FROM "Call" WHERE "toolsBlobId" = "Blob"."id")`;
+  return tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Blob" WHERE "id" IN (${marks(blobIds.length)}) AND ${unnamed}`), ...blobIds);
+}
+
+/**
+ * Deletes every blob no call names, walking the table by id a batch at a time: retention deletes
+ * a call's blobs with it, but blobs left by calls deleted before it did (or by a failed sweep) are
+ * found only this way. The size cap runs it first: such blobs are nobody's data.
+ */
+export async function deleteAllUnnamedBlobs(db: Db): Promise<number> {
+  let deleted = 0;
+  for (let after = ""; ; ) {
+    const page = ids(await db.blob.findMany({ where: { id: { gt: after } }, select: { id: true }, orderBy: { id: "asc" }, take: BATCH }));
+    if (!page.length) return deleted;
+    deleted += await batch(
+      db,
+      async (tx, sql) => {
+        await lockKeys(sql, page.map(blobLockKey));
+        return deleteUnnamedBlobs(db, tx, page);
+      },
+      { atomic: true },
+    );
+    after = page[page.length - 1];
+  }
+}
+
 /** Deletes everything older than `cutoff` (ns), batch by batch. */
 export async function deleteOlderThan(db: Db, cutoff: bigint): Promise<DeleteCounts> {
   const c = zero();
   c.interruptions = await inBatches(() => deleteBatch(db, "Interruption", `"occurredAtNs" < ? AND "lastSeenNs" < ?`, [cutoff, cutoff]));
-  // calls go with the tool-call rows they made, in one transaction
+  // calls go with the tool-call rows they made and the blobs only they named, in one transaction
   c.calls = await inBatches(() =>
     batch(
       db,
-      async (tx) => {
-        const callIds = ids(await tx.$queryRawUnsafe<{ id: string }[]>(sqlOf(db, `SELECT "id" FROM "Call" WHERE "startNs" < ? LIMIT ${BATCH}`), cutoff));
-        if (!callIds.length) return 0;
+      async (tx, sql) => {
+        const calls = await tx.$queryRawUnsafe<CallBlobs[]>(sqlOf(db, `SELECT "id", "systemBlobId", "toolsBlobId" FROM "Call" WHERE "startNs" < ? LIMIT ${BATCH}`), cutoff);
+        if (!calls.length) return 0;
+        const callIds = ids(calls);
+        const blobIds = [...new Set(calls.flatMap((r) => [r.systemBlobId, r.toolsBlobId]).filter((id) => id !== null))];
+        // before any row lock: an ingest holding a blob's key may wait on nothing this holds
+        await lockKeys(sql, blobIds.map(blobLockKey));
         c.toolCalls += await tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "ToolCall" WHERE "callId" IN (${marks(callIds.length)})`), ...callIds);
-        return tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Call" WHERE "id" IN (${marks(callIds.length)})`), ...callIds);
+        const deleted = await tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Call" WHERE "id" IN (${marks(callIds.length)})`), ...callIds);
+        c.blobs += await deleteUnnamedBlobs(db, tx, blobIds);
+        return deleted;
       },
       { atomic: true },
     ),
@@ -196,7 +236,7 @@ export async function nextCutoff(db: Db, share: number): Promise<bigint | null> 
 /** Rows deleted per table, as the storage meter counts them. */
 const byTable = (c: DeleteCounts, resolvedInterruptions = 0): Deleted => ({
   Interruption: c.interruptions + resolvedInterruptions, Call: c.calls, ToolCall: c.toolCalls, Message: c.messages, Turn: c.turns, Conversation: c.conversations, Session: c.sessions,
-  InterruptionActivity: c.activity,
+  Blob: c.blobs, InterruptionActivity: c.activity,
 });
 
 const RECLAIM_ROUNDS = 3;
@@ -207,6 +247,8 @@ async function trimTo(db: Db, meter: StorageMeter, target: number): Promise<{ re
   let resolvedInterruptions = 0;
   let rows = zero();
   const deleted = () => byTable(rows, resolvedInterruptions);
+  // 0. blobs no call names any more
+  if ((await meter.liveBytes(deleted())) > target) rows.blobs += await deleteAllUnnamedBlobs(db);
   // 1. the oldest resolved interruptions
   while ((await meter.liveBytes(deleted())) > target) {
     const n = await deleteBatch(db, "Interruption", `"status" = 'resolved'`, [], `"occurredAtNs"`);

@@ -8,7 +8,7 @@ import { createDb, type Db } from "@/lib/db/client";
 import { waitingAdvisoryLocks } from "../support/advisoryLocks";
 import { eventually } from "../support/waitFor";
 import { createTestDatabase, testPostgresUrl } from "../support/database";
-import { interruptionId } from "@/lib/ingest/keys";
+import { blobLockKey, interruptionId } from "@/lib/ingest/keys";
 import { ingestCalls } from "@/lib/ingest/storeCalls";
 import { ingestEvents } from "@/lib/ingest/storeEvents";
 import type { ChatMessage, NormalizedCall } from "@/lib/domain/calls";
@@ -140,6 +140,29 @@ describe("retention", () => {
     expect(await db.call.count()).toBe(0);
     expect(await db.message.count()).toBe(0);
   }, 60_000);
+  it("deletes the system prompts and tool definitions no remaining call names, and keeps those a recent call still names", async () => {
+    const { db } = await fresh("retention-blobs");
+    const prompt = (text: string) => [{ type: "text" as const, content: text }];
+    const tools = [{ type: "function", function: { name: "bash" } }];
+    const old = T - 40n * DAY;
+    await ingestCalls(db, [
+      { ...call("b-old", { session: "s-b", conv: "conv-b1", at: old }), system_instructions: prompt("you are old (dated 40 days ago)"), tools },
+      { ...call("b-shared-old", { session: "s-b", conv: "conv-b2", at: old }), system_instructions: prompt("shared prompt"), tools },
+      { ...call("b-new", { session: "s-b", conv: "conv-b3", at: T - DAY }), system_instructions: prompt("shared prompt"), tools },
+    ], defaults.detection);
+    const blobOf = async (id: string) => (await db.call.findUniqueOrThrow({ where: { id } })).systemBlobId!;
+    const [oldPrompt, sharedPrompt] = [await blobOf("b-old"), await blobOf("b-shared-old")];
+    const toolsBlob = (await db.call.findUniqueOrThrow({ where: { id: "b-new" } })).toolsBlobId!;
+    expect(await db.blob.count()).toBe(3);
+
+    const result = await runSweep(db, cfg(), T);
+
+    expect(result.retention).toMatchObject({ calls: 2, blobs: 1 });
+    expect(await db.blob.findUnique({ where: { id: oldPrompt } })).toBeNull();
+    expect((await db.blob.findMany({ select: { id: true } })).map((b) => b.id).sort()).toEqual([sharedPrompt, toolsBlob].sort());
+    const kept = await db.call.findUniqueOrThrow({ where: { id: "b-new" } });
+    expect([kept.systemBlobId, kept.toolsBlobId]).toEqual([sharedPrompt, toolsBlob]);
+  });
 });
 
 describe.runIf(testPostgresUrl())("retention beside ingest in another process (PostgreSQL)", () => {
@@ -171,6 +194,35 @@ describe.runIf(testPostgresUrl())("retention beside ingest in another process (P
     expect(result.retention).toMatchObject({ calls: 1, messages: 0, conversations: 0 });
     expect(await db.message.count({ where: { conversationId: "conv-race" } })).toBe(messages);
     expect(await db.conversation.findUnique({ where: { id: "conv-race" } })).not.toBeNull();
+  });
+
+  it("keeps a blob an ingest holding its key is about to name: the sweep waits for it", async () => {
+    const { db } = await fresh("retention-blob-ingest");
+    const system = [{ type: "text" as const, content: "a prompt about to be named again" }];
+    await ingestCalls(db, [{ ...call("blob-race-1", { session: "s-br", conv: "conv-br", at: T - 40n * DAY }), system_instructions: system }], defaults.detection);
+    const blobId = (await db.call.findUniqueOrThrow({ where: { id: "blob-race-1" } })).systemBlobId!;
+    // an ingest transaction that holds the blob's key (as storeCalls does) and names it from a new call
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    let locked = () => {};
+    const ingestLocked = new Promise<void>((r) => (locked = r));
+    const ingest = sqlTransaction(db, async (sql) => {
+      await lockKeys(sql, [blobLockKey(blobId)]);
+      locked();
+      await held;
+      await sql.run(`INSERT INTO "Call" ("id", "startNs", "systemBlobId", "cancelled", "inputCount", "outputCount") VALUES (?, ?, ?, false, 0, 0)`, ["blob-race-2", T, blobId]);
+    });
+    await ingestLocked;
+    const sweep = runSweep(db, cfg(), T);
+    try {
+      await eventually("the sweep to wait for the blob's lock (advisory locks waited for)", () => waitingAdvisoryLocks(db), (n) => n === 1, { timeoutMs: 10_000, everyMs: 20 });
+    } finally {
+      release();
+    }
+    await ingest;
+    const result = await sweep;
+    expect(result.retention).toMatchObject({ calls: 1, blobs: 0 });
+    expect(await db.blob.findUnique({ where: { id: blobId } })).not.toBeNull();
   });
 });
 
@@ -242,6 +294,24 @@ describe("size cap", () => {
     const again = await runSweep(db, cfg({ maxDbSizeMb: 2 }), T);
     expect(again.sizeCap.vacuumed).toBe(false);
     expect(await db.call.count()).toBe(calls.length);
+  }, 60_000);
+
+  it("deletes blobs no call names before any data: the calls all stay", async () => {
+    const { db } = await fresh("sizecap-blobs");
+    const meter = (await storageMeter(db))!;
+    const system = [{ type: "text" as const, content: "the prompt every call names" }];
+    await ingestCalls(db, Array.from({ length: 50 }, (_, i) => ({ ...call(`k-${i}`, { session: "s-k", conv: `conv-k-${i}`, at: T - BigInt(50 - i) * MIN }), system_instructions: system })), defaults.detection);
+    const named = (await db.call.findFirstOrThrow()).systemBlobId!;
+    // left by calls deleted before retention took blobs with them (each prompt dated, so each unique)
+    await db.blob.createMany({ data: Array.from({ length: 700 }, (_, i) => ({ id: `orphan-${String(i).padStart(4, "0")}`, content: filler() })) });
+    expect(await meter.bytes()).toBeGreaterThan(2 * MB);
+
+    const result = await runSweep(db, cfg({ maxDbSizeMb: 2 }), T);
+
+    expect(result.sizeCap.trimmed).toMatchObject({ blobs: 700, calls: 0, interruptions: 0 });
+    expect(await db.call.count()).toBe(50);
+    expect((await db.blob.findMany({ select: { id: true } })).map((b) => b.id)).toEqual([named]);
+    expect(await meter.bytes()).toBeLessThanOrEqual(2 * MB);
   }, 60_000);
 });
 
