@@ -3,18 +3,23 @@
 import { marks, type Row, type Sql } from "./sql";
 
 /** What to do when a row's key already exists: keep the stored row, or overwrite these columns. */
-export type OnConflict = { key: string[]; update: string[] | "all" | "nothing" };
+/** On a key conflict: the columns set from the new row (or "all", or "nothing"); those in `greatest` only when the new value is greater. */
+export type OnConflict = { key: string[]; update: string[] | "all" | "nothing"; greatest?: string[] };
 
 const MAX_PARAMS = 30_000;
 const LOOKUP_CHUNK = 500;
 
 export const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-function conflictClause(columns: string[], onConflict: OnConflict): string {
+function conflictClause(table: string, columns: string[], onConflict: OnConflict): string {
   const key = onConflict.key.map(quote).join(", ");
   const update = onConflict.update === "all" ? columns.filter((c) => !onConflict.key.includes(c)) : onConflict.update;
   if (update === "nothing" || !update.length) return `ON CONFLICT (${key}) DO NOTHING`;
-  return `ON CONFLICT (${key}) DO UPDATE SET ${update.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(", ")}`;
+  const set = (c: string) =>
+    onConflict.greatest?.includes(c)
+      ? `${quote(c)} = CASE WHEN excluded.${quote(c)} > ${quote(table)}.${quote(c)} THEN excluded.${quote(c)} ELSE ${quote(table)}.${quote(c)} END`
+      : `${quote(c)} = excluded.${quote(c)}`;
+  return `ON CONFLICT (${key}) DO UPDATE SET ${update.map(set).join(", ")}`;
 }
 
 /** Inserts `rows` (all with the same keys) into `table`, resolving key conflicts as told. */
@@ -24,7 +29,7 @@ export async function insertRows(sql: Sql, table: string, rows: Row[], onConflic
   const perStatement = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
   const tuple = `(${marks(columns.length)})`;
   const head = `INSERT INTO ${quote(table)} (${columns.map(quote).join(", ")}) VALUES `;
-  const tail = ` ${conflictClause(columns, onConflict)}`;
+  const tail = ` ${conflictClause(table, columns, onConflict)}`;
   for (let start = 0; start < rows.length; start += perStatement) {
     const slice = rows.slice(start, start + perStatement);
     const params: unknown[] = [];

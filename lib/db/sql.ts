@@ -210,12 +210,14 @@ const isDeadlock = (e: unknown) => /deadlock detected|could not serialize access
  * other: on PostgreSQL an advisory lock per key, held to the end of the transaction and taken in
  * sorted order so two batches never wait on each other in a cycle — all in one statement (the
  * function scan takes them in the array's order). SQLite runs one writing transaction at a time anyway.
+ * Shared locks keep out only an exclusive holder of the key, not each other.
  */
-export async function lockKeys(sql: Sql, keys: Iterable<string>): Promise<void> {
+export async function lockKeys(sql: Sql, keys: Iterable<string>, mode: "exclusive" | "shared" = "exclusive"): Promise<void> {
   if (sql.dialect !== "postgres") return;
   const sorted = [...new Set(keys)].sort();
+  const lock = mode === "shared" ? "pg_advisory_xact_lock_shared" : "pg_advisory_xact_lock";
   // a read, not a run: when this resolves, the locks are held
-  if (sorted.length) await sql.all(`SELECT COUNT(pg_advisory_xact_lock(hashtextextended(k, 0))) AS "n" FROM json_array_elements_text(?::json) AS t(k)`, [JSON.stringify(sorted)]);
+  if (sorted.length) await sql.all(`SELECT COUNT(${lock}(hashtextextended(k, 0))) AS "n" FROM json_array_elements_text(?::json) AS t(k)`, [JSON.stringify(sorted)]);
 }
 
 /** `?, ?, ?` for n values. */

@@ -38,12 +38,7 @@ function freshCalls(prepared: Prepared[], stored: Set<string>): Prepared[] {
   return fresh.sort((a, b) => (a.call.start_ns < b.call.start_ns ? -1 : a.call.start_ns > b.call.start_ns ? 1 : 0));
 }
 
-/** The keys a call's transaction locks (PostgreSQL), against the sweep and other processes. */
-const lockedBy = (p: Prepared): string[] => [
-  p.keys.sessionId,
-  p.keys.conversationId,
-  ...[p.systemBlob, p.toolsBlob].flatMap((b) => (b ? [blobLockKey(b.id)] : [])),
-];
+const blobKeys = (p: Prepared): string[] => [p.systemBlob, p.toolsBlob].flatMap((b) => (b ? [blobLockKey(b.id)] : []));
 
 /** One call's share of the batch: its rows' state, new messages, tool calls, findings and Call row. */
 function addCall(batch: CallBatch, p: Prepared): void {
@@ -85,10 +80,12 @@ export async function ingestRequests(db: Db, requests: IngestRequest[], cfg: Det
     // its conversation's previous call did not carry, and at most its last few (a history is
     // mostly stored already); the transaction reads any others it needs below.
     const toolCallsRead = toolCallRowIdsFrom(calls, (p) => Math.max(p.reused, p.inputTools.length - LIKELY_NEW_MESSAGES));
-    const [, stored, probed, state] = await Promise.all([
-      // a session's state is read, then rewritten; a conversation's stored messages are read (the
-      // sweep deletes them under its key); a blob a call names stays (the sweep deletes unnamed ones under its key)
-      lockKeys(sql, calls.flatMap(lockedBy)),
+    const [, , stored, probed, state] = await Promise.all([
+      // a session's state is read, then rewritten; a conversation's stored messages are read (the sweep deletes them under its key)
+      lockKeys(sql, calls.flatMap((p) => [p.keys.sessionId, p.keys.conversationId])),
+      // a blob a call names stays until it commits (the sweep deletes unnamed ones under their keys);
+      // shared: every call of an agent names its prompt, and its transactions must not queue on it
+      lockKeys(sql, calls.flatMap(blobKeys), "shared"),
       existingIds(sql, "Call", calls.map((p) => p.call.call_id)),
       existingIds(sql, "Message", probedNodeIds(calls)),
       loadBatchState(sql, calls, toolCallsRead),

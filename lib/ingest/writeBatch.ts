@@ -15,7 +15,9 @@ export type CallBatch = { state: BatchState; messages: MessageStore; calls: Call
 
 /** Writes a batch; returns the interruptions it created (updates of open ones not included). */
 export async function writeBatch(sql: Sql, { state, messages, calls, detection }: CallBatch): Promise<InterruptionRow[]> {
-  await insertRows(sql, "Agent", [...state.agents].map(agentRow), { key: ["name"], update: ["lastSeenNs"] });
+  // rows shared by every session (an agent's, a prompt's) in key order: two transactions writing
+  // the same ones (PostgreSQL: other processes, or this one's other group) never wait in a cycle
+  await insertRows(sql, "Agent", [...state.agents].sort(byKey).map(agentRow), { key: ["name"], update: ["lastSeenNs"], greatest: ["lastSeenNs"] });
   await insertRows(sql, "Session", touched(state.sessions).map(sessionRow), { key: ["id"], update: "all" });
   await insertRows(sql, "Conversation", touched(state.conversations).map(conversationRow), { key: ["id"], update: "all" });
   // endReason belongs to turn_end events; calls never change it
@@ -23,7 +25,7 @@ export async function writeBatch(sql: Sql, { state, messages, calls, detection }
     key: ["id"],
     update: ["conversationId", "firstSeenNs", "lastSeenNs", "callCount"],
   });
-  const blobs = [...calls.blobs].map(([id, content]) => ({ id, content }));
+  const blobs = [...calls.blobs].sort(byKey).map(([id, content]) => ({ id, content }));
   await insertRows(sql, "Blob", blobs, { key: ["id"], update: "nothing" });
   await insertRows(sql, "Message", messages.rows, { key: ["id"], update: "nothing" });
   await insertRows(sql, "Call", calls.rows, { key: ["id"], update: "nothing" });
@@ -47,3 +49,5 @@ async function writeInterruptions(sql: Sql, candidates: Map<string, Interruption
 function touched<T extends { isNew: boolean; dirty: boolean }>(items: Map<string, T>): T[] {
   return [...items.values()].filter((i) => i.isNew || i.dirty);
 }
+
+const byKey = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);

@@ -30,7 +30,7 @@ import type { SightDeskConfig } from "../config/load";
 import type { Db, DbTx } from "../db/client";
 import { existingIds, insertRows } from "../db/multiRow";
 import { foldOpenCounts } from "../db/openCounts";
-import { lockKeys, marks, transaction } from "../db/sql";
+import { lockKeys, marks, transaction, type Sql } from "../db/sql";
 import { buildInterruption, type InterruptionRow } from "../ingest/interruptions";
 import { blobLockKey, interruptionId } from "../ingest/keys";
 import { batch, BATCH, deleteBatch, inBatches, sqlOf } from "./batches";
@@ -87,11 +87,20 @@ const ids = (rows: { id: string }[]) => rows.map((r) => r.id);
 
 type CallBlobs = { id: string; systemBlobId: string | null; toolsBlobId: string | null };
 
-/** Deletes those of `blobIds` that no call names (each test through its column's index); their keys are held already. */
-async function deleteUnnamedBlobs(db: Db, tx: DbTx, blobIds: string[]): Promise<number> {
+/** A blob no call names (each test through its column's index). */
+const UNNAMED = `NOT EXISTS (SELECT 1 FROM "Call" WHERE "systemBlobId" = "Blob"."id") AND NOT EXISTS (SELECT 1 FROM "Call" WHERE "toolsBlobId" = "Blob"."id")`;
+
+/**
+ * Deletes those of `blobIds` that no call names. Ingest holds a blob's key (shared) until the
+ * call naming it commits: the delete takes the keys, then tests again. Only blobs found unnamed
+ * are locked — an agent's prompt, named by its every call, is not, and its ingest never waits.
+ */
+async function deleteUnnamedBlobs(db: Db, tx: DbTx, sql: Sql, blobIds: string[]): Promise<number> {
   if (!blobIds.length) return 0;
-  const unnamed = `NOT EXISTS (SELECT 1 FROM "Call" WHERE "systemBlobId" = "Blob"."id") AND NOT EXISTS (SELECT 1 FROM "Call" WHERE "toolsBlobId" = "Blob"."id")`;
-  return tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Blob" WHERE "id" IN (${marks(blobIds.length)}) AND ${unnamed}`), ...blobIds);
+  const unnamed = ids(await tx.$queryRawUnsafe<{ id: string }[]>(sqlOf(db, `SELECT "id" FROM "Blob" WHERE "id" IN (${marks(blobIds.length)}) AND ${UNNAMED}`), ...blobIds));
+  if (!unnamed.length) return 0;
+  await lockKeys(sql, unnamed.map(blobLockKey));
+  return tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Blob" WHERE "id" IN (${marks(unnamed.length)}) AND ${UNNAMED}`), ...unnamed);
 }
 
 /**
@@ -106,10 +115,7 @@ export async function deleteAllUnnamedBlobs(db: Db): Promise<number> {
     if (!page.length) return deleted;
     deleted += await batch(
       db,
-      async (tx, sql) => {
-        await lockKeys(sql, page.map(blobLockKey));
-        return deleteUnnamedBlobs(db, tx, page);
-      },
+      (tx, sql) => deleteUnnamedBlobs(db, tx, sql, page),
       { atomic: true },
     );
     after = page[page.length - 1];
@@ -121,24 +127,25 @@ export async function deleteOlderThan(db: Db, cutoff: bigint): Promise<DeleteCou
   const c = zero();
   c.interruptions = await inBatches(() => deleteBatch(db, "Interruption", `"occurredAtNs" < ? AND "lastSeenNs" < ?`, [cutoff, cutoff]));
   // calls go with the tool-call rows they made and the blobs only they named, in one transaction
-  c.calls = await inBatches(() =>
-    batch(
+  c.calls = await inBatches(async () => {
+    // counted once committed: a transaction retried after a deadlock runs its deletes again
+    const done = await batch(
       db,
       async (tx, sql) => {
         const calls = await tx.$queryRawUnsafe<CallBlobs[]>(sqlOf(db, `SELECT "id", "systemBlobId", "toolsBlobId" FROM "Call" WHERE "startNs" < ? LIMIT ${BATCH}`), cutoff);
-        if (!calls.length) return 0;
+        if (!calls.length) return { calls: 0, toolCalls: 0, blobs: 0 };
         const callIds = ids(calls);
         const blobIds = [...new Set(calls.flatMap((r) => [r.systemBlobId, r.toolsBlobId]).filter((id) => id !== null))];
-        // before any row lock: an ingest holding a blob's key may wait on nothing this holds
-        await lockKeys(sql, blobIds.map(blobLockKey));
-        c.toolCalls += await tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "ToolCall" WHERE "callId" IN (${marks(callIds.length)})`), ...callIds);
+        const toolCalls = await tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "ToolCall" WHERE "callId" IN (${marks(callIds.length)})`), ...callIds);
         const deleted = await tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Call" WHERE "id" IN (${marks(callIds.length)})`), ...callIds);
-        c.blobs += await deleteUnnamedBlobs(db, tx, blobIds);
-        return deleted;
+        return { calls: deleted, toolCalls, blobs: await deleteUnnamedBlobs(db, tx, sql, blobIds) };
       },
       { atomic: true },
-    ),
-  );
+    );
+    c.toolCalls += done.toolCalls;
+    c.blobs += done.blobs;
+    return done.calls;
+  });
   c.toolCalls += await inBatches(() => deleteBatch(db, "ToolCall", `"atNs" < ?`, [cutoff]));
   c.turns = await inBatches(() => deleteBatch(db, "Turn", `"lastSeenNs" < ?`, [cutoff]));
   // Message chains: only of conversations with no call at or after the cutoff.

@@ -98,4 +98,14 @@ describe("grouped ingest on a real database", () => {
       { id: "c-s1", callCount: 15, inputTokens: 1500n },
     ]);
   });
+
+  it("keeps an agent's last-seen time when a later request brings older calls", async () => {
+    await store(call("late-new", "late-s1", 100));
+    const seen = async () => (await db().agent.findUniqueOrThrow({ where: { name: "grouped-agent" } })).lastSeenNs;
+    const newest = await seen();
+    await store(call("late-old", "late-s2", 1)); // a forwarder's backlog, sent after
+    expect(await seen()).toBe(newest);
+    await store(call("late-newer", "late-s3", 200));
+    expect(await seen()).toBeGreaterThan(newest);
+  });
 });

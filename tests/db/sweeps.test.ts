@@ -201,13 +201,15 @@ describe.runIf(testPostgresUrl())("retention beside ingest in another process (P
     const system = [{ type: "text" as const, content: "a prompt about to be named again" }];
     await ingestCalls(db, [{ ...call("blob-race-1", { session: "s-br", conv: "conv-br", at: T - 40n * DAY }), system_instructions: system }], defaults.detection);
     const blobId = (await db.call.findUniqueOrThrow({ where: { id: "blob-race-1" } })).systemBlobId!;
-    // an ingest transaction that holds the blob's key (as storeCalls does) and names it from a new call
+    // an ingest transaction that holds the blob's key (shared, as storeCalls does) and names it from a new call
     let release = () => {};
     const held = new Promise<void>((r) => (release = r));
     let locked = () => {};
     const ingestLocked = new Promise<void>((r) => (locked = r));
     const ingest = sqlTransaction(db, async (sql) => {
-      await lockKeys(sql, [blobLockKey(blobId)]);
+      await lockKeys(sql, [blobLockKey(blobId)], "shared");
+      // another ingest naming the same prompt does not wait for this one
+      await ingestCalls(db, [{ ...call("blob-race-3", { session: "s-br2", conv: "conv-br2", at: T - 40n * DAY }), system_instructions: system }], defaults.detection);
       locked();
       await held;
       await sql.run(`INSERT INTO "Call" ("id", "startNs", "systemBlobId", "cancelled", "inputCount", "outputCount") VALUES (?, ?, ?, false, 0, 0)`, ["blob-race-2", T, blobId]);
@@ -221,7 +223,7 @@ describe.runIf(testPostgresUrl())("retention beside ingest in another process (P
     }
     await ingest;
     const result = await sweep;
-    expect(result.retention).toMatchObject({ calls: 1, blobs: 0 });
+    expect(result.retention).toMatchObject({ calls: 2, blobs: 0 });
     expect(await db.blob.findUnique({ where: { id: blobId } })).not.toBeNull();
   });
 });
