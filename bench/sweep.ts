@@ -2,7 +2,7 @@
 // is within its retention and cap): generated traffic into a fresh SQLite database, then runSweep
 // timed, median of 5. `--without-sweep-indexes` drops the indexes retention walks (migration
 // 20261204030827_sweep_indexes) first, to compare with the store before them.
-// Usage: npx tsx bench/sweep.ts [--calls 200000] [--without-sweep-indexes]
+// Usage: npm run bench:sweep [-- --calls 200000 --without-sweep-indexes]
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
