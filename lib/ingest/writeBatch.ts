@@ -20,10 +20,11 @@ export async function writeBatch(sql: Sql, { state, messages, calls, detection }
   await insertRows(sql, "Agent", [...state.agents].sort(byKey).map(agentRow), { key: ["name"], update: ["lastSeenNs"], greatest: ["lastSeenNs"] });
   await insertRows(sql, "Session", touched(state.sessions).map(sessionRow), { key: ["id"], update: "all" });
   await insertRows(sql, "Conversation", touched(state.conversations).map(conversationRow), { key: ["id"], update: "all" });
-  // endReason belongs to turn_end events; calls never change it
-  await insertRows(sql, "Turn", touched(state.turns).map(turnRow), {
+  // endReason belongs to turn_end events; calls never change it. A call makes its turn's staleness
+  // a question again (staleCheckedNs: the unsettled-turn check judges it when it goes stale).
+  await insertRows(sql, "Turn", touched(state.turns).map((t) => ({ ...turnRow(t), staleCheckedNs: null })), {
     key: ["id"],
-    update: ["conversationId", "firstSeenNs", "lastSeenNs", "callCount"],
+    update: ["conversationId", "firstSeenNs", "lastSeenNs", "callCount", "staleCheckedNs"],
   });
   const blobs = [...calls.blobs].sort(byKey).map(([id, content]) => ({ id, content }));
   await insertRows(sql, "Blob", blobs, { key: ["id"], update: "nothing" });

@@ -25,7 +25,11 @@
 // Unsettled turns: a turn with calls, no turn_end and no activity for stale_turn_minutes gets
 //   one state_machine_error {rule: "unsettled_turn"} (deterministic id: never duplicated). Only
 //   turns of sessions that have reported at least one turn_end are judged: an agent that never
-//   sends turn_end events cannot be told apart from one whose turns all hang.
+//   sends turn_end events cannot be told apart from one whose turns all hang. Each turn is judged
+//   once each time it goes stale (Turn.staleCheckedNs marks it; its next call clears the mark), so
+//   a sweep reads only the turns that went stale since the last one, and a finding resolved and
+//   then trimmed by the size cap does not come back. A turn judged before its session first
+//   reported a turn_end is not judged again.
 import type { SightDeskConfig } from "../config/load";
 import type { Db, DbTx } from "../db/client";
 import { existingIds, insertRows } from "../db/multiRow";
@@ -338,15 +342,19 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
   if (!cfg.detection.enabled) return 0;
   const staleBefore = now - BigInt(cfg.staleTurnMinutes) * 60n * NS_PER_SEC;
   let flagged = 0;
-  let after = "";
+  const seen = new Set<string>();
   for (;;) {
-    const turns = await db.turn.findMany({
-      where: { id: { gt: after }, endReason: null, callCount: { gt: 0 }, lastSeenNs: { lt: staleBefore }, sessionId: { not: null } },
-      orderBy: { id: "asc" },
+    // turns gone stale and not judged since their last call (each judged turn is marked below,
+    // so the next page is again the first one); through the (endReason, staleCheckedNs, lastSeenNs) index
+    const stale = await db.turn.findMany({
+      where: { endReason: null, staleCheckedNs: null, lastSeenNs: { lt: staleBefore } },
+      orderBy: { lastSeenNs: "asc" },
       take: BATCH,
     });
-    if (!turns.length) break;
-    after = turns[turns.length - 1].id;
+    const page = stale.filter((t) => !seen.has(t.id));
+    if (!page.length) break; // every one read was judged already (its mark lost to a concurrent call)
+    for (const t of page) seen.add(t.id);
+    const turns = page.filter((t) => t.callCount > 0 && t.sessionId !== null);
     const idOf = new Map(turns.map((t) => [t.id, interruptionId("unsettled_turn", t.id)]));
     const existing = new Set(ids(await db.interruption.findMany({ where: { id: { in: [...idOf.values()] } }, select: { id: true } })));
     const sessionIds = [...new Set(turns.map((t) => t.sessionId!))];
@@ -354,6 +362,7 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
       (await db.turn.groupBy({ by: ["sessionId"], where: { sessionId: { in: sessionIds }, endReason: { not: null } } })).map((r) => r.sessionId),
     );
     const candidates = turns.filter((t) => !existing.has(idOf.get(t.id)!) && reporting.has(t.sessionId));
+    const rows: InterruptionRow[] = [];
     if (candidates.length) {
       const sessions = new Map(
         (await db.session.findMany({ where: { id: { in: [...new Set(candidates.map((t) => t.sessionId!))] } }, select: { id: true, agentName: true, pid: true, lastModel: true } })).map(
@@ -361,7 +370,6 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
         ),
       );
       const lastCalls = await lastCallOfTurns(db, candidates);
-      const rows: InterruptionRow[] = [];
       for (const t of candidates) {
         const lastCall = lastCalls.get(t.id);
         const session = sessions.get(t.sessionId!);
@@ -377,17 +385,22 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
           model: lastCall?.model ?? session?.lastModel ?? null,
         }, cfg.detection));
       }
-      // one statement; a row another sweep stored meanwhile (same deterministic id) is left alone
-      flagged += await transaction(db, async (sql) => {
-        const stored = await existingIds(sql, "Interruption", rows.map((r) => r.id));
-        const fresh = rows.filter((r) => !stored.has(r.id));
-        // a mute rule or a snoozed group may make them arrive snoozed (SPEC §4)
-        const admission = await admitArrivals(sql, fresh, [], now);
-        await insertRows(sql, "Interruption", asAdmitted(fresh, admission), { key: ["id"], update: "nothing" });
-        return fresh.length;
-      });
     }
-    if (turns.length < BATCH) break;
+    // the findings and the marks together: a page is judged once, whatever happens between
+    flagged += await transaction(db, async (sql) => {
+      // a row another sweep stored meanwhile (same deterministic id) is left alone
+      const stored = await existingIds(sql, "Interruption", rows.map((r) => r.id));
+      const fresh = rows.filter((r) => !stored.has(r.id));
+      // a mute rule or a snoozed group may make them arrive snoozed (SPEC §4)
+      const admission = await admitArrivals(sql, fresh, [], now);
+      await insertRows(sql, "Interruption", asAdmitted(fresh, admission), { key: ["id"], update: "nothing" });
+      // judged as of the activity read; a call since (ingest sets the mark back to null) or one
+      // that made the turn recent again leaves it to be judged when it is stale again
+      const pageIds = page.map((t) => t.id);
+      await sql.run(`UPDATE "Turn" SET "staleCheckedNs" = "lastSeenNs" WHERE "id" IN (${marks(pageIds.length)}) AND "endReason" IS NULL AND "lastSeenNs" < ?`, [...pageIds, staleBefore]);
+      return fresh.length;
+    });
+    if (stale.length < BATCH) break;
   }
   return flagged;
 }
@@ -399,11 +412,12 @@ export async function runSweep(db: Db, cfg: SweepConfig, now: bigint): Promise<S
   await foldOpenCounts(db); // the per-session counts' change log stays short even when nobody reads them
   const retention = await deleteOlderThan(db, now - BigInt(cfg.retentionDays) * NS_PER_DAY);
   retention.activity = await deleteActivityOlderThan(db, now - BigInt(cfg.activityRetentionDays) * NS_PER_DAY);
+  // before the cap: what it writes (findings, judged marks) is in the size the cap leaves
+  const unsettledTurns = await flagUnsettledTurns(db, cfg, now);
   const meter = await storageMeter(db);
   // what retention freed must count as free before the cap trims anything (else autovacuum sees to it)
   if (meter && Object.values(retention).some((n) => n > 0) && (await meter.bytes()) > cfg.maxDbSizeMb * MB) await meter.release(byTable(retention));
   const sizeCap = await enforceSizeCap(db, cfg.maxDbSizeMb, meter);
-  const unsettledTurns = await flagUnsettledTurns(db, cfg, now);
   await wakeDueSnoozes(db, now); // snoozes and mute rules whose time is up (SPEC §4)
   return { retention, sizeCap, unsettledTurns };
 }
