@@ -74,6 +74,11 @@ async function processExit(sql: Sql, tx: DbTx, e: ProcessExitEvent, cfg: Detecti
 
 /** Ends a turn; for a suspended or handed-off turn, withdraws its open empty_response findings. */
 async function turnEnd(tx: DbTx, e: TurnEndEvent): Promise<number> {
+  // the session's first turn end: its turns the unsettled-turn check passed over (it judges only
+  // sessions that report turn ends) are judged again (lib/sweeps/sweep.ts)
+  if (!(await tx.turn.findFirst({ where: { sessionId: e.session_id, endReason: { not: null } }, select: { id: true } }))) {
+    await tx.turn.updateMany({ where: { sessionId: e.session_id, endReason: null, staleCheckedNs: { not: null } }, data: { staleCheckedNs: null } });
+  }
   await tx.turn.upsert({
     where: { id: e.turn_id },
     create: {

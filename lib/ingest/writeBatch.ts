@@ -22,7 +22,9 @@ export async function writeBatch(sql: Sql, { state, messages, calls, detection }
   await insertRows(sql, "Conversation", touched(state.conversations).map(conversationRow), { key: ["id"], update: "all" });
   // endReason belongs to turn_end events; calls never change it. A call makes its turn's staleness
   // a question again (staleCheckedNs: the unsettled-turn check judges it when it goes stale).
-  await insertRows(sql, "Turn", touched(state.turns).map((t) => ({ ...turnRow(t), staleCheckedNs: null })), {
+  // in id order, as the unsettled-turn check marks them (lib/sweeps/sweep.ts)
+  const turns = touched(state.turns).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  await insertRows(sql, "Turn", turns.map((t) => ({ ...turnRow(t), staleCheckedNs: null })), {
     key: ["id"],
     update: ["conversationId", "firstSeenNs", "lastSeenNs", "callCount", "staleCheckedNs"],
   });

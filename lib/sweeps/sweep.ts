@@ -28,13 +28,13 @@
 //   sends turn_end events cannot be told apart from one whose turns all hang. Each turn is judged
 //   once each time it goes stale (Turn.staleCheckedNs marks it; its next call clears the mark), so
 //   a sweep reads only the turns that went stale since the last one, and a finding resolved and
-//   then trimmed by the size cap does not come back. A turn judged before its session first
-//   reported a turn_end is not judged again.
+//   then trimmed by the size cap does not come back. A session's first turn_end clears the marks
+//   of its turns passed over before it (lib/ingest/storeEvents.ts).
 import type { SightDeskConfig } from "../config/load";
 import type { Db, DbTx } from "../db/client";
 import { existingIds, insertRows } from "../db/multiRow";
 import { foldOpenCounts } from "../db/openCounts";
-import { lockKeys, marks, transaction, type Sql } from "../db/sql";
+import { lockKeys, marks, type Sql } from "../db/sql";
 import { buildInterruption, type InterruptionRow } from "../ingest/interruptions";
 import { blobLockKey, interruptionId } from "../ingest/keys";
 import { batch, BATCH, deleteBatch, inBatches, sqlOf } from "./batches";
@@ -95,16 +95,30 @@ type CallBlobs = { id: string; systemBlobId: string | null; toolsBlobId: string 
 const UNNAMED = `NOT EXISTS (SELECT 1 FROM "Call" WHERE "systemBlobId" = "Blob"."id") AND NOT EXISTS (SELECT 1 FROM "Call" WHERE "toolsBlobId" = "Blob"."id")`;
 
 /**
- * Deletes those of `blobIds` that no call names. Ingest holds a blob's key (shared) until the
- * call naming it commits: the delete takes the keys, then tests again. Only blobs found unnamed
- * are locked — an agent's prompt, named by its every call, is not, and its ingest never waits.
+ * Those of `blobIds` no call names but `leaving` (calls this transaction deletes), with their keys
+ * locked. Ingest holds a blob's key (shared) until the call naming it commits, so `deleteBlobs`
+ * then sees every call naming them. Only these are locked — an agent's prompt, named by its every
+ * call, is not, and its ingest never waits — and before the transaction locks any row: an ingest
+ * holding a key may then wait for nothing this transaction holds.
  */
-async function deleteUnnamedBlobs(db: Db, tx: DbTx, sql: Sql, blobIds: string[]): Promise<number> {
+async function lockBlobsToDelete(db: Db, tx: DbTx, sql: Sql, blobIds: string[], leaving: string[] = []): Promise<string[]> {
+  if (!blobIds.length) return [];
+  const others = (column: string) =>
+    `NOT EXISTS (SELECT 1 FROM "Call" WHERE "${column}" = "Blob"."id"${leaving.length ? ` AND "id" NOT IN (${marks(leaving.length)})` : ""})`;
+  const found = ids(
+    await tx.$queryRawUnsafe<{ id: string }[]>(
+      sqlOf(db, `SELECT "id" FROM "Blob" WHERE "id" IN (${marks(blobIds.length)}) AND ${others("systemBlobId")} AND ${others("toolsBlobId")}`),
+      ...blobIds, ...leaving, ...leaving,
+    ),
+  );
+  await lockKeys(sql, found.map(blobLockKey));
+  return found;
+}
+
+/** Deletes those of the locked `blobIds` that no call names now. */
+async function deleteBlobs(db: Db, tx: DbTx, blobIds: string[]): Promise<number> {
   if (!blobIds.length) return 0;
-  const unnamed = ids(await tx.$queryRawUnsafe<{ id: string }[]>(sqlOf(db, `SELECT "id" FROM "Blob" WHERE "id" IN (${marks(blobIds.length)}) AND ${UNNAMED}`), ...blobIds));
-  if (!unnamed.length) return 0;
-  await lockKeys(sql, unnamed.map(blobLockKey));
-  return tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Blob" WHERE "id" IN (${marks(unnamed.length)}) AND ${UNNAMED}`), ...unnamed);
+  return tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Blob" WHERE "id" IN (${marks(blobIds.length)}) AND ${UNNAMED}`), ...blobIds);
 }
 
 /**
@@ -119,7 +133,7 @@ export async function deleteAllUnnamedBlobs(db: Db): Promise<number> {
     if (!page.length) return deleted;
     deleted += await batch(
       db,
-      (tx, sql) => deleteUnnamedBlobs(db, tx, sql, page),
+      async (tx, sql) => deleteBlobs(db, tx, await lockBlobsToDelete(db, tx, sql, page)),
       { atomic: true },
     );
     after = page[page.length - 1];
@@ -140,9 +154,10 @@ export async function deleteOlderThan(db: Db, cutoff: bigint): Promise<DeleteCou
         if (!calls.length) return { calls: 0, toolCalls: 0, blobs: 0 };
         const callIds = ids(calls);
         const blobIds = [...new Set(calls.flatMap((r) => [r.systemBlobId, r.toolsBlobId]).filter((id) => id !== null))];
+        const orphans = await lockBlobsToDelete(db, tx, sql, blobIds, callIds);
         const toolCalls = await tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "ToolCall" WHERE "callId" IN (${marks(callIds.length)})`), ...callIds);
         const deleted = await tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Call" WHERE "id" IN (${marks(callIds.length)})`), ...callIds);
-        return { calls: deleted, toolCalls, blobs: await deleteUnnamedBlobs(db, tx, sql, blobIds) };
+        return { calls: deleted, toolCalls, blobs: await deleteBlobs(db, tx, orphans) };
       },
       { atomic: true },
     );
@@ -387,19 +402,19 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
       }
     }
     // the findings and the marks together: a page is judged once, whatever happens between
-    flagged += await transaction(db, async (sql) => {
+    flagged += await batch(db, async (_tx, sql) => {
       // a row another sweep stored meanwhile (same deterministic id) is left alone
       const stored = await existingIds(sql, "Interruption", rows.map((r) => r.id));
       const fresh = rows.filter((r) => !stored.has(r.id));
       // a mute rule or a snoozed group may make them arrive snoozed (SPEC §4)
       const admission = await admitArrivals(sql, fresh, [], now);
       await insertRows(sql, "Interruption", asAdmitted(fresh, admission), { key: ["id"], update: "nothing" });
-      // judged as of the activity read; a call since (ingest sets the mark back to null) or one
-      // that made the turn recent again leaves it to be judged when it is stale again
-      const pageIds = page.map((t) => t.id);
-      await sql.run(`UPDATE "Turn" SET "staleCheckedNs" = "lastSeenNs" WHERE "id" IN (${marks(pageIds.length)}) AND "endReason" IS NULL AND "lastSeenNs" < ?`, [...pageIds, staleBefore]);
+      // judged as of the activity read: a turn a call changed since is left for the next sweep
+      // (in id order, as ingest writes turns: the two never wait for each other in a cycle)
+      const judged = [...page].sort((a, b) => (a.id < b.id ? -1 : 1)).map((t) => [t.id, t.lastSeenNs]);
+      await sql.runEach(`UPDATE "Turn" SET "staleCheckedNs" = "lastSeenNs" WHERE "id" = ? AND "lastSeenNs" = ? AND "endReason" IS NULL`, judged);
       return fresh.length;
-    });
+    }, { atomic: true });
     if (stale.length < BATCH) break;
   }
   return flagged;
@@ -412,12 +427,20 @@ export async function runSweep(db: Db, cfg: SweepConfig, now: bigint): Promise<S
   await foldOpenCounts(db); // the per-session counts' change log stays short even when nobody reads them
   const retention = await deleteOlderThan(db, now - BigInt(cfg.retentionDays) * NS_PER_DAY);
   retention.activity = await deleteActivityOlderThan(db, now - BigInt(cfg.activityRetentionDays) * NS_PER_DAY);
-  // before the cap: what it writes (findings, judged marks) is in the size the cap leaves
-  const unsettledTurns = await flagUnsettledTurns(db, cfg, now);
+  // before the cap: what it writes (findings, judged marks) is in the size the cap leaves; its
+  // failure fails the sweep, but only once the cap and the snoozes had their turn
+  let unsettledTurns = 0;
+  let failed: { error: unknown } | null = null;
+  try {
+    unsettledTurns = await flagUnsettledTurns(db, cfg, now);
+  } catch (error) {
+    failed = { error };
+  }
   const meter = await storageMeter(db);
   // what retention freed must count as free before the cap trims anything (else autovacuum sees to it)
   if (meter && Object.values(retention).some((n) => n > 0) && (await meter.bytes()) > cfg.maxDbSizeMb * MB) await meter.release(byTable(retention));
   const sizeCap = await enforceSizeCap(db, cfg.maxDbSizeMb, meter);
   await wakeDueSnoozes(db, now); // snoozes and mute rules whose time is up (SPEC §4)
+  if (failed) throw failed.error;
   return { retention, sizeCap, unsettledTurns };
 }

@@ -457,6 +457,21 @@ describe("unsettled turns", () => {
     expect(await db.interruption.findUniqueOrThrow({ where: { id } })).toMatchObject({ callId: "o-3" });
   });
 
+  it("judges again the turns it passed over once their session reports its first turn end", async () => {
+    const { db } = await fresh("unsettled-late-reporter");
+    const t0 = T - 5n * MIN;
+    await ingestCalls(db, [
+      call("l-1", { session: "s-l", conv: "conv-l", turn: "t-hung", at: t0, history: [user("first")] }),
+      call("l-2", { session: "s-l", conv: "conv-l", turn: "t-later", at: t0 + MIN, history: [user("first"), assistant("answer"), user("second")] }),
+    ], defaults.detection);
+    // no turn end yet: the session's turns cannot be judged, and are passed over
+    expect((await runSweep(db, cfg(), T + 40n * MIN)).unsettledTurns).toBe(0);
+    expect((await db.turn.findUniqueOrThrow({ where: { id: "t-hung" } })).staleCheckedNs).not.toBeNull();
+    await ingestEvents(db, [{ kind: "turn_end", session_id: "s-l", conversation_id: "conv-l", turn_id: "t-later", reason: "completed", at_ns: T + 41n * MIN }], defaults.detection);
+    expect((await runSweep(db, cfg(), T + 42n * MIN)).unsettledTurns).toBe(1);
+    expect(await db.interruption.findUnique({ where: { id: interruptionId("unsettled_turn", "t-hung") } })).not.toBeNull();
+  });
+
   it("does not overlap ticks", async () => {
     const { db } = await fresh("reentry");
     const sweeper = new Sweeper({ db, config: defaults, now: () => T, log: () => undefined });

@@ -4,3 +4,8 @@ ALTER TABLE "Turn" ADD COLUMN     "staleCheckedNs" BIGINT;
 -- CreateIndex
 CREATE INDEX "Turn_endReason_staleCheckedNs_lastSeenNs_idx" ON "Turn"("endReason", "staleCheckedNs", "lastSeenNs");
 
+
+-- Turns stale for over a day were judged by the check before this column (it read every stale
+-- turn at every sweep): marked judged, so findings it raised and the size cap trimmed stay gone.
+UPDATE "Turn" SET "staleCheckedNs" = "lastSeenNs"
+ WHERE "endReason" IS NULL AND "lastSeenNs" < (floor(extract(epoch from now())) - 86400)::bigint * 1000000000;
