@@ -13,12 +13,14 @@
 //     Message row is shared by every later call of its conversation), then the conversation;
 //   - sessions last seen (and exited, if they did) before it.
 //   InterruptionActivity rows (the audit trail) outlive the interruptions they describe: they
-//   have their own, longer retention (storage.activity.retention_days) and the size cap never
-//   trims them.
+//   have their own, longer retention (storage.activity.retention_days); the size cap trims them
+//   only with everything else older than its cutoff.
 // Size cap: when the database (storage.ts says how each kind is measured) exceeds
 //   max_db_size_mb, delete blobs no call names (left by calls deleted before retention took
 //   blobs with them), the oldest resolved interruptions, then apply retention with a cutoff
-//   moving forward over the oldest calls and interruptions, until the live data fits in 90 % of
+//   moving forward over the oldest calls and interruptions (activity rows before it go too: a
+//   year of audit trail alone can outgrow the cap, and keeping it while every call and
+//   interruption goes would leave nothing to audit), until the live data fits in 90 % of
 //   the cap (less when the data grows fast: enforceSizeCap); then reclaim the space (SQLite:
 //   VACUUM; PostgreSQL: plain VACUUM, which makes it reusable and so free in what the cap
 //   measures).
@@ -62,7 +64,7 @@ export type DeleteCounts = {
   sessions: number;
   /** content-addressed system prompts and tool definitions that no call names any more */
   blobs: number;
-  /** InterruptionActivity rows (their own retention; never trimmed by the size cap) */
+  /** InterruptionActivity rows (their own retention; the size cap trims those older than its cutoff) */
   activity: number;
 };
 
@@ -259,6 +261,16 @@ export async function nextCutoff(db: Db, share: number): Promise<bigint | null> 
   return row.lastSeenNs + 1n;
 }
 
+/** When the oldest call or interruption left happened; null when there is neither. */
+async function oldestDataNs(db: Db): Promise<bigint | null> {
+  const [call, interruption] = await Promise.all([
+    db.call.findFirst({ select: { startNs: true }, orderBy: { startNs: "asc" } }),
+    db.interruption.findFirst({ select: { occurredAtNs: true }, orderBy: { occurredAtNs: "asc" } }),
+  ]);
+  const times = [call?.startNs, interruption?.occurredAtNs].filter((t) => t !== undefined);
+  return times.length ? times.reduce((a, b) => (a < b ? a : b)) : null;
+}
+
 /** Rows deleted per table, as the storage meter counts them. */
 const byTable = (c: DeleteCounts, resolvedInterruptions = 0): Deleted => ({
   Interruption: c.interruptions + resolvedInterruptions, Call: c.calls, ToolCall: c.toolCalls, Message: c.messages, Turn: c.turns, Conversation: c.conversations, Session: c.sessions,
@@ -281,12 +293,18 @@ async function trimTo(db: Db, meter: StorageMeter, target: number): Promise<{ re
     resolvedInterruptions += n;
     if (n < BATCH) break;
   }
-  // 2. then the oldest of everything, a cutoff moving forward at most CUTOFF_STEP calls at a time
+  // 2. the audit trail older than any call or interruption left: of data trimmed already
+  if ((await meter.liveBytes(deleted())) > target) {
+    const oldest = await oldestDataNs(db);
+    if (oldest !== null) rows.activity += await deleteActivityOlderThan(db, oldest);
+  }
+  // 3. then the oldest of everything, a cutoff moving forward at most CUTOFF_STEP calls at a time
   for (let live = await meter.liveBytes(deleted()); live > target; live = await meter.liveBytes(deleted())) {
     // drop about the share of rows that is over the target, oldest first, then measure again
     const cutoff = await nextCutoff(db, (live - target) / live);
     if (cutoff === null) break;
     const more = await deleteOlderThan(db, cutoff);
+    more.activity = await deleteActivityOlderThan(db, cutoff);
     rows = add(rows, more);
     if (Object.values(more).every((v) => v === 0)) break; // nothing left that can go
   }

@@ -318,6 +318,26 @@ describe("size cap", () => {
   }, 60_000);
 });
 
+describe("the size cap and the audit trail", () => {
+  it("trims the audit trail of data trimmed already before any data, when it is what fills the cap", async () => {
+    const { db } = await fresh("sizecap-activity");
+    await ingestCalls(db, Array.from({ length: 100 }, (_, i) => call(`a-${String(i).padStart(3, "0")}`, { session: "s-a", conv: `conv-a-${i}`, at: T - BigInt(100 - i) * MIN, status: 500 })), defaults.detection);
+    const [first] = await db.interruption.findMany({ take: 1, select: { id: true } });
+    // months of triage (within storage.activity.retention_days), older than any call stored now
+    await db.interruptionActivity.createMany({ data: Array.from({ length: 700 }, (_, i) => ({ interruptionId: first.id, actor: "alice", action: "comment", note: filler(), atNs: T - 200n * DAY + BigInt(i) * DAY / 10n })) });
+    const recent = await db.interruptionActivity.create({ data: { interruptionId: first.id, actor: "alice", action: "resolve", atNs: T } });
+    const meter = (await storageMeter(db))!;
+    expect(await meter.bytes()).toBeGreaterThan(2 * MB);
+
+    const result = await runSweep(db, cfg({ maxDbSizeMb: 2 }), T);
+
+    expect(result.sizeCap.trimmed.activity).toBeGreaterThan(0);
+    expect(await meter.bytes()).toBeLessThanOrEqual(2 * MB);
+    expect(await db.call.count()).toBe(100); // before: every call went, and the audit trail kept the database over the cap
+    expect(await db.interruptionActivity.findUnique({ where: { id: recent.id } })).not.toBeNull();
+  }, 60_000);
+});
+
 describe("the size cap's cutoff", () => {
   it("passes the oldest share of the calls, however late one of them says it ended", async () => {
     const { db } = await fresh("cutoff");
