@@ -14,9 +14,9 @@ import { ingestEvents } from "@/lib/ingest/storeEvents";
 import type { ChatMessage, NormalizedCall } from "@/lib/domain/calls";
 import { Sweeper } from "@/lib/sweeps/scheduler";
 import { foldOpenCounts } from "@/lib/db/openCounts";
-import { dialectOf, lockKeys, sqlTransaction } from "@/lib/db/sql";
+import { dialectOf, lockKeys, sqlTransaction, type Sql } from "@/lib/db/sql";
 import { boundWal, storageMeter } from "@/lib/sweeps/storage";
-import { BATCH, deleteOlderThan, nextCutoff, runSweep, type SweepConfig } from "@/lib/sweeps/sweep";
+import { BATCH, deleteOlderThan, nextCutoff, runSweep, type SweepConfig, type SweepResult } from "@/lib/sweeps/sweep";
 
 const SEC = 1_000_000_000n;
 const MIN = 60n * SEC;
@@ -165,6 +165,32 @@ describe("retention", () => {
   });
 });
 
+/**
+ * A sweep at T run while an ingest-like transaction holds its locks (`lock`) and has not written
+ * yet (`write`, run once the sweep is seen waiting on an advisory lock): the sweep's result.
+ */
+async function sweepBesideIngest(db: Db, what: string, lock: (sql: Sql) => Promise<void>, write: (sql: Sql) => Promise<void>): Promise<SweepResult> {
+  let release = () => {};
+  const held = new Promise<void>((r) => (release = r));
+  let locked = () => {};
+  const ingestLocked = new Promise<void>((r) => (locked = r));
+  const ingest = sqlTransaction(db, async (sql) => {
+    await lock(sql);
+    locked();
+    await held;
+    await write(sql);
+  });
+  await ingestLocked;
+  const sweep = runSweep(db, cfg(), T);
+  try {
+    await eventually(`the sweep to wait for ${what} (advisory locks waited for)`, () => waitingAdvisoryLocks(db), (n) => n === 1, { timeoutMs: 10_000, everyMs: 20 });
+  } finally {
+    release();
+  }
+  await ingest;
+  return sweep;
+}
+
 describe.runIf(testPostgresUrl())("retention beside ingest in another process (PostgreSQL)", () => {
   it("waits for an ingest holding the conversation; the conversation it moved past the cutoff keeps every message", async () => {
     const { db } = await fresh("retention-ingest");
@@ -172,25 +198,12 @@ describe.runIf(testPostgresUrl())("retention beside ingest in another process (P
     const messages = await db.message.count({ where: { conversationId: "conv-race" } });
     expect(messages).toBeGreaterThan(0);
     // an ingest transaction of the conversation, between reading its messages and writing its call
-    let release = () => {};
-    const held = new Promise<void>((r) => (release = r));
-    let locked = () => {};
-    const ingestLocked = new Promise<void>((r) => (locked = r));
-    const ingest = sqlTransaction(db, async (sql) => {
-      await lockKeys(sql, ["s-race", "conv-race"]);
-      locked();
-      await held;
-      await sql.run(`UPDATE "Conversation" SET "lastSeenNs" = ? WHERE "id" = ?`, [T, "conv-race"]);
-    });
-    await ingestLocked;
-    const sweep = runSweep(db, cfg(), T);
-    try {
-      await eventually("the sweep to wait for the conversation's lock (advisory locks waited for)", () => waitingAdvisoryLocks(db), (n) => n === 1, { timeoutMs: 10_000, everyMs: 20 });
-    } finally {
-      release();
-    }
-    await ingest;
-    const result = await sweep;
+    const result = await sweepBesideIngest(
+      db,
+      "the conversation's lock",
+      (sql) => lockKeys(sql, ["s-race", "conv-race"]),
+      (sql) => sql.run(`UPDATE "Conversation" SET "lastSeenNs" = ? WHERE "id" = ?`, [T, "conv-race"]),
+    );
     expect(result.retention).toMatchObject({ calls: 1, messages: 0, conversations: 0 });
     expect(await db.message.count({ where: { conversationId: "conv-race" } })).toBe(messages);
     expect(await db.conversation.findUnique({ where: { id: "conv-race" } })).not.toBeNull();
@@ -202,27 +215,16 @@ describe.runIf(testPostgresUrl())("retention beside ingest in another process (P
     await ingestCalls(db, [{ ...call("blob-race-1", { session: "s-br", conv: "conv-br", at: T - 40n * DAY }), system_instructions: system }], defaults.detection);
     const blobId = (await db.call.findUniqueOrThrow({ where: { id: "blob-race-1" } })).systemBlobId!;
     // an ingest transaction that holds the blob's key (shared, as storeCalls does) and names it from a new call
-    let release = () => {};
-    const held = new Promise<void>((r) => (release = r));
-    let locked = () => {};
-    const ingestLocked = new Promise<void>((r) => (locked = r));
-    const ingest = sqlTransaction(db, async (sql) => {
-      await lockKeys(sql, [blobLockKey(blobId)], "shared");
-      // another ingest naming the same prompt does not wait for this one
-      await ingestCalls(db, [{ ...call("blob-race-3", { session: "s-br2", conv: "conv-br2", at: T - 40n * DAY }), system_instructions: system }], defaults.detection);
-      locked();
-      await held;
-      await sql.run(`INSERT INTO "Call" ("id", "startNs", "systemBlobId", "cancelled", "inputCount", "outputCount") VALUES (?, ?, ?, false, 0, 0)`, ["blob-race-2", T, blobId]);
-    });
-    await ingestLocked;
-    const sweep = runSweep(db, cfg(), T);
-    try {
-      await eventually("the sweep to wait for the blob's lock (advisory locks waited for)", () => waitingAdvisoryLocks(db), (n) => n === 1, { timeoutMs: 10_000, everyMs: 20 });
-    } finally {
-      release();
-    }
-    await ingest;
-    const result = await sweep;
+    const result = await sweepBesideIngest(
+      db,
+      "the blob's lock",
+      async (sql) => {
+        await lockKeys(sql, [blobLockKey(blobId)], "shared");
+        // another ingest naming the same prompt does not wait for this one
+        await ingestCalls(db, [{ ...call("blob-race-3", { session: "s-br2", conv: "conv-br2", at: T - 40n * DAY }), system_instructions: system }], defaults.detection);
+      },
+      (sql) => sql.run(`INSERT INTO "Call" ("id", "startNs", "systemBlobId", "cancelled", "inputCount", "outputCount") VALUES (?, ?, ?, false, 0, 0)`, ["blob-race-2", T, blobId]),
+    );
     expect(result.retention).toMatchObject({ calls: 2, blobs: 0 });
     expect(await db.blob.findUnique({ where: { id: blobId } })).not.toBeNull();
   });
