@@ -378,7 +378,7 @@ async function main() {
         `; the sweeper ticked about ${Math.floor(final.t / INTERVAL_S)} times`,
     );
     const trimmed = (sent: number, left: number) => `${left} of ${sent} kept (${sent - left} trimmed)`;
-    console.log(`Rows: calls ${trimmed(stats.calls, stored.calls)}; sessions ${trimmed(sentSessions, stored.sessions)}; interruptions ${stored.interruptions} kept, ${stored.resolved} of them resolved; ${stored.activity} activity rows (kept storage.activity.retention_days; the cap trims only those older than its cutoff)`);
+    console.log(`Rows: calls ${trimmed(stats.calls, stored.calls)}; sessions ${trimmed(sentSessions, stored.sessions)}; interruptions ${stored.interruptions} kept, ${stored.resolved} of them resolved; ${stored.activity} activity rows (kept storage.activity.retention_days; the cap trims only those of interruptions gone)`);
     if (keptCopies.length) console.log(`Calls kept are from ${keptCopies.length} of the ${copies} copies (copies ${keptCopies[0] + 1}–${keptCopies[keptCopies.length - 1] + 1}, oldest trimmed first)`);
 
     if (longest > 2 * INTERVAL_S) {

@@ -13,14 +13,14 @@
 //     Message row is shared by every later call of its conversation), then the conversation;
 //   - sessions last seen (and exited, if they did) before it.
 //   InterruptionActivity rows (the audit trail) outlive the interruptions they describe: they
-//   have their own, longer retention (storage.activity.retention_days); the size cap trims them
-//   only with everything else older than its cutoff.
+//   have their own, longer retention (storage.activity.retention_days); the size cap trims only
+//   those of interruptions no longer stored, older than its cutoff.
 // Size cap: when the database (storage.ts says how each kind is measured) exceeds
 //   max_db_size_mb, delete blobs no call names (left by calls deleted before retention took
 //   blobs with them), the oldest resolved interruptions, then apply retention with a cutoff
-//   moving forward over the oldest calls and interruptions (activity rows before it go too: a
-//   year of audit trail alone can outgrow the cap, and keeping it while every call and
-//   interruption goes would leave nothing to audit), until the live data fits in 90 % of
+//   moving forward over the oldest calls and interruptions (the activity rows of interruptions
+//   gone, before it, go too: a year of audit trail alone can outgrow the cap, and keeping it while
+//   every call and interruption goes would leave nothing to audit), until the live data fits in 90 % of
 //   the cap (less when the data grows fast: enforceSizeCap); then reclaim the space (SQLite:
 //   VACUUM; PostgreSQL: plain VACUUM, which makes it reusable and so free in what the cap
 //   measures).
@@ -232,6 +232,17 @@ async function deleteConversations(db: Db, conversations: string[], cutoff: bigi
 export const deleteActivityOlderThan = (db: Db, cutoff: bigint): Promise<number> =>
   inBatches(() => deleteBatch(db, "InterruptionActivity", `"atNs" < ?`, [cutoff]));
 
+/**
+ * Deletes activity rows older than `cutoff` (ns) whose interruption is gone, batch by batch: the
+ * size cap's share of the audit trail. The trail of an interruption still kept stays whole (its
+ * oldest rows may predate the cutoff, and triage is dated by the server's clock, the data by the
+ * agents').
+ */
+const deleteOrphanActivityOlderThan = (db: Db, cutoff: bigint): Promise<number> =>
+  inBatches(() =>
+    deleteBatch(db, "InterruptionActivity", `"atNs" < ? AND NOT EXISTS (SELECT 1 FROM "Interruption" WHERE "Interruption"."id" = "InterruptionActivity"."interruptionId")`, [cutoff]),
+  );
+
 // ---------------------------------------------------------------------------------------------
 // Size cap
 
@@ -296,7 +307,7 @@ async function trimTo(db: Db, meter: StorageMeter, target: number): Promise<{ re
   // 2. the audit trail older than any call or interruption left: of data trimmed already
   if ((await meter.liveBytes(deleted())) > target) {
     const oldest = await oldestDataNs(db);
-    if (oldest !== null) rows.activity += await deleteActivityOlderThan(db, oldest);
+    if (oldest !== null) rows.activity += await deleteOrphanActivityOlderThan(db, oldest);
   }
   // 3. then the oldest of everything, a cutoff moving forward at most CUTOFF_STEP calls at a time
   for (let live = await meter.liveBytes(deleted()); live > target; live = await meter.liveBytes(deleted())) {
@@ -304,7 +315,7 @@ async function trimTo(db: Db, meter: StorageMeter, target: number): Promise<{ re
     const cutoff = await nextCutoff(db, (live - target) / live);
     if (cutoff === null) break;
     const more = await deleteOlderThan(db, cutoff);
-    more.activity = await deleteActivityOlderThan(db, cutoff);
+    more.activity = await deleteOrphanActivityOlderThan(db, cutoff);
     rows = add(rows, more);
     if (Object.values(more).every((v) => v === 0)) break; // nothing left that can go
   }
@@ -420,17 +431,25 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
       }
     }
     // the findings and the marks together: a page is judged once, whatever happens between
+    const silent = sessionIds.filter((id) => !reporting.has(id));
     flagged += await batch(db, async (_tx, sql) => {
+      // A session's first turn_end clears the marks of the turns passed over for want of one
+      // (storeEvents.ts, under the session's key): one that came since they were read leaves them
+      // unmarked, for the next sweep to judge; one still to come waits for this transaction.
+      await lockKeys(sql, silent);
+      const nowReporting = new Set(
+        silent.length ? (await sql.all(`SELECT DISTINCT "sessionId" FROM "Turn" WHERE "sessionId" IN (${marks(silent.length)}) AND "endReason" IS NOT NULL`, silent)).map((r) => String(r.sessionId)) : [],
+      );
+      // judged as of the activity read: a turn a call changed since is left for the next sweep;
+      // rows in the order ingest writes them, turns (by id) before interruptions and snoozes
+      const judged = page.filter((t) => !(t.sessionId !== null && nowReporting.has(t.sessionId))).sort((a, b) => (a.id < b.id ? -1 : 1));
+      await sql.runEach(`UPDATE "Turn" SET "staleCheckedNs" = "lastSeenNs" WHERE "id" = ? AND "lastSeenNs" = ? AND "endReason" IS NULL`, judged.map((t) => [t.id, t.lastSeenNs]));
       // a row another sweep stored meanwhile (same deterministic id) is left alone
       const stored = await existingIds(sql, "Interruption", rows.map((r) => r.id));
       const fresh = rows.filter((r) => !stored.has(r.id));
       // a mute rule or a snoozed group may make them arrive snoozed (SPEC §4)
       const admission = await admitArrivals(sql, fresh, [], now);
       await insertRows(sql, "Interruption", asAdmitted(fresh, admission), { key: ["id"], update: "nothing" });
-      // judged as of the activity read: a turn a call changed since is left for the next sweep
-      // (in id order, as ingest writes turns: the two never wait for each other in a cycle)
-      const judged = [...page].sort((a, b) => (a.id < b.id ? -1 : 1)).map((t) => [t.id, t.lastSeenNs]);
-      await sql.runEach(`UPDATE "Turn" SET "staleCheckedNs" = "lastSeenNs" WHERE "id" = ? AND "lastSeenNs" = ? AND "endReason" IS NULL`, judged);
       return fresh.length;
     }, { atomic: true });
     if (stale.length < BATCH) break;

@@ -325,8 +325,10 @@ describe("the size cap and the audit trail", () => {
     const { db } = await fresh("sizecap-activity");
     await ingestCalls(db, Array.from({ length: 100 }, (_, i) => call(`a-${String(i).padStart(3, "0")}`, { session: "s-a", conv: `conv-a-${i}`, at: T - BigInt(100 - i) * MIN, status: 500 })), defaults.detection);
     const [first] = await db.interruption.findMany({ take: 1, select: { id: true } });
-    // months of triage (within storage.activity.retention_days), older than any call stored now
-    await db.interruptionActivity.createMany({ data: Array.from({ length: 700 }, (_, i) => ({ interruptionId: first.id, actor: "alice", action: "comment", note: filler(), atNs: T - 200n * DAY + BigInt(i) * DAY / 10n })) });
+    // months of triage (within storage.activity.retention_days) of interruptions trimmed since
+    await db.interruptionActivity.createMany({ data: Array.from({ length: 700 }, (_, i) => ({ interruptionId: `gone-${i % 50}`, actor: "alice", action: "comment", note: filler(), atNs: T - 200n * DAY + BigInt(i) * DAY / 10n })) });
+    // the trail of an interruption still stored stays whole, however old (clocks differ)
+    const kept = await db.interruptionActivity.create({ data: { interruptionId: first.id, actor: "alice", action: "acknowledge", atNs: T - 300n * DAY } });
     const recent = await db.interruptionActivity.create({ data: { interruptionId: first.id, actor: "alice", action: "resolve", atNs: T } });
     const meter = (await storageMeter(db))!;
     expect(await meter.bytes()).toBeGreaterThan(2 * MB);
@@ -336,7 +338,8 @@ describe("the size cap and the audit trail", () => {
     expect(result.sizeCap.trimmed.activity).toBeGreaterThan(0);
     expect(await meter.bytes()).toBeLessThanOrEqual(2 * MB);
     expect(await db.call.count()).toBe(100); // before: every call went, and the audit trail kept the database over the cap
-    expect(await db.interruptionActivity.findUnique({ where: { id: recent.id } })).not.toBeNull();
+    expect(await db.interruptionActivity.count({ where: { id: { in: [kept.id, recent.id] } } })).toBe(2);
+    expect(await db.interruptionActivity.count({ where: { interruptionId: { startsWith: "gone-" } } })).toBe(0);
   }, 60_000);
 });
 
