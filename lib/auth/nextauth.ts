@@ -7,7 +7,8 @@ import type { OAuthConfig } from "next-auth/providers/oauth";
 import { db } from "../db/client";
 import { decideOidcSignIn, type OidcClaims } from "./oidc";
 import { sessionSecret } from "./sessionSecret";
-import { checkCredentials } from "./users";
+import { forgetUser } from "./identity";
+import { checkCredentials, endSessions } from "./users";
 
 type OidcProfile = { sub: string; email?: string; email_verified?: boolean; name?: string };
 
@@ -79,6 +80,13 @@ export function authOptions(): NextAuthOptions {
       },
       async session({ session, token }) {
         return { ...session, uid: token.uid, sv: token.sv };
+      },
+    },
+    events: {
+      // every process refuses the old cookies within the user cache's life (lib/auth/identity.ts); this one at once
+      async signOut({ token }) {
+        const uid = await endSessions(db(), token);
+        if (uid) forgetUser(uid);
       },
     },
   };

@@ -100,3 +100,16 @@ export function tokenSessionVersion(token: object | null | undefined): number {
   const sv = (token as { sv?: unknown } | null | undefined)?.sv;
   return typeof sv === "number" ? sv : 0;
 }
+
+/**
+ * Signing out ends every session of the user, on every device: sessions are stateless cookies,
+ * and a copy of the cookie taken before would otherwise stay valid until it expires (12 h). The
+ * version moves on only if the cookie's is still current (a second sign-out changes nothing).
+ * Returns the user's id (to forget in this process's cache), or null for no user.
+ */
+export async function endSessions(db: DbTx, token: object | null | undefined): Promise<string | null> {
+  const uid = (token as { uid?: unknown } | null | undefined)?.uid;
+  if (typeof uid !== "string") return null;
+  await db.user.updateMany({ where: { id: uid, sessionVersion: tokenSessionVersion(token) }, data: { sessionVersion: { increment: 1 } } });
+  return uid;
+}

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { signInThroughForm, snapshot, USERS } from "./fixtures";
+import { BASE_URL, signInThroughForm, snapshot, USERS } from "./fixtures";
 
 test("a wrong password is refused with a message", async ({ page }) => {
   await page.goto("/login");
@@ -31,14 +31,28 @@ test("signing in from a page's redirect leads back to that page, filters and all
   await expect(page).toHaveURL(/127\.0\.0\.1:\d+\/$/);
 });
 
-test("sign in, see who I am, sign out", async ({ page }) => {
+test("sign in, see who I am, sign out", async ({ page, browser }) => {
   await signInThroughForm(page, USERS.responder);
   await expect(page.getByTestId("current-user")).toContainText("responder");
   await snapshot(page, "overview-signed-in");
+  // a copy of the session cookie, as another device or someone who copied it holds it
+  const copied = await page.context().cookies();
   await page.getByRole("button", { name: "Sign out" }).click();
   await expect(page).toHaveURL(/\/login/);
   await page.goto("/");
   await expect(page).toHaveURL(/\/login/);
+
+  // signing out ended it too: the pages ask for a sign-in, the API refuses it
+  const other = await browser.newContext({ baseURL: BASE_URL });
+  try {
+    await other.addCookies(copied);
+    const elsewhere = await other.newPage();
+    expect((await elsewhere.request.get("/api/interruptions?limit=1")).status()).toBe(401);
+    await elsewhere.goto("/");
+    await expect(elsewhere).toHaveURL(/\/login/);
+  } finally {
+    await other.close();
+  }
 });
 
 test("after 5 wrong passwords the form says when to try again", async ({ page }) => {

@@ -1,0 +1,23 @@
+// Signing out (lib/auth/users.ts endSessions, next-auth's signOut event) on a real database: the
+// user's session version moves on once, so every cookie issued before is refused.
+import { describe, expect, it } from "vitest";
+import { createUser, endSessions } from "@/lib/auth/users";
+import { useTestDb } from "../support/testDb";
+
+const db = useTestDb("end-sessions");
+
+const version = async (id: string) => (await db().user.findUniqueOrThrow({ where: { id } })).sessionVersion;
+
+describe("signing out", () => {
+  it("moves the user's session version on once per cookie, and ignores a cookie without a user", async () => {
+    const user = await createUser(db(), { email: "leaving@example.test", role: "viewer", password: "leaving-pass-1" });
+    const before = await version(user.id);
+    expect(await endSessions(db(), { uid: user.id, sv: before })).toBe(user.id);
+    expect(await version(user.id)).toBe(before + 1);
+    // the same (now stale) cookie signing out again, e.g. a second tab: nothing more changes
+    await endSessions(db(), { uid: user.id, sv: before });
+    expect(await version(user.id)).toBe(before + 1);
+    expect(await endSessions(db(), {})).toBeNull();
+    expect(await endSessions(db(), null)).toBeNull();
+  });
+});
