@@ -1,11 +1,12 @@
 // Password sign-in throttling, kept in the database so that every server process sharing it
 // applies the same limits: after LIMITS.account failed attempts for one email, or
-// LIMITS.address from one client address, within WINDOW_MS, further attempts are refused (429)
+// LIMITS.address from one client address (an IPv6 one by its /64), within WINDOW_MS, further attempts are refused (429)
 // before the password is hashed. A successful sign-in clears the account's count.
 //
 // Each attempt first writes its own row (a failure until proven otherwise), then counts: so
 // concurrent attempts cannot all pass a check made before any of them was recorded.
 import crypto from "node:crypto";
+import net from "node:net";
 import type { DbTx } from "../db/client";
 import { classifyAddress, type AddressClass } from "../net/outbound";
 import { requestSocket } from "../proxy/requestSocket";
@@ -45,6 +46,24 @@ export function clientAddress(headers: Headers, peer: string | null | undefined 
   return address.slice(0, 100);
 }
 
+/**
+ * What an address is counted under: an IPv6 client by its /64 (one subscriber or host usually
+ * holds a whole /64, and could take a new address for every attempt), an IPv4-mapped IPv6
+ * address as the IPv4 address; anything else as it is.
+ */
+export function throttleAddress(address: string): string {
+  const plain = address.replace(/^\[|\]$/g, "").split("%")[0];
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(plain);
+  if (mapped) return mapped[1];
+  if (!net.isIPv6(plain)) return address;
+  const [head, tail] = plain.includes("::") ? plain.split("::") : [plain, null];
+  const headGroups = head ? head.split(":") : [];
+  const tailGroups = tail ? tail.split(":") : [];
+  const tailWidth = tailGroups.length + (tailGroups.at(-1)?.includes(".") ? 1 : 0); // an IPv4 ending is two groups
+  const groups = tail === null ? headGroups : [...headGroups, ...Array<string>(8 - headGroups.length - tailWidth).fill("0"), ...tailGroups];
+  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
+}
+
 /** When the newest `limit` rows fall to limit - 1 inside the window: seconds from now. */
 function retryAfter(times: bigint[], limit: number, nowMs: number): number {
   // times ascending; the count drops below `limit` once times[n - limit] leaves the window
@@ -60,7 +79,7 @@ function retryAfter(times: bigint[], limit: number, nowMs: number): number {
  */
 export async function beginAttempt(db: DbTx, input: { email: string; address: string }, nowMs = Date.now()): Promise<Attempt | Refusal> {
   const email = normalizeLoginEmail(input.email);
-  const address = input.address.slice(0, 100);
+  const address = throttleAddress(input.address).slice(0, 100);
   const now = nowNs(nowMs);
   const since = nowNs(nowMs - WINDOW_MS);
   await db.loginAttempt.deleteMany({ where: { atNs: { lte: since } } });

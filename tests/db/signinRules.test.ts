@@ -55,6 +55,12 @@ describe("throttle", () => {
     expect("refused" in (await beginAttempt(db(), { email: "fresh@example.com", address: "192.0.2.11" }, T0 + 60))).toBe(false);
   });
 
+  it("counts the addresses of one IPv6 /64 together: a client cannot take a fresh address for each attempt", async () => {
+    for (let i = 0; i < 20; i++) await fail(`v6-${i}@example.com`, `2001:db8:7:7::${(i + 1).toString(16)}`, T0 + i);
+    expect(await beginAttempt(db(), { email: "v6-fresh@example.com", address: "2001:db8:7:7:abcd::1" }, T0 + 30)).toMatchObject({ refused: true, by: "address" });
+    expect("refused" in (await beginAttempt(db(), { email: "v6-fresh@example.com", address: "2001:db8:7:8::1" }, T0 + 31))).toBe(false);
+  });
+
   it("lets at most the limit through when attempts arrive at once", async () => {
     const email = "burst@example.com";
     const results = await Promise.all(Array.from({ length: 12 }, (_, i) => beginAttempt(db(), { email, address: `10.1.0.${i}` }, T0 + 2 * WINDOW_MS)));

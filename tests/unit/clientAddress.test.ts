@@ -1,7 +1,7 @@
 // The address sign-in attempts are counted under: X-Forwarded-For only from a peer that could be
 // a reverse proxy, never from a client that reaches the server directly.
 import { describe, expect, it } from "vitest";
-import { clientAddress } from "@/lib/auth/throttle";
+import { clientAddress, throttleAddress } from "@/lib/auth/throttle";
 
 const forwarded = new Headers({ "x-forwarded-for": "198.51.100.7, 10.0.0.2" });
 
@@ -19,5 +19,17 @@ describe("clientAddress", () => {
     expect(clientAddress(forwarded, "203.0.113.50")).toBe("203.0.113.50");
     expect(clientAddress(forwarded, "2001:db8::1")).not.toBe("198.51.100.7");
     expect(clientAddress(new Headers(), "127.0.0.1")).toBe("127.0.0.1");
+  });
+});
+
+describe("throttleAddress", () => {
+  it("counts an IPv6 client by its /64, an IPv4-mapped one as IPv4, and the rest as they are", () => {
+    for (const a of ["2001:db8:1:2::1", "2001:db8:1:2:ffff:ffff:ffff:ffff", "[2001:0db8:0001:0002::9]", "2001:db8:1:2::7%eth0", "2001:db8:1:2::1.2.3.4"]) expect(throttleAddress(a), a).toBe("2001:db8:1:2::/64");
+    expect(throttleAddress("2001:db8:1:3::1")).toBe("2001:db8:1:3::/64");
+    expect(throttleAddress("::1")).toBe("0:0:0:0::/64");
+    expect(throttleAddress("fe80::1")).toBe("fe80:0:0:0::/64");
+    expect(throttleAddress("2001:db8::")).toBe("2001:db8:0:0::/64");
+    expect(throttleAddress("::ffff:198.51.100.7")).toBe("198.51.100.7");
+    for (const a of ["198.51.100.7", "unknown", "not:an:address"]) expect(throttleAddress(a)).toBe(a);
   });
 });
