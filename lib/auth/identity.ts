@@ -60,9 +60,15 @@ type CachedUser = { id: string; email: string; role: string; sessionVersion: num
 const userHolder = globalThis as unknown as { sightdeskUserCache?: Map<string, { user: CachedUser | null; at: number }> };
 const userCache = (userHolder.sightdeskUserCache ??= new Map());
 
+/** When each user was last forgotten here: a read begun before must not be cached after it. */
+const forgottenAt = new Map<string, number>();
+
 /** Call after changing a user's role, password or existence: this process re-reads it at once. */
 export function forgetUser(id: string): void {
   userCache.delete(id);
+  const now = Date.now();
+  for (const [uid, at] of forgottenAt) if (now - at > CACHE_MS) forgottenAt.delete(uid);
+  forgottenAt.set(id, now);
 }
 
 /** A Cookie header's pairs (values as sent; next-auth decodes its own). */
@@ -87,8 +93,12 @@ export async function sessionActor(db: DbTx, req: Request): Promise<Actor | null
   if (!hit || Date.now() - hit.at >= CACHE_MS) {
     const at = Date.now();
     const user = await db.user.findUnique({ where: { id: uid }, select: { id: true, email: true, role: true, sessionVersion: true } });
-    if (userCache.size > 10_000) userCache.clear();
-    userCache.set(uid, (hit = { user, at }));
+    hit = { user, at };
+    // a change committed while this read ran (forgotten meanwhile) may be missing from it: not kept
+    if ((forgottenAt.get(uid) ?? -Infinity) < at) {
+      if (userCache.size > 10_000) userCache.clear();
+      userCache.set(uid, hit);
+    }
   }
   // a password or role change since this cookie was issued ends it: signed out
   if (!hit.user || hit.user.sessionVersion !== tokenSessionVersion(jwt)) return null;

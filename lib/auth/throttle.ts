@@ -61,7 +61,14 @@ export function throttleAddress(address: string): string {
   const tailGroups = tail ? tail.split(":") : [];
   const tailWidth = tailGroups.length + (tailGroups.at(-1)?.includes(".") ? 1 : 0); // an IPv4 ending is two groups
   const groups = tail === null ? headGroups : [...headGroups, ...Array<string>(8 - headGroups.length - tailWidth).fill("0"), ...tailGroups];
-  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
+  const hex = groups.map((g) => (g.includes(".") ? g : parseInt(g, 16).toString(16)));
+  // IPv4-mapped, however written (::ffff:102:304, 0:0:0:0:0:ffff:1.2.3.4)
+  if (hex.slice(0, 5).every((g) => g === "0") && hex[5] === "ffff") {
+    if (hex[6]?.includes(".")) return hex[6];
+    const [hi, lo] = [parseInt(hex[6], 16), parseInt(hex[7], 16)];
+    return [hi >> 8, hi & 255, lo >> 8, lo & 255].join(".");
+  }
+  return `${hex.slice(0, 4).join(":")}::/64`;
 }
 
 /** When the newest `limit` rows fall to limit - 1 inside the window: seconds from now. */

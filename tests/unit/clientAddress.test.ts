@@ -29,7 +29,7 @@ describe("throttleAddress", () => {
     expect(throttleAddress("::1")).toBe("0:0:0:0::/64");
     expect(throttleAddress("fe80::1")).toBe("fe80:0:0:0::/64");
     expect(throttleAddress("2001:db8::")).toBe("2001:db8:0:0::/64");
-    expect(throttleAddress("::ffff:198.51.100.7")).toBe("198.51.100.7");
+    for (const a of ["::ffff:198.51.100.7", "::FFFF:c633:6407", "0:0:0:0:0:ffff:198.51.100.7"]) expect(throttleAddress(a), a).toBe("198.51.100.7");
     for (const a of ["198.51.100.7", "unknown", "not:an:address"]) expect(throttleAddress(a)).toBe(a);
   });
 });
