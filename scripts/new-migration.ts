@@ -1,11 +1,13 @@
 // `npm run db:migration -- <name>`: writes the migration for the change to prisma/schema.prisma
 // since the last commit, once per provider (prisma/migrations and prisma/migrations-pg).
 // Prisma's diff needs a PostgreSQL server for the PostgreSQL side (it connects, changes nothing):
-// POSTGRES_URL, or the private cluster of scripts/postgres-cluster.sh.
+// POSTGRES_URL, or the private cluster of scripts/postgres-cluster.sh. On PostgreSQL an index on
+// a table already in use gets a migration of its own, built CONCURRENTLY (lib/db/migrationSql.ts).
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { splitOutIndexes } from "../lib/db/migrationSql";
 import { derivePostgresSchema, PRISMA_FILES } from "../lib/db/schemaFiles";
 
 const name = process.argv[2];
@@ -45,14 +47,16 @@ function diff(url: string, from: string, to: string): string {
 }
 
 const postgresUrl = process.env.POSTGRES_URL || execFileSync("scripts/postgres-cluster.sh", ["start"], { encoding: "utf8" }).trim();
-const outputs = {
-  sqlite: diff(`file:${path.join(tmp, "diff.db")}`, previous, current),
-  postgresql: diff(postgresUrl, derivePostgresSchema(previous), derivePostgresSchema(current)),
-};
-for (const [provider, sql] of Object.entries(outputs)) {
-  const dir = path.join(PRISMA_FILES[provider as keyof typeof PRISMA_FILES].migrations, `${stamp}_${name}`);
+const postgres = splitOutIndexes(diff(postgresUrl, derivePostgresSchema(previous), derivePostgresSchema(current)));
+const migrations: { provider: keyof typeof PRISMA_FILES; name: string; sql: string }[] = [
+  { provider: "sqlite", name: `${stamp}_${name}`, sql: diff(`file:${path.join(tmp, "diff.db")}`, previous, current) },
+  ...(postgres.rest ? [{ provider: "postgresql" as const, name: `${stamp}_${name}`, sql: postgres.rest }] : []),
+  ...postgres.indexes.map((sql, i) => ({ provider: "postgresql" as const, name: `${BigInt(stamp) + BigInt(i + 1)}_${name}_index_${i + 1}`, sql: `-- CreateIndex (CONCURRENTLY: writes go on while it builds; alone, as it cannot run in a transaction)\n${sql}\n` })),
+];
+for (const m of migrations) {
+  const dir = path.join(PRISMA_FILES[m.provider].migrations, m.name);
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, "migration.sql"), sql);
+  fs.writeFileSync(path.join(dir, "migration.sql"), m.sql);
   console.log(`wrote ${dir}/migration.sql`);
 }
 fs.rmSync(tmp, { recursive: true, force: true });

@@ -4,7 +4,7 @@
 // when it has nothing to do, and on PostgreSQL its process lingers 10 s (`runEngine`). When
 // something is pending the engine runs (offline, see STACK.md) — on PostgreSQL under an advisory
 // lock, so that server processes starting together migrate once: each takes the lock in turn
-// and looks again. On SQLite the engine's own lock on the file is enough. Every start then makes
+// and looks again (waiting by trying it, see lockMigrations). On SQLite the engine's own lock on the file is enough. Every start then makes
 // sure the triggers that keep the per-session counts exist (lib/db/openCounts.ts).
 import { spawn } from "node:child_process";
 import crypto from "node:crypto";
@@ -18,7 +18,8 @@ import { PRISMA_FILES } from "./schemaFiles";
 import { databaseUrl, providerOf, redactedUrl, sqliteFilePath } from "./url";
 
 const PRISMA_CLI = path.join(process.cwd(), "node_modules", "prisma", "build", "index.js");
-const LOCK = "SELECT pg_advisory_lock(hashtextextended('sightdesk.migrate', 0))";
+const TRY_LOCK = "SELECT pg_try_advisory_lock(hashtextextended('sightdesk.migrate', 0)) AS locked";
+const LOCK_RETRY_MS = 100;
 const UNLOCK = "SELECT pg_advisory_unlock(hashtextextended('sightdesk.migrate', 0))";
 
 export type Migration = { name: string; checksum: string };
@@ -96,7 +97,7 @@ async function migratePostgres(url: string, committed: Migration[]): Promise<Mig
   try {
     let applied: string[] = [];
     if (pendingMigrations(committed, await appliedOnPostgres(client), () => undefined).length) {
-      await client.query(LOCK);
+      await lockMigrations(client);
       try {
         // another process may have migrated while this one waited for the lock
         const pending = pendingMigrations(committed, await appliedOnPostgres(client));
@@ -111,6 +112,16 @@ async function migratePostgres(url: string, committed: Migration[]): Promise<Mig
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/**
+ * Takes the migration lock, trying again until it is free. Not `pg_advisory_lock`: a session
+ * blocked in it holds a snapshot all the while, and the holder's migration building an index
+ * CONCURRENTLY waits for every older snapshot to go — a deadlock through this process that
+ * PostgreSQL cannot see (each of several processes started at once would wait for ever).
+ */
+export async function lockMigrations(client: pg.Client): Promise<void> {
+  while (!(await client.query<{ locked: boolean }>(TRY_LOCK)).rows[0].locked) await new Promise((r) => setTimeout(r, LOCK_RETRY_MS));
 }
 
 async function appliedOnPostgres(client: pg.Client): Promise<AppliedMigration[]> {
@@ -141,7 +152,8 @@ async function connectCreating(url: string): Promise<pg.Client> {
     if ((e as { code?: string }).code !== "3D000") throw failed(e); // 3D000: no such database
   }
   await createDatabase(url).catch((e: { code?: string }) => {
-    if (e.code !== "42P04") throw failed(e); // 42P04: another process created it meanwhile
+    // another process created it meanwhile: 42P04, or 23505 when both wrote the catalog at once
+    if (e.code !== "42P04" && e.code !== "23505") throw failed(e);
   });
   return connect().catch((e) => {
     throw failed(e);

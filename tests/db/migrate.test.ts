@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "@/lib/db/client";
 import { committedMigrations, deployFinished, migrate, pendingMigrations, type AppliedMigration } from "@/lib/db/migrate";
 import { useTestDb } from "../support/testDb";
-import { createTestDatabase, newTestDatabase } from "../support/database";
+import { createTestDatabase, newTestDatabase, testPostgresUrl } from "../support/database";
 
 const applied = (name: string, checksum: string, over: Partial<AppliedMigration> = {}): AppliedMigration => ({
   migration_name: name, checksum, finished_at: "2026-12-01", rolled_back_at: null, ...over,
@@ -78,6 +78,21 @@ describe("migrate", () => {
         await db.$disconnect();
       }
       await expect(migrate(fresh.url)).rejects.toThrow(/Database migration failed:[\s\S]*P3009/);
+    } finally {
+      await fresh.drop();
+    }
+  });
+});
+
+describe.runIf(testPostgresUrl())("processes starting together on a new PostgreSQL database", () => {
+  // Its indexes are built CONCURRENTLY, which waits for every older snapshot: a process waiting
+  // for the migration lock inside pg_advisory_lock holds one, and the three would wait for ever.
+  it("migrate it once, one after the other, none waiting for ever", { timeout: 90_000 }, async () => {
+    const fresh = newTestDatabase("migrate_together");
+    try {
+      const committed = committedMigrations(fresh.url).map((m) => m.name);
+      const results = await Promise.all([migrate(fresh.url), migrate(fresh.url), migrate(fresh.url)]);
+      expect(results.map((r) => r.applied).sort((a, b) => b.length - a.length)).toEqual([committed, [], []]);
     } finally {
       await fresh.drop();
     }

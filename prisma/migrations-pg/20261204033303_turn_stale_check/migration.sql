@@ -1,9 +1,7 @@
 -- AlterTable
 ALTER TABLE "Turn" ADD COLUMN     "staleCheckedNs" BIGINT;
 
--- CreateIndex
-CREATE INDEX "Turn_endReason_staleCheckedNs_lastSeenNs_idx" ON "Turn"("endReason", "staleCheckedNs", "lastSeenNs");
-
+-- (its index: the next migration)
 
 -- Turns stale for over a day were judged by the check before this column (it read every stale
 -- turn at every sweep): marked judged, so findings it raised and the size cap trimmed stay gone.

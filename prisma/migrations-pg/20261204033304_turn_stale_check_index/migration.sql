@@ -1,0 +1,3 @@
+-- CreateIndex, without blocking writes to a big table while it builds (the servers of a rolling
+-- upgrade go on ingesting). CONCURRENTLY cannot run in a transaction: one statement per migration.
+CREATE INDEX CONCURRENTLY "Turn_endReason_staleCheckedNs_lastSeenNs_idx" ON "Turn"("endReason", "staleCheckedNs", "lastSeenNs");
