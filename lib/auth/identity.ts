@@ -81,14 +81,14 @@ function cookiesOf(header: string | null): Map<string, string> {
   return cookies;
 }
 
-/** The signed-in user of the request's session cookie, or null (none, or no longer valid). */
-export async function sessionActor(db: DbTx, req: Request): Promise<Actor | null> {
-  // next-auth reads `req.cookies`: a NextRequest has them, a plain Request (the ingest routes
-  // served beside Next, lib/server/directRoutes.ts) is given them from its header
-  const withCookies = "cookies" in req ? req : { headers: req.headers, cookies: cookiesOf(req.headers.get("cookie")) };
-  const jwt = await getToken({ req: withCookies as unknown as NextRequest, secret: sessionSecret() });
-  const uid = typeof jwt?.uid === "string" ? jwt.uid : null;
-  if (!uid) return null;
+/**
+ * The user a session cookie's token names while that session is current — the user exists and
+ * no password or role change or sign-out moved its session version on since the cookie was
+ * issued — else null. Cached like tokens (above).
+ */
+export async function sessionUser(db: DbTx, token: object | null | undefined): Promise<CachedUser | null> {
+  const uid = (token as { uid?: unknown } | null | undefined)?.uid;
+  if (typeof uid !== "string") return null;
   let hit = userCache.get(uid);
   if (!hit || Date.now() - hit.at >= CACHE_MS) {
     const at = Date.now();
@@ -100,7 +100,14 @@ export async function sessionActor(db: DbTx, req: Request): Promise<Actor | null
       userCache.set(uid, hit);
     }
   }
-  // a password or role change since this cookie was issued ends it: signed out
-  if (!hit.user || hit.user.sessionVersion !== tokenSessionVersion(jwt)) return null;
-  return { kind: "user", id: hit.user.id, name: hit.user.email, scopes: scopesOf(hit.user.role), role: hit.user.role };
+  return hit.user && hit.user.sessionVersion === tokenSessionVersion(token) ? hit.user : null;
+}
+
+/** The signed-in user of the request's session cookie, or null (none, or no longer valid). */
+export async function sessionActor(db: DbTx, req: Request): Promise<Actor | null> {
+  // next-auth reads `req.cookies`: a NextRequest has them, a plain Request (the ingest routes
+  // served beside Next, lib/server/directRoutes.ts) is given them from its header
+  const withCookies = "cookies" in req ? req : { headers: req.headers, cookies: cookiesOf(req.headers.get("cookie")) };
+  const user = await sessionUser(db, await getToken({ req: withCookies as unknown as NextRequest, secret: sessionSecret() }));
+  return user && { kind: "user", id: user.id, name: user.email, scopes: scopesOf(user.role), role: user.role };
 }

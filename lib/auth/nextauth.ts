@@ -7,8 +7,11 @@ import type { OAuthConfig } from "next-auth/providers/oauth";
 import { db } from "../db/client";
 import { decideOidcSignIn, type OidcClaims } from "./oidc";
 import { sessionSecret } from "./sessionSecret";
-import { forgetUser } from "./identity";
+import { forgetUser, sessionUser } from "./identity";
 import { checkCredentials, endSessions } from "./users";
+
+/** Thrown by the jwt callback for a cookie whose session has ended: next-auth answers an empty session and clears the cookie. */
+class SessionEnded extends Error {}
 
 type OidcProfile = { sub: string; email?: string; email_verified?: boolean; name?: string };
 
@@ -75,11 +78,20 @@ export function authOptions(): NextAuthOptions {
         } else if (user) {
           token.uid = user.id;
           token.sv = (user as { sessionVersion?: number }).sessionVersion ?? 0;
+        } else if (!(await sessionUser(db(), token))) {
+          // a cookie read back (/api/auth/session, a page): its user gone, or signed out since
+          throw new SessionEnded("session ended");
         }
         return token;
       },
       async session({ session, token }) {
         return { ...session, uid: token.uid, sv: token.sv };
+      },
+    },
+    logger: {
+      error(code, metadata) {
+        if (metadata instanceof SessionEnded) return; // expected: an old cookie, now cleared
+        console.error(`[next-auth][error][${code}]`, metadata);
       },
     },
     events: {

@@ -2,6 +2,7 @@
 // user's session version moves on once, so every cookie issued before is refused.
 import { describe, expect, it } from "vitest";
 import { createUser, endSessions } from "@/lib/auth/users";
+import { forgetUser, sessionUser } from "@/lib/auth/identity";
 import { useTestDb } from "../support/testDb";
 
 const db = useTestDb("end-sessions");
@@ -19,5 +20,20 @@ describe("signing out", () => {
     expect(await version(user.id)).toBe(before + 1);
     expect(await endSessions(db(), {})).toBeNull();
     expect(await endSessions(db(), null)).toBeNull();
+  });
+
+  it("names the user of a current session only: not after sign-out, not for a removed user", async () => {
+    const user = await createUser(db(), { email: "reading@example.test", role: "responder", password: "reading-pass-1" });
+    const cookie = { uid: user.id, sv: await version(user.id) };
+    expect((await sessionUser(db(), cookie))?.email).toBe("reading@example.test");
+    await endSessions(db(), cookie);
+    forgetUser(user.id); // as the signOut event does
+    expect(await sessionUser(db(), cookie)).toBeNull();
+    const renewed = { uid: user.id, sv: await version(user.id) };
+    expect((await sessionUser(db(), renewed))?.id).toBe(user.id);
+    await db().user.delete({ where: { id: user.id } });
+    forgetUser(user.id);
+    expect(await sessionUser(db(), renewed)).toBeNull();
+    expect(await sessionUser(db(), { sv: 0 })).toBeNull();
   });
 });

@@ -41,6 +41,8 @@ test("sign in, see who I am, sign out", async ({ page, browser }) => {
     await other.addCookies(await page.context().cookies());
     const elsewhere = await other.newPage();
     expect((await elsewhere.request.get("/api/interruptions?limit=1")).status()).toBe(200);
+    const sessionOf = async () => ((await (await elsewhere.request.get("/api/auth/session")).json()) as { user?: { email?: string } }).user?.email ?? null;
+    expect(await sessionOf()).toBe(USERS.responder.email);
 
     await page.getByRole("button", { name: "Sign out" }).click();
     await expect(page).toHaveURL(/\/login/);
@@ -49,6 +51,9 @@ test("sign in, see who I am, sign out", async ({ page, browser }) => {
 
     // signing out ended the copy too: the API refuses it, the pages ask for a sign-in
     await expect.poll(async () => (await elsewhere.request.get("/api/interruptions?limit=1")).status(), { timeout: 8_000 }).toBe(401);
+    // and next-auth's own session route no longer names the user (it answers {} and clears the cookie)
+    expect(await sessionOf()).toBeNull();
+    expect((await other.cookies()).some((c) => c.name.includes("session-token"))).toBe(false);
     await elsewhere.goto("/");
     await expect(elsewhere).toHaveURL(/\/login/);
   } finally {
