@@ -8,7 +8,8 @@
 import crypto from "node:crypto";
 import net from "node:net";
 import type { DbTx } from "../db/client";
-import { classifyAddress, type AddressClass } from "../net/outbound";
+import { config } from "../config/load";
+import { cidrContains, effectiveIp, parseCidr, parseIp, type Cidr } from "../net/outbound";
 import { requestSocket } from "../proxy/requestSocket";
 import { NS_PER_MS, nowNs } from "../domain/time";
 
@@ -22,26 +23,35 @@ export type Refusal = { refused: true; by: "account" | "address"; retryAfterSeco
 
 export const normalizeLoginEmail = (email: string) => email.trim().toLowerCase().slice(0, MAX_KEY_LENGTH);
 
-/** Peers whose X-Forwarded-For is believed: a reverse proxy on this host or the private network. */
-const PROXY_CLASSES = new Set<AddressClass>(["loopback", "private", "link-local"]);
+/** Ranges of peers whose X-Forwarded-For is believed: `server.trusted_proxies` (default: this host and private networks). */
+let trusted: { ranges: string[]; parsed: Cidr[] } | null = null;
+function configuredProxies(): Cidr[] {
+  const ranges = config().server.trustedProxies; // the same array until the configuration is read again
+  if (trusted?.ranges !== ranges) trusted = { ranges, parsed: ranges.map(parseCidr) };
+  return trusted.parsed;
+}
 
-/** Whether `address` could be a reverse proxy's; null when it is not an address. */
-const isProxy = (address: string): boolean | null => {
-  const kind = classifyAddress(address);
-  return kind === null ? null : PROXY_CLASSES.has(kind);
-};
+/** Whether `address` is a trusted reverse proxy's; null when it is not an address. */
+function isProxy(address: string, proxies: Cidr[]): boolean | null {
+  const ip = parseIp(address);
+  if (!ip) return null;
+  const seen = effectiveIp(ip); // an IPv4-mapped IPv6 peer as its IPv4 address
+  return proxies.some((range) => cidrContains(range, seen) || cidrContains(range, ip));
+}
 
 /**
- * The client address. From a peer that could be a reverse proxy (loopback, private network):
- * the last X-Forwarded-For entry that is not one too — proxies append the address they saw, so
- * entries to the left of it are whatever the client sent — else X-Real-IP (`next start` fills
+ * The client address. From a trusted reverse proxy (`server.trusted_proxies`): the last
+ * X-Forwarded-For entry that is not one too — proxies append the address they saw, so entries
+ * to the left of it are whatever the client sent — else X-Real-IP (`next start` fills
  * X-Forwarded-For with the socket's address when a request has none). From any other peer: the
- * peer itself — a client that reaches the server directly must not choose its address.
+ * peer itself — a client that reaches the server directly must not choose its address. The
+ * default trusts this host and the private networks: narrow it to the proxies' own addresses
+ * where clients on the private network must not choose theirs either.
  */
-export function clientAddress(headers: Headers, peer: string | null | undefined = requestSocket()?.remoteAddress): string {
-  if (peer && isProxy(peer) === false) return peer.slice(0, 100);
+export function clientAddress(headers: Headers, peer: string | null | undefined = requestSocket()?.remoteAddress, proxies: Cidr[] = configuredProxies()): string {
+  if (peer && isProxy(peer, proxies) === false) return peer.slice(0, 100);
   const hops = (headers.get("x-forwarded-for") ?? "").split(",").map((h) => h.trim()).filter(Boolean);
-  const client = [...hops].reverse().find((h) => isProxy(h) !== true) ?? hops[0];
+  const client = [...hops].reverse().find((h) => isProxy(h, proxies) !== true) ?? hops[0];
   const address = client || headers.get("x-real-ip")?.trim() || peer || "unknown";
   return address.slice(0, 100);
 }

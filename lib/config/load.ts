@@ -16,7 +16,7 @@ import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_SEVERITY, INTERRUPTION_TYPES, SEVERITIES, type InterruptionType, type Severity } from "../domain/interruptions";
 import { DEFAULT_PRICES, mergePrices, type ModelPrice, type PriceTable } from "../domain/pricing";
-import { parseCidr } from "../net/outbound";
+import { LOCAL_NETWORKS, parseCidr } from "../net/outbound";
 import type { DetectionConfig } from "./detection";
 
 export type SightDeskConfig = {
@@ -30,6 +30,8 @@ export type SightDeskConfig = {
   deadloop: { enabled: boolean; killAfterCount: number };
   /** ranges outbound requests (webhooks, forwarders) may reach although not public: CIDR texts */
   outbound: { allowPrivate: string[] };
+  /** peers whose X-Forwarded-For is believed (reverse proxies in front of the server): CIDR texts */
+  server: { trustedProxies: string[] };
   /** the server-mounted proxy's extra or replaced upstreams (`NAME=URL`; /proxy/NAME/*) */
   proxy: { upstreams: string[] };
   /** where email alerts are sent from; null host: email alerts are off */
@@ -99,7 +101,7 @@ const isCidr = (v: string) => {
 const cidrList = (d: string[]): KeySpec => ({
   kind: "list",
   schema: z.array(z.string().trim().refine(isCidr)).max(1000),
-  expected: 'a list of CIDR ranges (e.g. ["10.0.0.0/8", "fd00::/8"]; in the environment: 10.0.0.0/8,fd00::/8)',
+  expected: 'a list of CIDR ranges (e.g. ["10.0.0.0/8", "fd00::/8"]; in the environment: 10.0.0.0/8,fd00::/8, or none)',
   default: d,
 });
 
@@ -148,6 +150,7 @@ export const CONFIG_KEYS: Record<string, KeySpec> = {
   "deadloop.kill_after_count": posInt(3),
   "sweeps.stale_turn_minutes": posInt(30),
   "outbound.allow_private": cidrList([]),
+  "server.trusted_proxies": cidrList(LOCAL_NETWORKS),
   "proxy.upstreams": upstreamList([]),
   "smtp.host": text("a host name or address"),
   "smtp.port": port(587),
@@ -195,7 +198,7 @@ function flatten(obj: Record<string, unknown>, prefix: string, out: Map<string, 
 function fromEnvText(spec: KeySpec, text: string): unknown {
   if (spec.kind === "string") return text;
   const t = text.trim();
-  if (spec.kind === "list") return t.split(",").map((x) => x.trim()).filter(Boolean);
+  if (spec.kind === "list") return t.toLowerCase() === "none" ? [] : t.split(",").map((x) => x.trim()).filter(Boolean); // an empty variable is unset
   if (spec.kind === "json") {
     try {
       return JSON.parse(t);
@@ -324,6 +327,7 @@ export function loadConfig(options: LoadOptions = {}): SightDeskConfig {
     staleTurnMinutes: n("sweeps.stale_turn_minutes"),
     deadloop: { enabled: values["deadloop.enabled"] as boolean, killAfterCount: n("deadloop.kill_after_count") },
     outbound: { allowPrivate: values["outbound.allow_private"] as string[] },
+    server: { trustedProxies: values["server.trusted_proxies"] as string[] },
     proxy: { upstreams: values["proxy.upstreams"] as string[] },
     smtp: {
       host: smtpText("smtp.host"),

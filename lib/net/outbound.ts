@@ -126,6 +126,8 @@ const V6_RANGES: Array<[string, AddressClass]> = [
   ["fe80::/10", "link-local"],
   ["ff00::/8", "multicast"],
 ];
+/** The ranges of this host and of private networks (where a reverse proxy in front of a server is). */
+export const LOCAL_NETWORKS = [...V4_RANGES, ...V6_RANGES].filter(([, kind]) => kind === "loopback" || kind === "private" || kind === "link-local").map(([range]) => range);
 const V4_TABLE = V4_RANGES.map(([c, k]) => [parseCidr(c), k] as const);
 const V6_TABLE = V6_RANGES.map(([c, k]) => [parseCidr(c), k] as const);
 

@@ -1,7 +1,9 @@
-// The address sign-in attempts are counted under: X-Forwarded-For only from a peer that could be
-// a reverse proxy, never from a client that reaches the server directly.
+// The address sign-in attempts are counted under: X-Forwarded-For only from a peer that is a
+// trusted reverse proxy, never from a client that reaches the server directly.
 import { describe, expect, it } from "vitest";
 import { clientAddress, throttleAddress } from "@/lib/auth/throttle";
+import { loadConfig } from "@/lib/config/load";
+import { LOCAL_NETWORKS, parseCidr } from "@/lib/net/outbound";
 
 const forwarded = new Headers({ "x-forwarded-for": "198.51.100.7, 10.0.0.2" });
 
@@ -19,6 +21,20 @@ describe("clientAddress", () => {
     expect(clientAddress(forwarded, "203.0.113.50")).toBe("203.0.113.50");
     expect(clientAddress(forwarded, "2001:db8::1")).not.toBe("198.51.100.7");
     expect(clientAddress(new Headers(), "127.0.0.1")).toBe("127.0.0.1");
+  });
+  it("believes only the configured proxies when server.trusted_proxies names them", () => {
+    const proxies = ["10.0.0.2/32", "fd00::2/128"].map(parseCidr);
+    // a client on the private network, through the proxy, cannot put another address before its own
+    const forged = new Headers({ "x-forwarded-for": "1.2.3.4, 10.0.0.9" });
+    expect(clientAddress(forged, "10.0.0.2", proxies)).toBe("10.0.0.9");
+    expect(clientAddress(forged, "::ffff:10.0.0.2", proxies)).toBe("10.0.0.9");
+    expect(clientAddress(forged, "fd00::2", proxies)).toBe("10.0.0.9");
+    // nor, reaching the server directly, choose one at all
+    expect(clientAddress(forged, "10.0.0.9", proxies)).toBe("10.0.0.9");
+    expect(clientAddress(forged, "127.0.0.1", [])).toBe("127.0.0.1");
+    // the default: this host and the private networks
+    expect(loadConfig({ env: {} as NodeJS.ProcessEnv, file: null }).server.trustedProxies).toEqual(LOCAL_NETWORKS);
+    expect(clientAddress(forged, "10.0.0.2", LOCAL_NETWORKS.map(parseCidr))).toBe("1.2.3.4");
   });
 });
 

@@ -145,6 +145,14 @@ describe("configuration", () => {
       /max_db_size_mb: expected a positive integer[\s\S]*check_interval_secs: expected a positive integer/,
     );
   });
+  it("reads the trusted proxies as CIDR ranges, none from the environment's `none`, and names a bad one", () => {
+    expect(loadConfig({ env: env({ SIGHTDESK_SERVER__TRUSTED_PROXIES: "10.0.0.2/32, fd00::2" }), file: null }).server.trustedProxies).toEqual(["10.0.0.2/32", "fd00::2"]);
+    expect(loadConfig({ env: env({ SIGHTDESK_SERVER__TRUSTED_PROXIES: "none" }), file: null }).server.trustedProxies).toEqual([]);
+    expect(loadConfig({ env: env(), file: file({ server: { trusted_proxies: [] } }) }).server.trustedProxies).toEqual([]);
+    expect(() => loadConfig({ env: env({ SIGHTDESK_SERVER__TRUSTED_PROXIES: "proxy.internal" }), file: null })).toThrow(
+      /server\.trusted_proxies: expected a list of CIDR ranges[\s\S]*got \["proxy\.internal"\] \(from SIGHTDESK_SERVER__TRUSTED_PROXIES\)/,
+    );
+  });
 });
 
 describe("SMTP (email alerts)", () => {
