@@ -305,3 +305,21 @@ describe("single sign-on (fake OIDC issuer)", () => {
     expect(await findUser(address)).toMatchObject({ id: readded.id, role: "responder" });
   });
 });
+
+describe("with server.trusted_proxies set to none", () => {
+  let direct: TestServer;
+  beforeAll(async () => {
+    direct = await startServer({ SIGHTDESK_SERVER__TRUSTED_PROXIES: "none" });
+  });
+  afterAll(async () => {
+    await direct?.stop();
+  });
+
+  it("counts a client under its connection's address, whatever X-Forwarded-For it sends", async () => {
+    const victim = email("direct");
+    for (let i = 0; i < 5; i++) expect((await passwordSignIn(direct, victim, `guess-${i}`, newAddress())).status).toBe(401);
+    expect((await passwordSignIn(direct, victim, "guess-5", newAddress())).status).toBe(429);
+    expect(direct.log()).toMatch(new RegExp(`sign-in throttled: account limit reached for email "${victim.replace(/[.+]/g, "\\$&")}" from address "(::ffff:)?127\\.0\\.0\\.1"`));
+    expect(direct.log()).not.toMatch(/from address "203\.0\.113\./);
+  });
+});
