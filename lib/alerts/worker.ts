@@ -22,7 +22,7 @@ import { backoffMs, genericPayload, matchesRule, publicBaseUrl, severitiesAtOrAb
 import { outboundFetch } from "../config/outbound";
 import { claimPending, heldBy, releaseClaim, unclaimed } from "../coordination/claims";
 import { processHolder } from "../coordination/holder";
-import { acquireLease } from "../coordination/lease";
+import { acquireLease, releaseLease } from "../coordination/lease";
 import { alertable } from "./candidates";
 import { smtpMailer, type MailLike } from "./mailer";
 import { deliveryRow, isDuplicate, type QueuedAlert } from "./queue";
@@ -71,6 +71,8 @@ export class AlertWorker {
   private readonly log: (message: string) => void;
   private readonly holder: string;
   private ticking = false;
+  private stopped = false;
+  private current: Promise<void> | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
   private mark: bigint | null = null;
   private lastPruneNs = 0n;
@@ -103,10 +105,26 @@ export class AlertWorker {
     this.timer = null;
   }
 
+  /**
+   * Stops ticking and gives the scan lease up (after the tick under way, if any): another process
+   * scans at its next tick instead of once the lease expires — a rolling restart's SIGTERM.
+   * Deliveries in flight go on; a process that stops before recording one is covered by its claim.
+   */
+  async shutdown(): Promise<void> {
+    this.stop();
+    this.stopped = true;
+    await this.current;
+    await releaseLease(this.db, SCAN_LEASE, this.holder).catch((e: Error) => this.log(`scan lease not released: ${e.message}`));
+  }
+
   /** One scan (by the lease holder only) and dispatch; a tick that finds the previous one still running does nothing. */
-  async tick(): Promise<void> {
-    if (this.ticking) return;
+  tick(): Promise<void> {
+    if (this.ticking || this.stopped) return Promise.resolve();
     this.ticking = true;
+    return (this.current = this.tickOnce());
+  }
+
+  private async tickOnce(): Promise<void> {
     try {
       if (await this.holdScanLease()) {
         await this.scan();

@@ -15,6 +15,7 @@ import { withRequestSocket } from "../proxy/requestSocket";
 import { handleRequestsAround } from "./serverEvents";
 import { serveIngestDirectly } from "./directRoutes";
 import { keepIdleConnectionsOpen } from "./keepAlive";
+import { onShutdown } from "./shutdown";
 import { startIngestWorker } from "../api/ingestOffload";
 
 /** Runs `create` again once when another process created the same row first (unique key). */
@@ -53,8 +54,14 @@ export async function startup(): Promise<void> {
   // Ingest requests skip Next.js's request pipeline (the same handlers; lib/server/directRoutes.ts),
   // from when the start is done, as Next's own routes. Not under `next dev` (handlers reload).
   if (process.env.NODE_ENV === "production") serveIngestDirectly();
-  startAlertWorker(database);
-  startSweeps(database, cfg);
+  const alerts = startAlertWorker(database);
+  const sweeper = startSweeps(database, cfg);
+  // asked to stop: no sweep starts here any more, and the alert scan goes to another process at
+  // its next tick instead of when this one's lease would have expired
+  onShutdown(async () => {
+    sweeper.stop();
+    await alerts.shutdown();
+  });
   if (cfg.deadloop.enabled) {
     startDeadLoopAction(database, cfg.deadloop.killAfterCount);
     console.log(`[sightdesk] dead-loop action on: a process is sent SIGTERM after ${cfg.deadloop.killAfterCount} dead-loop detections, SIGKILL on the next`);

@@ -150,6 +150,33 @@ describe("the alert worker in several processes", () => {
     expect(sentByA).toHaveLength(1); // A is still stuck; nothing more went through it
   });
 
+  it("hands the scan over at once when its process shuts down (SIGTERM), not when the lease expires", async () => {
+    const sentByB: string[] = [];
+    const a = new AlertWorker({ db: db(), now, holder: "A4", log: quiet, fetch: async () => new Response("ok") });
+    const b = new AlertWorker({ db: db(), now, holder: "B4", log: quiet, fetch: async (url) => (sentByB.push(url), new Response("ok")) });
+    clock += 100n * SEC; // past the leases of the tests before
+    await createWebhook(db(), hook("Handover"), "test");
+    clock += SEC;
+    await a.tick();
+    await a.settle();
+    expect((await db().lease.findUniqueOrThrow({ where: { name: SCAN_LEASE } })).holder).toBe("A4");
+    await crash("Handover", "handover-1");
+    const ticking = a.tick(); // a tick under way when the signal comes: it finishes first
+    await a.shutdown();
+    await ticking;
+    expect(await db().lease.findUnique({ where: { name: SCAN_LEASE } })).toBeNull();
+    await a.tick(); // stopped: it takes nothing again
+    expect(await db().lease.findUnique({ where: { name: SCAN_LEASE } })).toBeNull();
+    clock += SEC; // well within the 5 s A's lease had left
+    await b.tick();
+    await b.settle();
+    await b.tick();
+    await b.settle();
+    expect((await db().lease.findUniqueOrThrow({ where: { name: SCAN_LEASE } })).holder).toBe("B4");
+    const delivered = await db().alertDelivery.findMany({ where: { dedupeKey: "handover-1" } });
+    expect(delivered.map((d) => d.status)).toEqual(["delivered"]);
+  });
+
   it("a row dated ahead by another process's fast clock does not hide the rows that come after it", async () => {
     const sent: string[] = [];
     const a = new AlertWorker({ db: db(), now, holder: "A3", log: quiet, fetch: async (url, init) => (sent.push(JSON.parse(String(init.body)).interruption.interruption_id), new Response("ok")) });
