@@ -89,8 +89,10 @@ function cookiesOf(header: string | null): Map<string, string> {
 export async function sessionUser(db: DbTx, token: object | null | undefined): Promise<CachedUser | null> {
   const uid = (token as { uid?: unknown } | null | undefined)?.uid;
   if (typeof uid !== "string") return null;
+  const version = tokenSessionVersion(token);
   let hit = userCache.get(uid);
-  if (!hit || Date.now() - hit.at >= CACHE_MS) {
+  // a cookie newer than the cached row (signed in again since, maybe through another process): read it again
+  if (!hit || Date.now() - hit.at >= CACHE_MS || (hit.user !== null && version > hit.user.sessionVersion)) {
     const at = Date.now();
     const user = await db.user.findUnique({ where: { id: uid }, select: { id: true, email: true, role: true, sessionVersion: true } });
     hit = { user, at };
@@ -100,7 +102,7 @@ export async function sessionUser(db: DbTx, token: object | null | undefined): P
       userCache.set(uid, hit);
     }
   }
-  return hit.user && hit.user.sessionVersion === tokenSessionVersion(token) ? hit.user : null;
+  return hit.user && hit.user.sessionVersion === version ? hit.user : null;
 }
 
 /** The signed-in user of the request's session cookie, or null (none, or no longer valid). */

@@ -11,7 +11,9 @@ import { forgetUser, sessionUser } from "./identity";
 import { checkCredentials, endSessions } from "./users";
 
 /** Thrown by the jwt callback for a cookie whose session has ended: next-auth answers an empty session and clears the cookie. */
-class SessionEnded extends Error {}
+class SessionEnded extends Error {
+  name = "SessionEnded"; // compared by name: next-auth's logger is shared by every route bundle, each with its own class
+}
 
 type OidcProfile = { sub: string; email?: string; email_verified?: boolean; name?: string };
 
@@ -78,9 +80,11 @@ export function authOptions(): NextAuthOptions {
         } else if (user) {
           token.uid = user.id;
           token.sv = (user as { sessionVersion?: number }).sessionVersion ?? 0;
-        } else if (!(await sessionUser(db(), token))) {
-          // a cookie read back (/api/auth/session, a page): its user gone, or signed out since
-          throw new SessionEnded("session ended");
+        } else {
+          // a cookie read back (/api/auth/session, a page): its user gone, or signed out since.
+          // Only a successful read ends it: with the database down the cookie stays as it is.
+          const current = await sessionUser(db(), token).then(Boolean, () => true);
+          if (!current) throw new SessionEnded("session ended");
         }
         return token;
       },
@@ -90,7 +94,7 @@ export function authOptions(): NextAuthOptions {
     },
     logger: {
       error(code, metadata) {
-        if (metadata instanceof SessionEnded) return; // expected: an old cookie, now cleared
+        if ((metadata as { name?: unknown } | undefined)?.name === "SessionEnded") return; // expected: an old cookie, now cleared
         console.error(`[next-auth][error][${code}]`, metadata);
       },
     },

@@ -36,4 +36,15 @@ describe("signing out", () => {
     expect(await sessionUser(db(), renewed)).toBeNull();
     expect(await sessionUser(db(), { sv: 0 })).toBeNull();
   });
+
+  it("reads the user again for a cookie newer than the cached row (signed in again through another process)", async () => {
+    const user = await createUser(db(), { email: "again@example.test", role: "viewer", password: "again-pass-1" });
+    const old = { uid: user.id, sv: await version(user.id) };
+    expect((await sessionUser(db(), old))?.id).toBe(user.id); // cached here
+    // another process signs the user out (no forgetUser in this one) and the user signs in again
+    await endSessions(db(), old);
+    const renewed = { uid: user.id, sv: await version(user.id) };
+    expect((await sessionUser(db(), renewed))?.id).toBe(user.id);
+    expect(await sessionUser(db(), old)).toBeNull(); // and the row read again ends the old cookie here at once
+  });
 });
