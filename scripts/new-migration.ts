@@ -51,7 +51,7 @@ const postgres = splitOutIndexes(diff(postgresUrl, derivePostgresSchema(previous
 const migrations: { provider: keyof typeof PRISMA_FILES; name: string; sql: string }[] = [
   { provider: "sqlite", name: `${stamp}_${name}`, sql: diff(`file:${path.join(tmp, "diff.db")}`, previous, current) },
   ...(postgres.rest ? [{ provider: "postgresql" as const, name: `${stamp}_${name}`, sql: postgres.rest }] : []),
-  ...postgres.indexes.map((sql, i) => ({ provider: "postgresql" as const, name: `${BigInt(stamp) + BigInt(i + 1)}_${name}_index_${i + 1}`, sql: `-- CreateIndex (CONCURRENTLY: writes go on while it builds; alone, as it cannot run in a transaction)\n${sql}\n` })),
+  ...postgres.indexes.map((sql, i) => ({ provider: "postgresql" as const, name: `${BigInt(stamp) + BigInt(i + 1)}_${name}_index_${i + 1}`, sql: `-- CreateIndex, CONCURRENTLY: writes go on while it builds (alone in its migration, lib/db/migrationSql.ts)\n${sql}\n` })),
 ];
 for (const m of migrations) {
   const dir = path.join(PRISMA_FILES[m.provider].migrations, m.name);

@@ -14,6 +14,7 @@ import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { ensureOpenCountsPostgres, ensureOpenCountsSqlite } from "./openCounts";
 import { createDatabase, databaseName } from "./postgresAdmin";
+import { statementsOf } from "./migrationSql";
 import { PRISMA_FILES } from "./schemaFiles";
 import { databaseUrl, providerOf, redactedUrl, sqliteFilePath } from "./url";
 
@@ -100,7 +101,8 @@ async function migratePostgres(url: string, committed: Migration[]): Promise<Mig
       await lockMigrations(client);
       try {
         // another process may have migrated while this one waited for the lock
-        const pending = pendingMigrations(committed, await appliedOnPostgres(client));
+        let pending = pendingMigrations(committed, await appliedOnPostgres(client));
+        if (pending.length && (await undoFailedIndexBuilds(client, url))) pending = pendingMigrations(committed, await appliedOnPostgres(client), () => undefined);
         if (pending.length) await runEngine(url);
         applied = pending.map((m) => m.name);
       } finally {
@@ -122,6 +124,46 @@ async function migratePostgres(url: string, committed: Migration[]): Promise<Mig
  */
 export async function lockMigrations(client: pg.Client): Promise<void> {
   while (!(await client.query<{ locked: boolean }>(TRY_LOCK)).rows[0].locked) await new Promise((r) => setTimeout(r, LOCK_RETRY_MS));
+}
+
+const ALONE_INDEX_BUILD = /^CREATE (?:UNIQUE )?INDEX CONCURRENTLY (?:IF NOT EXISTS )?"([^"]+)"/i;
+const BUILDING = `SELECT 1 FROM pg_stat_progress_create_index p JOIN pg_class c ON c.oid = p.index_relid WHERE c.relname = $1`;
+
+/**
+ * A migration that is one CREATE INDEX CONCURRENTLY and failed (the build failed, or the process
+ * running it died) would stop every start with Prisma's P3009, and its INVALID index would make
+ * a second try fail. Once no backend is still building it (PostgreSQL goes on after its client
+ * is gone), an invalid index is dropped and the migration marked rolled back, so the engine
+ * builds it again — as `prisma migrate resolve --rolled-back` after a DROP INDEX would; a valid
+ * one (built, but not recorded) is recorded as applied.
+ */
+async function undoFailedIndexBuilds(client: pg.Client, url: string): Promise<boolean> {
+  if (!(await client.query("SELECT to_regclass('_prisma_migrations') AS t")).rows[0].t) return false; // a new database
+  const failed = await client.query<{ id: string; migration_name: string }>(
+    "SELECT id, migration_name FROM _prisma_migrations WHERE finished_at IS NULL AND rolled_back_at IS NULL",
+  );
+  let changed = false;
+  for (const row of failed.rows) {
+    const file = path.join(process.cwd(), PRISMA_FILES[providerOf(url)].migrations, row.migration_name, "migration.sql");
+    const statements = fs.existsSync(file) ? statementsOf(fs.readFileSync(file, "utf8")) : [];
+    const index = statements.length === 1 ? ALONE_INDEX_BUILD.exec(statements[0])?.[1] : undefined;
+    if (!index) continue;
+    while ((await client.query(BUILDING, [index])).rowCount) await new Promise((r) => setTimeout(r, 1_000));
+    const found = await client.query<{ valid: boolean }>(
+      "SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = $1 AND pg_table_is_visible(c.oid)",
+      [index],
+    );
+    if (found.rows[0]?.valid) {
+      await client.query("UPDATE _prisma_migrations SET finished_at = now(), applied_steps_count = 1 WHERE id = $1", [row.id]);
+      console.warn(`[sightdesk] migration ${row.migration_name}: its index was built, now recorded as applied`);
+    } else {
+      if (found.rowCount) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS "${index.replace(/"/g, '""')}"`);
+      await client.query("UPDATE _prisma_migrations SET rolled_back_at = now() WHERE id = $1", [row.id]);
+      console.warn(`[sightdesk] migration ${row.migration_name} failed before (${found.rowCount ? "an invalid index dropped" : "no index left"}): building its index again`);
+    }
+    changed = true;
+  }
+  return changed;
 }
 
 async function appliedOnPostgres(client: pg.Client): Promise<AppliedMigration[]> {

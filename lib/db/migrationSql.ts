@@ -1,10 +1,15 @@
 // PostgreSQL migrations that add an index to a table already in use build it CONCURRENTLY: a
 // plain CREATE INDEX holds a SHARE lock that stops every write to the table until it is built
-// (minutes on a big Call table), while the servers of a rolling upgrade go on ingesting.
-// CONCURRENTLY cannot run inside a transaction, and a migration file of several statements runs
-// as one: each such index goes in a migration of its own. Prisma's diff writes plain indexes;
-// `npm run db:migration` moves them out with `splitOutIndexes`, and a unit test holds every
-// migration since to the rule.
+// (minutes on a big Call table), while the servers of a rolling upgrade go on ingesting. Each
+// such index has a migration of its own: Prisma's engine (the "js" engine, through
+// @prisma/adapter-pg) runs a migration's statements one by one, in no transaction, so a failed
+// build leaves an INVALID index and a failed migration, and a migration that is nothing but
+// that build can be undone and run again (lib/db/migrate.ts does so); and CONCURRENTLY cannot run
+// where statements share a transaction (the native engine runs a file as one). Prisma's diff
+// writes plain indexes; `npm run db:migration` moves them out with `splitOutIndexes`, and a unit
+// test holds every migration since to the rule.
+// The adapter splits a script at every `;`, comments included: one anywhere but at the end of a
+// statement's line breaks the statement around it (`scriptSplitBreaches`).
 
 /** The statements of a migration script (`;` at a line's end closes one), comments and blank lines dropped. */
 export function statementsOf(sql: string): string[] {
@@ -32,6 +37,9 @@ function blockingIndexTable(statement: string, created: Set<string>): string | n
   return m && !m[2] && !created.has(m[4]) ? m[4] : null;
 }
 
+/** Tables a statement names as the target of a foreign key. */
+const referencedTables = (statement: string) => [...statement.matchAll(/\bREFERENCES\s+"([^"]+)"/gi)].map((m) => m[1]);
+
 /**
  * Splits a PostgreSQL migration script: `rest` without the CREATE INDEX statements on tables the
  * script does not create, and those statements as `CREATE INDEX CONCURRENTLY`, one per migration.
@@ -40,10 +48,15 @@ export function splitOutIndexes(sql: string): { rest: string; indexes: string[] 
   const created = new Set<string>();
   const kept: string[] = [];
   const indexes: string[] = [];
-  for (const statement of statementsOf(sql)) {
+  const statements = statementsOf(sql);
+  // a unique index a foreign key of this script needs stays in it, before the key (plainly: the
+  // unit test then asks for an order made by hand)
+  const referenced = new Set(statements.flatMap(referencedTables));
+  for (const statement of statements) {
     const table = CREATE_TABLE.exec(statement)?.[1];
     if (table) created.add(table);
-    if (blockingIndexTable(statement, created)) indexes.push(statement.replace(CREATE_INDEX, (_, unique = "", __, tail) => `CREATE ${unique}INDEX CONCURRENTLY ${tail}`));
+    const moved = blockingIndexTable(statement, created);
+    if (moved && !(CREATE_INDEX.exec(statement)?.[1] && referenced.has(moved))) indexes.push(statement.replace(CREATE_INDEX, (_, unique = "", __, tail) => `CREATE ${unique}INDEX CONCURRENTLY ${tail}`));
     else kept.push(statement);
   }
   return { rest: kept.length ? kept.join("\n\n") + "\n" : "", indexes };
@@ -59,7 +72,16 @@ export function indexRuleBreaches(sql: string): string[] {
     if (table) created.add(table);
     const blocking = blockingIndexTable(statement, created);
     if (blocking) breaches.push(`a plain CREATE INDEX on "${blocking}" (a table in use: build it CONCURRENTLY, in a migration of its own)`);
-    if (/\bCONCURRENTLY\b/i.test(statement) && statements.length > 1) breaches.push("CONCURRENTLY beside other statements (they run as one transaction, which it cannot run in)");
+    if (/\bCONCURRENTLY\b/i.test(statement) && statements.length > 1) breaches.push("CONCURRENTLY beside other statements (a failed build could not be undone and retried alone)");
   }
   return breaches;
+}
+
+/** Lines where a `;` is not the end of a statement's line (in a comment, or mid-line): the adapter would split there. */
+export function scriptSplitBreaches(sql: string): string[] {
+  return sql
+    .split("\n")
+    .map((line, i) => ({ code: line.trim(), n: i + 1 }))
+    .filter(({ code }) => code.slice(0, -1).includes(";") || (code.startsWith("--") && code.includes(";")))
+    .map(({ code, n }) => `line ${n}: a ";" inside ${code.startsWith("--") ? "a comment" : "the line"} (${code})`);
 }

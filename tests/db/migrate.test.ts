@@ -73,7 +73,9 @@ describe("migrate", () => {
         const rows = await db.$queryRawUnsafe<AppliedMigration[]>("SELECT migration_name, checksum, finished_at, rolled_back_at FROM _prisma_migrations");
         expect(rows.filter((r) => r.finished_at !== null).map((r) => r.migration_name).sort()).toEqual(committed);
         // a migration that failed half-way: the engine will not go on until someone resolves it
-        await db.$executeRawUnsafe(`UPDATE _prisma_migrations SET finished_at = NULL WHERE migration_name = '${committed.at(-1)}'`);
+        // (one that is not a lone index build, which migrate() undoes and runs again: below)
+        const failed = committed.filter((name) => !name.includes("_index")).at(-1);
+        await db.$executeRawUnsafe(`UPDATE _prisma_migrations SET finished_at = NULL WHERE migration_name = '${failed}'`);
       } finally {
         await db.$disconnect();
       }
@@ -94,6 +96,39 @@ describe.runIf(testPostgresUrl())("processes starting together on a new PostgreS
       const results = await Promise.all([migrate(fresh.url), migrate(fresh.url), migrate(fresh.url)]);
       expect(results.map((r) => r.applied).sort((a, b) => b.length - a.length)).toEqual([committed, [], []]);
     } finally {
+      await fresh.drop();
+    }
+  });
+});
+
+describe.runIf(testPostgresUrl())("an index build that failed (PostgreSQL)", () => {
+  const MIGRATION = "20261204033304_turn_stale_check_index";
+  const INDEX = "Turn_endReason_staleCheckedNs_lastSeenNs_idx";
+
+  it("is undone and run again: the invalid index dropped, the migration rolled back, the index built anew", { timeout: 60_000 }, async () => {
+    const fresh = await createTestDatabase("migrate-failed-index");
+    const db = createDb(fresh.url);
+    try {
+      const indexState = async () =>
+        (await db.$queryRawUnsafe<{ valid: boolean; oid: number }[]>(`SELECT i.indisvalid AS valid, c.oid::int AS oid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = '${INDEX}'`))[0];
+      const row = async () => (await db.$queryRawUnsafe<AppliedMigration[]>(`SELECT migration_name, checksum, finished_at, rolled_back_at FROM _prisma_migrations WHERE migration_name = '${MIGRATION}' ORDER BY started_at`));
+      const before = await indexState();
+      // as a build that failed leaves it: the index INVALID, the migration started and not finished
+      await db.$executeRawUnsafe(`UPDATE pg_index SET indisvalid = false WHERE indexrelid = '"${INDEX}"'::regclass`);
+      await db.$executeRawUnsafe(`UPDATE _prisma_migrations SET finished_at = NULL, logs = 'ERROR: canceling statement due to user request' WHERE migration_name = '${MIGRATION}'`);
+      expect(await migrate(fresh.url)).toEqual({ applied: [MIGRATION] });
+      const after = await indexState();
+      expect(after.valid).toBe(true);
+      expect(after.oid).not.toBe(before.oid); // built anew
+      expect((await row()).map((r) => [r.finished_at !== null, r.rolled_back_at !== null])).toEqual([[false, true], [true, false]]);
+
+      // built, but the engine died before recording it: recorded, not built again
+      await db.$executeRawUnsafe(`UPDATE _prisma_migrations SET finished_at = NULL WHERE migration_name = '${MIGRATION}' AND rolled_back_at IS NULL`);
+      expect(await migrate(fresh.url)).toEqual({ applied: [] });
+      expect((await indexState()).oid).toBe(after.oid);
+      expect(pendingMigrations(committedMigrations(fresh.url), await db.$queryRawUnsafe<AppliedMigration[]>("SELECT migration_name, checksum, finished_at, rolled_back_at FROM _prisma_migrations"))).toEqual([]);
+    } finally {
+      await db.$disconnect();
       await fresh.drop();
     }
   });

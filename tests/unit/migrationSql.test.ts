@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { indexRuleBreaches, splitOutIndexes, statementsOf } from "@/lib/db/migrationSql";
+import { indexRuleBreaches, scriptSplitBreaches, splitOutIndexes, statementsOf } from "@/lib/db/migrationSql";
 import { PRISMA_FILES } from "@/lib/db/schemaFiles";
 
 /** The first migration written under the rule; those before built their indexes plainly. */
@@ -53,6 +53,22 @@ describe("PostgreSQL index migrations", () => {
       'a plain CREATE INDEX on "Call" (a table in use: build it CONCURRENTLY, in a migration of its own)',
     ]);
     expect(indexRuleBreaches('CREATE INDEX CONCURRENTLY "A_b_idx" ON "A"("b");\nCREATE INDEX CONCURRENTLY "A_c_idx" ON "A"("c");')).toHaveLength(2);
+  });
+
+  it("keeps a unique index a foreign key of the same script needs", () => {
+    const withKey = `CREATE UNIQUE INDEX "Agent_name_key" ON "Agent"("name");\n\nALTER TABLE "Call" ADD CONSTRAINT "Call_agent_fkey" FOREIGN KEY ("agent") REFERENCES "Agent"("name") ON DELETE RESTRICT ON UPDATE CASCADE;\n`;
+    expect(splitOutIndexes(withKey).indexes).toEqual([]);
+  });
+
+  it("finds a semicolon where the driver adapter would split a statement (it splits at every one)", () => {
+    expect(scriptSplitBreaches(DIFF)).toEqual([]);
+    expect(scriptSplitBreaches('-- CreateIndex (CONCURRENTLY; alone)\nCREATE INDEX CONCURRENTLY "A_b_idx" ON "A"("b");\n')).toEqual(['line 1: a ";" inside a comment (-- CreateIndex (CONCURRENTLY; alone))']);
+    expect(scriptSplitBreaches("UPDATE \"A\" SET \"b\" = ';'; SELECT 1;")).toHaveLength(1);
+  });
+
+  it("every committed PostgreSQL migration splits where the adapter splits it", () => {
+    const dir = PRISMA_FILES.postgresql.migrations;
+    for (const name of fs.readdirSync(dir).filter((n) => /^\d{14}_/.test(n))) expect([name, scriptSplitBreaches(fs.readFileSync(path.join(dir, name, "migration.sql"), "utf8"))]).toEqual([name, []]);
   });
 
   it("holds for every committed PostgreSQL migration since the rule", () => {

@@ -1,3 +1,4 @@
--- CreateIndex, without blocking writes to a big table while it builds (the servers of a rolling
--- upgrade go on ingesting). CONCURRENTLY cannot run in a transaction: one statement per migration.
+-- CreateIndex without blocking writes to a big table while it builds (the servers of a rolling
+-- upgrade go on ingesting), alone in its migration: a failed build can be undone and run again
+-- (lib/db/migrationSql.ts, lib/db/migrate.ts).
 CREATE INDEX CONCURRENTLY "ToolCall_atNs_idx" ON "ToolCall"("atNs");
