@@ -9,7 +9,7 @@ import crypto from "node:crypto";
 import net from "node:net";
 import type { DbTx } from "../db/client";
 import { config } from "../config/load";
-import { cidrContains, effectiveIp, parseCidr, parseIp, type Cidr } from "../net/outbound";
+import { cidrContains, parseCidr, parseIp, type Cidr, type Ip } from "../net/outbound";
 import { requestSocket } from "../proxy/requestSocket";
 import { NS_PER_MS, nowNs } from "../domain/time";
 
@@ -23,11 +23,20 @@ export type Refusal = { refused: true; by: "account" | "address"; retryAfterSeco
 
 export const normalizeLoginEmail = (email: string) => email.trim().toLowerCase().slice(0, MAX_KEY_LENGTH);
 
+const MAPPED = parseCidr("::ffff:0:0/96");
+/** An IPv4-mapped IPv6 address (how a dual-stack socket names an IPv4 peer) as the IPv4 address. */
+const unmapped = (ip: Ip): Ip => (cidrContains(MAPPED, ip) ? { v: 4, n: ip.n & 0xffffffffn } : ip);
+/** A range written in the mapped form (::ffff:10.0.0.0/104) as the IPv4 range it is. */
+const unmappedRange = (c: Cidr): Cidr => (c.v === 6 && c.bits >= 96 && cidrContains(MAPPED, { v: 6, n: c.base }) ? { ...c, v: 4, base: c.base & 0xffffffffn, bits: c.bits - 96 } : c);
+
+/** `server.trusted_proxies` as ranges to test peers against (mapped IPv4 ranges as IPv4). */
+export const proxyRanges = (ranges: string[]): Cidr[] => ranges.map((r) => unmappedRange(parseCidr(r)));
+
 /** Ranges of peers whose X-Forwarded-For is believed: `server.trusted_proxies` (default: this host and private networks). */
 let trusted: { ranges: string[]; parsed: Cidr[] } | null = null;
 function configuredProxies(): Cidr[] {
   const ranges = config().server.trustedProxies; // the same array until the configuration is read again
-  if (trusted?.ranges !== ranges) trusted = { ranges, parsed: ranges.map(parseCidr) };
+  if (trusted?.ranges !== ranges) trusted = { ranges, parsed: proxyRanges(ranges) };
   return trusted.parsed;
 }
 
@@ -35,8 +44,8 @@ function configuredProxies(): Cidr[] {
 function isProxy(address: string, proxies: Cidr[]): boolean | null {
   const ip = parseIp(address);
   if (!ip) return null;
-  const seen = effectiveIp(ip); // an IPv4-mapped IPv6 peer as its IPv4 address
-  return proxies.some((range) => cidrContains(range, seen) || cidrContains(range, ip));
+  const seen = unmapped(ip);
+  return proxies.some((range) => cidrContains(range, seen));
 }
 
 /**
@@ -49,7 +58,7 @@ function isProxy(address: string, proxies: Cidr[]): boolean | null {
  * where clients on the private network must not choose theirs either.
  */
 export function clientAddress(headers: Headers, peer: string | null | undefined = requestSocket()?.remoteAddress, proxies: Cidr[] = configuredProxies()): string {
-  if (peer && isProxy(peer, proxies) === false) return peer.slice(0, 100);
+  if (!proxies.length || (peer && isProxy(peer, proxies) === false)) return (peer || "unknown").slice(0, 100);
   const hops = (headers.get("x-forwarded-for") ?? "").split(",").map((h) => h.trim()).filter(Boolean);
   const client = [...hops].reverse().find((h) => isProxy(h, proxies) !== true) ?? hops[0];
   const address = client || headers.get("x-real-ip")?.trim() || peer || "unknown";

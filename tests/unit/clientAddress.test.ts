@@ -1,9 +1,9 @@
 // The address sign-in attempts are counted under: X-Forwarded-For only from a peer that is a
 // trusted reverse proxy, never from a client that reaches the server directly.
 import { describe, expect, it } from "vitest";
-import { clientAddress, throttleAddress } from "@/lib/auth/throttle";
+import { clientAddress, proxyRanges, throttleAddress } from "@/lib/auth/throttle";
 import { loadConfig } from "@/lib/config/load";
-import { LOCAL_NETWORKS, parseCidr } from "@/lib/net/outbound";
+import { LOCAL_NETWORKS } from "@/lib/net/outbound";
 
 const forwarded = new Headers({ "x-forwarded-for": "198.51.100.7, 10.0.0.2" });
 
@@ -23,7 +23,7 @@ describe("clientAddress", () => {
     expect(clientAddress(new Headers(), "127.0.0.1")).toBe("127.0.0.1");
   });
   it("believes only the configured proxies when server.trusted_proxies names them", () => {
-    const proxies = ["10.0.0.2/32", "fd00::2/128"].map(parseCidr);
+    const proxies = proxyRanges(["10.0.0.2/32", "fd00::2/128"]);
     // a client on the private network, through the proxy, cannot put another address before its own
     const forged = new Headers({ "x-forwarded-for": "1.2.3.4, 10.0.0.9" });
     expect(clientAddress(forged, "10.0.0.2", proxies)).toBe("10.0.0.9");
@@ -32,9 +32,14 @@ describe("clientAddress", () => {
     // nor, reaching the server directly, choose one at all
     expect(clientAddress(forged, "10.0.0.9", proxies)).toBe("10.0.0.9");
     expect(clientAddress(forged, "127.0.0.1", [])).toBe("127.0.0.1");
+    expect(clientAddress(forged, undefined, [])).toBe("unknown"); // no socket: never the header's word
+    // only the mapped form counts as the IPv4 address it carries (not 6to4 and the like)
+    expect(clientAddress(forged, "2002:a00:2::1", proxies)).toBe("2002:a00:2::1");
+    // a range written in the mapped form is the IPv4 range
+    expect(clientAddress(forged, "10.0.0.2", proxyRanges(["::ffff:10.0.0.2/128"]))).toBe("10.0.0.9");
     // the default: this host and the private networks
     expect(loadConfig({ env: {} as NodeJS.ProcessEnv, file: null }).server.trustedProxies).toEqual(LOCAL_NETWORKS);
-    expect(clientAddress(forged, "10.0.0.2", LOCAL_NETWORKS.map(parseCidr))).toBe("1.2.3.4");
+    expect(clientAddress(forged, "10.0.0.2", proxyRanges(LOCAL_NETWORKS))).toBe("1.2.3.4");
   });
 });
 
