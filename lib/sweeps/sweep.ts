@@ -443,10 +443,12 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
       // judged as of the activity read: a turn a call changed since is left for the next sweep;
       // rows in the order ingest writes them, turns (by id) before interruptions and snoozes
       const judged = page.filter((t) => !(t.sessionId !== null && nowReporting.has(t.sessionId))).sort((a, b) => (a.id < b.id ? -1 : 1));
-      await sql.runEach(`UPDATE "Turn" SET "staleCheckedNs" = "lastSeenNs" WHERE "id" = ? AND "lastSeenNs" = ? AND "endReason" IS NULL`, judged.map((t) => [t.id, t.lastSeenNs]));
+      const changed = await sql.runEach(`UPDATE "Turn" SET "staleCheckedNs" = "lastSeenNs" WHERE "id" = ? AND "lastSeenNs" = ? AND "endReason" IS NULL`, judged.map((t) => [t.id, t.lastSeenNs]));
+      // findings only of turns still as read (one that ended or had a call since is not unsettled);
       // a row another sweep stored meanwhile (same deterministic id) is left alone
+      const stillStale = new Set(judged.filter((_, i) => changed[i] > 0).map((t) => idOf.get(t.id)));
       const stored = await existingIds(sql, "Interruption", rows.map((r) => r.id));
-      const fresh = rows.filter((r) => !stored.has(r.id));
+      const fresh = rows.filter((r) => stillStale.has(r.id) && !stored.has(r.id));
       // a mute rule or a snoozed group may make them arrive snoozed (SPEC §4)
       const admission = await admitArrivals(sql, fresh, [], now);
       await insertRows(sql, "Interruption", asAdmitted(fresh, admission), { key: ["id"], update: "nothing" });

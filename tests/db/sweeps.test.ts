@@ -497,6 +497,34 @@ describe("unsettled turns", () => {
     expect(await db.interruption.findUnique({ where: { id: interruptionId("unsettled_turn", "t-hung") } })).not.toBeNull();
   });
 
+  it("does not flag a turn that ended between the sweep's read and its write", async () => {
+    const { db } = await fresh("unsettled-ended-meanwhile");
+    const t0 = T - 5n * MIN;
+    await ingestCalls(db, [
+      call("e-1", { session: "s-e", conv: "conv-e", turn: "t-first", at: t0, history: [user("first")] }),
+      call("e-2", { session: "s-e", conv: "conv-e", turn: "t-slow", at: t0 + MIN, history: [user("first"), assistant("answer"), user("second")] }),
+    ], defaults.detection);
+    await ingestEvents(db, [{ kind: "turn_end", session_id: "s-e", conversation_id: "conv-e", turn_id: "t-first", reason: "completed", at_ns: t0 + 30n * SEC }], defaults.detection);
+    // the turn's end arrives once the sweep has read the stale turns (as it reads their sessions)
+    let ended = false;
+    const endTurn = () => ingestEvents(db, [{ kind: "turn_end", session_id: "s-e", conversation_id: "conv-e", turn_id: "t-slow", reason: "completed", at_ns: T + 39n * MIN }], defaults.detection);
+    const bound = (target: object, value: unknown) => (typeof value === "function" ? value.bind(target) : value);
+    const sessions = new Proxy(db.session, {
+      get: (target, prop) =>
+        prop === "findMany"
+          ? async (...args: Parameters<Db["session"]["findMany"]>) => {
+              if (!ended) await endTurn().then(() => (ended = true));
+              return target.findMany(...args);
+            }
+          : bound(target, Reflect.get(target, prop)),
+    });
+    const interleaved = new Proxy(db, { get: (target, prop) => (prop === "session" ? sessions : bound(target, Reflect.get(target, prop))) });
+    expect((await runSweep(interleaved, cfg(), T + 40n * MIN)).unsettledTurns).toBe(0);
+    expect(ended).toBe(true);
+    expect(await db.interruption.findUnique({ where: { id: interruptionId("unsettled_turn", "t-slow") } })).toBeNull();
+    expect(await db.turn.findUniqueOrThrow({ where: { id: "t-slow" } })).toMatchObject({ endReason: "completed", staleCheckedNs: null });
+  });
+
   it("does not overlap ticks", async () => {
     const { db } = await fresh("reentry");
     const sweeper = new Sweeper({ db, config: defaults, now: () => T, log: () => undefined });
