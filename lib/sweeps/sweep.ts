@@ -289,6 +289,8 @@ const byTable = (c: DeleteCounts, resolvedInterruptions = 0): Deleted => ({
 });
 
 const RECLAIM_ROUNDS = 3;
+/** Later than any time stored (ns; BIGINT holds up to 2^63 − 1). */
+const ALL_TIME = 2n ** 62n;
 
 /** Deletes the oldest resolved interruptions, then the oldest data, until the live data fits `target`. */
 async function trimTo(db: Db, meter: StorageMeter, target: number): Promise<{ resolvedInterruptions: number; rows: DeleteCounts }> {
@@ -304,11 +306,8 @@ async function trimTo(db: Db, meter: StorageMeter, target: number): Promise<{ re
     resolvedInterruptions += n;
     if (n < BATCH) break;
   }
-  // 2. the audit trail older than any call or interruption left: of data trimmed already
-  if ((await meter.liveBytes(deleted())) > target) {
-    const oldest = await oldestDataNs(db);
-    if (oldest !== null) rows.activity += await deleteOrphanActivityOlderThan(db, oldest);
-  }
+  // 2. the audit trail older than any call or interruption left (all of it when none is): of data trimmed already
+  if ((await meter.liveBytes(deleted())) > target) rows.activity += await deleteOrphanActivityOlderThan(db, (await oldestDataNs(db)) ?? ALL_TIME);
   // 3. then the oldest of everything, a cutoff moving forward at most CUTOFF_STEP calls at a time
   for (let live = await meter.liveBytes(deleted()); live > target; live = await meter.liveBytes(deleted())) {
     // drop about the share of rows that is over the target, oldest first, then measure again

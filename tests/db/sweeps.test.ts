@@ -341,6 +341,16 @@ describe("the size cap and the audit trail", () => {
     expect(await db.interruptionActivity.count({ where: { id: { in: [kept.id, recent.id] } } })).toBe(2);
     expect(await db.interruptionActivity.count({ where: { interruptionId: { startsWith: "gone-" } } })).toBe(0);
   }, 60_000);
+
+  it("trims it all when no call or interruption is left to date it by", async () => {
+    const { db } = await fresh("sizecap-activity-alone");
+    await db.interruptionActivity.createMany({ data: Array.from({ length: 700 }, (_, i) => ({ interruptionId: `gone-${i % 50}`, actor: "alice", action: "comment", note: filler(), atNs: T - BigInt(i) * MIN })) });
+    const meter = (await storageMeter(db))!;
+    expect(await meter.bytes()).toBeGreaterThan(2 * MB);
+    const result = await runSweep(db, cfg({ maxDbSizeMb: 2 }), T);
+    expect(result.sizeCap.trimmed.activity).toBeGreaterThan(0);
+    expect(await meter.bytes()).toBeLessThanOrEqual(2 * MB);
+  }, 60_000);
 });
 
 describe("the size cap's cutoff", () => {

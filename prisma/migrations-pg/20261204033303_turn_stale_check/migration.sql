@@ -1,5 +1,5 @@
 -- AlterTable
-ALTER TABLE "Turn" ADD COLUMN     "staleCheckedNs" BIGINT;
+ALTER TABLE "Turn" ADD COLUMN IF NOT EXISTS "staleCheckedNs" BIGINT;
 
 -- (its index: the next migration)
 
