@@ -349,6 +349,7 @@ describe("the size cap and the audit trail", () => {
     expect(await meter.bytes()).toBeGreaterThan(2 * MB);
     const result = await runSweep(db, cfg({ maxDbSizeMb: 2 }), T);
     expect(result.sizeCap.trimmed.activity).toBeGreaterThan(0);
+    // on PostgreSQL a table VACUUM found empty counts nothing, although its files keep their size
     expect(await meter.bytes()).toBeLessThanOrEqual(2 * MB);
   }, 60_000);
 });
