@@ -431,11 +431,15 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
     }
     // the findings and the marks together: a page is judged once, whatever happens between
     const silent = sessionIds.filter((id) => !reporting.has(id));
+    const pageSessions = [...new Set(page.flatMap((t) => (t.sessionId === null ? [] : [t.sessionId])))];
     flagged += await batch(db, async (_tx, sql) => {
+      // Under the keys of the page's sessions, as event and call ingest write their turns: a
+      // turn_end batch (Turn rows, then Snooze rows of a process_exit) would otherwise lock rows
+      // in another order than this (Turn rows, then Snooze rows of the findings) — a deadlock.
       // A session's first turn_end clears the marks of the turns passed over for want of one
-      // (storeEvents.ts, under the session's key): one that came since they were read leaves them
-      // unmarked, for the next sweep to judge; one still to come waits for this transaction.
-      await lockKeys(sql, silent);
+      // (storeEvents.ts): one that came since they were read leaves them unmarked, for the next
+      // sweep to judge; one still to come waits for this transaction.
+      await lockKeys(sql, pageSessions);
       const nowReporting = new Set(
         silent.length ? (await sql.all(`SELECT DISTINCT "sessionId" FROM "Turn" WHERE "sessionId" IN (${marks(silent.length)}) AND "endReason" IS NOT NULL`, silent)).map((r) => String(r.sessionId)) : [],
       );

@@ -209,6 +209,25 @@ describe.runIf(testPostgresUrl())("retention beside ingest in another process (P
     expect(await db.conversation.findUnique({ where: { id: "conv-race" } })).not.toBeNull();
   });
 
+  it("judges a stale turn after an event ingest holding its session: the turn that ingest ended is not flagged", async () => {
+    const { db } = await fresh("unsettled-beside-events");
+    const t0 = T - 60n * MIN; // stale at T (the sweep below)
+    await ingestCalls(db, [
+      call("ev-1", { session: "s-ev", conv: "conv-ev", turn: "t-ev-done", at: t0, history: [user("first")] }),
+      call("ev-2", { session: "s-ev", conv: "conv-ev", turn: "t-ev-slow", at: t0 + MIN, history: [user("first"), assistant("answer"), user("second")] }),
+    ], defaults.detection);
+    await ingestEvents(db, [{ kind: "turn_end", session_id: "s-ev", conversation_id: "conv-ev", turn_id: "t-ev-done", reason: "completed", at_ns: t0 + 30n * SEC }], defaults.detection);
+    // an event batch of the session (ingestPreparedEvents holds its key), about to end the stale turn
+    const result = await sweepBesideIngest(
+      db,
+      "the session's lock",
+      (sql) => lockKeys(sql, ["s-ev"]),
+      (sql) => sql.run(`UPDATE "Turn" SET "endReason" = 'completed', "endedAtNs" = ? WHERE "id" = ?`, [T, "t-ev-slow"]),
+    );
+    expect(result.unsettledTurns).toBe(0);
+    expect(await db.interruption.findUnique({ where: { id: interruptionId("unsettled_turn", "t-ev-slow") } })).toBeNull();
+  });
+
   it("keeps a blob an ingest holding its key is about to name: the sweep waits for it", async () => {
     const { db } = await fresh("retention-blob-ingest");
     const system = [{ type: "text" as const, content: "a prompt about to be named again" }];
