@@ -14,7 +14,7 @@ import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { ensureOpenCountsPostgres, ensureOpenCountsSqlite } from "./openCounts";
 import { createDatabase, databaseName } from "./postgresAdmin";
-import { statementsOf } from "./migrationSql";
+import { aloneIndexBuild } from "./migrationSql";
 import { PRISMA_FILES } from "./schemaFiles";
 import { databaseUrl, providerOf, redactedUrl, sqliteFilePath } from "./url";
 
@@ -126,7 +126,6 @@ export async function lockMigrations(client: pg.Client): Promise<void> {
   while (!(await client.query<{ locked: boolean }>(TRY_LOCK)).rows[0].locked) await new Promise((r) => setTimeout(r, LOCK_RETRY_MS));
 }
 
-const ALONE_INDEX_BUILD = /^CREATE (?:UNIQUE )?INDEX CONCURRENTLY (?:IF NOT EXISTS )?"([^"]+)"/i;
 const BUILDING = `SELECT 1 FROM pg_stat_progress_create_index p JOIN pg_class c ON c.oid = p.index_relid WHERE c.relname = $1`;
 
 /**
@@ -145,8 +144,7 @@ async function undoFailedIndexBuilds(client: pg.Client, url: string): Promise<bo
   let changed = false;
   for (const row of failed.rows) {
     const file = path.join(process.cwd(), PRISMA_FILES[providerOf(url)].migrations, row.migration_name, "migration.sql");
-    const statements = fs.existsSync(file) ? statementsOf(fs.readFileSync(file, "utf8")) : [];
-    const index = statements.length === 1 ? ALONE_INDEX_BUILD.exec(statements[0])?.[1] : undefined;
+    const index = fs.existsSync(file) ? aloneIndexBuild(fs.readFileSync(file, "utf8")) : null;
     if (!index) continue;
     while ((await client.query(BUILDING, [index])).rowCount) await new Promise((r) => setTimeout(r, 1_000));
     const found = await client.query<{ valid: boolean }>(

@@ -31,10 +31,25 @@ export function statementsOf(sql: string): string[] {
 const CREATE_TABLE = /^\s*CREATE TABLE (?:IF NOT EXISTS )?"([^"]+)"/i;
 const CREATE_INDEX = /^\s*CREATE (UNIQUE )?INDEX (CONCURRENTLY )?(.*? ON "([^"]+)"[\s\S]*)$/i;
 
-/** The table a statement indexes without CONCURRENTLY, unless it creates that table first in the same script. */
-function blockingIndexTable(statement: string, created: Set<string>): string | null {
-  const m = CREATE_INDEX.exec(statement);
-  return m && !m[2] && !created.has(m[4]) ? m[4] : null;
+/**
+ * The statements of a script, each with the table it indexes without CONCURRENTLY (`blocking`),
+ * unless the script creates that table first.
+ */
+function* indexWalk(statements: string[]): Generator<{ statement: string; blocking: string | null }> {
+  const created = new Set<string>();
+  for (const statement of statements) {
+    const table = CREATE_TABLE.exec(statement)?.[1];
+    if (table) created.add(table);
+    const m = CREATE_INDEX.exec(statement);
+    yield { statement, blocking: m && !m[2] && !created.has(m[4]) ? m[4] : null };
+  }
+}
+
+/** The index a migration builds when it is nothing but one CREATE INDEX CONCURRENTLY, else null. */
+export function aloneIndexBuild(sql: string): string | null {
+  const statements = statementsOf(sql);
+  const m = statements.length === 1 ? CREATE_INDEX.exec(statements[0]) : null;
+  return m?.[2] ? (/^(?:IF NOT EXISTS )?"([^"]+)"/i.exec(m[3])?.[1] ?? null) : null;
 }
 
 /** Tables a statement names as the target of a foreign key. */
@@ -45,17 +60,13 @@ const referencedTables = (statement: string) => [...statement.matchAll(/\bREFERE
  * script does not create, and those statements as `CREATE INDEX CONCURRENTLY`, one per migration.
  */
 export function splitOutIndexes(sql: string): { rest: string; indexes: string[] } {
-  const created = new Set<string>();
   const kept: string[] = [];
   const indexes: string[] = [];
   const statements = statementsOf(sql);
   // a unique index a foreign key of this script needs stays in it, before the key (plainly: the
   // unit test then asks for an order made by hand)
   const referenced = new Set(statements.flatMap(referencedTables));
-  for (const statement of statements) {
-    const table = CREATE_TABLE.exec(statement)?.[1];
-    if (table) created.add(table);
-    const moved = blockingIndexTable(statement, created);
+  for (const { statement, blocking: moved } of indexWalk(statements)) {
     if (moved && !(CREATE_INDEX.exec(statement)?.[1] && referenced.has(moved))) indexes.push(statement.replace(CREATE_INDEX, (_, unique = "", __, tail) => `CREATE ${unique}INDEX CONCURRENTLY ${tail}`));
     else kept.push(statement);
   }
@@ -66,11 +77,7 @@ export function splitOutIndexes(sql: string): { rest: string; indexes: string[] 
 export function indexRuleBreaches(sql: string): string[] {
   const statements = statementsOf(sql);
   const breaches: string[] = [];
-  const created = new Set<string>();
-  for (const statement of statements) {
-    const table = CREATE_TABLE.exec(statement)?.[1];
-    if (table) created.add(table);
-    const blocking = blockingIndexTable(statement, created);
+  for (const { statement, blocking } of indexWalk(statements)) {
     if (blocking) breaches.push(`a plain CREATE INDEX on "${blocking}" (a table in use: build it CONCURRENTLY, in a migration of its own)`);
     if (/\bCONCURRENTLY\b/i.test(statement) && statements.length > 1) breaches.push("CONCURRENTLY beside other statements (a failed build could not be undone and retried alone)");
   }

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { indexRuleBreaches, scriptSplitBreaches, splitOutIndexes, statementsOf } from "@/lib/db/migrationSql";
+import { aloneIndexBuild, indexRuleBreaches, scriptSplitBreaches, splitOutIndexes, statementsOf } from "@/lib/db/migrationSql";
 import { PRISMA_FILES } from "@/lib/db/schemaFiles";
 
 /** The first migration written under the rule; those before built their indexes plainly. */
@@ -45,6 +45,13 @@ describe("PostgreSQL index migrations", () => {
     expect(indexRuleBreaches(rest)).toEqual([]);
     for (const index of indexes) expect(indexRuleBreaches(index)).toEqual([]);
     expect(splitOutIndexes('CREATE INDEX "A_b_idx" ON "A"("b");')).toEqual({ rest: "", indexes: ['CREATE INDEX CONCURRENTLY "A_b_idx" ON "A"("b");'] });
+  });
+
+  it("names the index of a migration that is nothing but its CONCURRENTLY build", () => {
+    expect(aloneIndexBuild('-- CreateIndex\nCREATE INDEX CONCURRENTLY "Call_startNs_idx" ON "Call"("startNs");\n')).toBe("Call_startNs_idx");
+    expect(aloneIndexBuild('CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS "A_b_key" ON "A"("b");')).toBe("A_b_key");
+    expect(aloneIndexBuild('CREATE INDEX "A_b_idx" ON "A"("b");')).toBeNull();
+    expect(aloneIndexBuild(DIFF)).toBeNull();
   });
 
   it("names what breaks the rule", () => {
