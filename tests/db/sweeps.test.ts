@@ -166,6 +166,19 @@ describe("retention", () => {
 });
 
 /**
+ * Session `s-${key}` that reports turn ends: turn `t-${key}-first` ended, then `t-${key}-slow`,
+ * one call at t0 + 1 min and no end yet (stale 30 min later).
+ */
+async function sessionWithSlowTurn(db: Db, key: string, t0: bigint): Promise<void> {
+  const [session, conv] = [`s-${key}`, `conv-${key}`];
+  await ingestCalls(db, [
+    call(`${key}-1`, { session, conv, turn: `t-${key}-first`, at: t0, history: [user("first")] }),
+    call(`${key}-2`, { session, conv, turn: `t-${key}-slow`, at: t0 + MIN, history: [user("first"), assistant("answer"), user("second")] }),
+  ], defaults.detection);
+  await ingestEvents(db, [{ kind: "turn_end", session_id: session, conversation_id: conv, turn_id: `t-${key}-first`, reason: "completed", at_ns: t0 + 30n * SEC }], defaults.detection);
+}
+
+/**
  * A sweep at T run while an ingest-like transaction holds its locks (`lock`) and has not written
  * yet (`write`, run once the sweep is seen waiting on an advisory lock): the sweep's result.
  */
@@ -211,12 +224,7 @@ describe.runIf(testPostgresUrl())("retention beside ingest in another process (P
 
   it("judges a stale turn after an event ingest holding its session: the turn that ingest ended is not flagged", async () => {
     const { db } = await fresh("unsettled-beside-events");
-    const t0 = T - 60n * MIN; // stale at T (the sweep below)
-    await ingestCalls(db, [
-      call("ev-1", { session: "s-ev", conv: "conv-ev", turn: "t-ev-done", at: t0, history: [user("first")] }),
-      call("ev-2", { session: "s-ev", conv: "conv-ev", turn: "t-ev-slow", at: t0 + MIN, history: [user("first"), assistant("answer"), user("second")] }),
-    ], defaults.detection);
-    await ingestEvents(db, [{ kind: "turn_end", session_id: "s-ev", conversation_id: "conv-ev", turn_id: "t-ev-done", reason: "completed", at_ns: t0 + 30n * SEC }], defaults.detection);
+    await sessionWithSlowTurn(db, "ev", T - 60n * MIN); // stale at T (the sweep below)
     // an event batch of the session (ingestPreparedEvents holds its key), about to end the stale turn
     const result = await sweepBesideIngest(
       db,
@@ -529,15 +537,10 @@ describe("unsettled turns", () => {
 
   it("does not flag a turn that ended between the sweep's read and its write", async () => {
     const { db } = await fresh("unsettled-ended-meanwhile");
-    const t0 = T - 5n * MIN;
-    await ingestCalls(db, [
-      call("e-1", { session: "s-e", conv: "conv-e", turn: "t-first", at: t0, history: [user("first")] }),
-      call("e-2", { session: "s-e", conv: "conv-e", turn: "t-slow", at: t0 + MIN, history: [user("first"), assistant("answer"), user("second")] }),
-    ], defaults.detection);
-    await ingestEvents(db, [{ kind: "turn_end", session_id: "s-e", conversation_id: "conv-e", turn_id: "t-first", reason: "completed", at_ns: t0 + 30n * SEC }], defaults.detection);
+    await sessionWithSlowTurn(db, "e", T - 5n * MIN);
     // the turn's end arrives once the sweep has read the stale turns (as it reads their sessions)
     let ended = false;
-    const endTurn = () => ingestEvents(db, [{ kind: "turn_end", session_id: "s-e", conversation_id: "conv-e", turn_id: "t-slow", reason: "completed", at_ns: T + 39n * MIN }], defaults.detection);
+    const endTurn = () => ingestEvents(db, [{ kind: "turn_end", session_id: "s-e", conversation_id: "conv-e", turn_id: "t-e-slow", reason: "completed", at_ns: T + 39n * MIN }], defaults.detection);
     const bound = (target: object, value: unknown) => (typeof value === "function" ? value.bind(target) : value);
     const sessions = new Proxy(db.session, {
       get: (target, prop) =>
@@ -551,8 +554,8 @@ describe("unsettled turns", () => {
     const interleaved = new Proxy(db, { get: (target, prop) => (prop === "session" ? sessions : bound(target, Reflect.get(target, prop))) });
     expect((await runSweep(interleaved, cfg(), T + 40n * MIN)).unsettledTurns).toBe(0);
     expect(ended).toBe(true);
-    expect(await db.interruption.findUnique({ where: { id: interruptionId("unsettled_turn", "t-slow") } })).toBeNull();
-    expect(await db.turn.findUniqueOrThrow({ where: { id: "t-slow" } })).toMatchObject({ endReason: "completed", staleCheckedNs: null });
+    expect(await db.interruption.findUnique({ where: { id: interruptionId("unsettled_turn", "t-e-slow") } })).toBeNull();
+    expect(await db.turn.findUniqueOrThrow({ where: { id: "t-e-slow" } })).toMatchObject({ endReason: "completed", staleCheckedNs: null });
   });
 
   it("does not overlap ticks", async () => {
