@@ -126,13 +126,45 @@ export async function lockMigrations(client: pg.Client): Promise<void> {
   while (!(await client.query<{ locked: boolean }>(TRY_LOCK)).rows[0].locked) await new Promise((r) => setTimeout(r, LOCK_RETRY_MS));
 }
 
-const BUILDING = `SELECT 1 FROM pg_stat_progress_create_index p JOIN pg_class c ON c.oid = p.index_relid WHERE c.relname = $1`;
+// pg_stat_progress_create_index lists the builds of every database on the server: an index of
+// another database may have the same OID.
+const BUILDING = `SELECT p.pid, p.phase FROM pg_stat_progress_create_index p JOIN pg_class c ON c.oid = p.index_relid
+  WHERE p.datid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND c.relname = $1 AND pg_table_is_visible(c.oid)`;
+const BUILD_POLL_MS = 1_000;
+const BUILD_REPORT_MS = 30_000;
+
+/**
+ * Waits while a backend is still building the index (PostgreSQL goes on with a CREATE INDEX
+ * CONCURRENTLY after its client is gone). No time limit: the build of a big table's index may
+ * take long, and nothing else can be done with it meanwhile; instead the wait is reported at
+ * once and then every `reportMs`, naming the backend, which an operator may cancel
+ * (`SELECT pg_cancel_backend(pid)`): the next start then drops what it left and builds again.
+ */
+export async function waitForIndexBuild(
+  client: pg.Client,
+  index: string,
+  report: (message: string) => void = console.warn,
+  { pollMs = BUILD_POLL_MS, reportMs = BUILD_REPORT_MS } = {},
+): Promise<void> {
+  const started = Date.now();
+  let reported = -Infinity;
+  for (;;) {
+    const build = (await client.query<{ pid: number; phase: string }>(BUILDING, [index])).rows[0];
+    if (!build) return;
+    if (Date.now() - reported >= reportMs) {
+      reported = Date.now();
+      const waited = Math.round((reported - started) / 1000);
+      report(`[sightdesk] migrate: waiting for backend ${build.pid} to finish building index "${index}" (${build.phase}; waited ${waited} s; SELECT pg_cancel_backend(${build.pid}) stops it)`);
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
 
 /**
  * A migration that is one CREATE INDEX CONCURRENTLY and failed (the build failed, or the process
  * running it died) would stop every start with Prisma's P3009, and its INVALID index would make
- * a second try fail. Once no backend is still building it (PostgreSQL goes on after its client
- * is gone), an invalid index is dropped and the migration marked rolled back, so the engine
+ * a second try fail. Once no backend is still building it (waitForIndexBuild), an invalid
+ * index is dropped and the migration marked rolled back, so the engine
  * builds it again — as `prisma migrate resolve --rolled-back` after a DROP INDEX would; a valid
  * one (built, but not recorded) is recorded as applied.
  */
@@ -146,7 +178,7 @@ async function undoFailedIndexBuilds(client: pg.Client, url: string): Promise<bo
     const file = path.join(process.cwd(), PRISMA_FILES[providerOf(url)].migrations, row.migration_name, "migration.sql");
     const index = fs.existsSync(file) ? aloneIndexBuild(fs.readFileSync(file, "utf8")) : null;
     if (!index) continue;
-    while ((await client.query(BUILDING, [index])).rowCount) await new Promise((r) => setTimeout(r, 1_000));
+    await waitForIndexBuild(client, index);
     const found = await client.query<{ valid: boolean }>(
       "SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = $1 AND pg_table_is_visible(c.oid)",
       [index],

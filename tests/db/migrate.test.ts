@@ -2,9 +2,11 @@
 // leaves Prisma's schema engine alone; what counts as pending; a changed migration is reported.
 import { describe, expect, it } from "vitest";
 import { createDb } from "@/lib/db/client";
-import { committedMigrations, deployFinished, migrate, pendingMigrations, type AppliedMigration } from "@/lib/db/migrate";
+import pg from "pg";
+import { committedMigrations, deployFinished, migrate, pendingMigrations, waitForIndexBuild, type AppliedMigration } from "@/lib/db/migrate";
 import { useTestDb } from "../support/testDb";
 import { createTestDatabase, newTestDatabase, testPostgresUrl } from "../support/database";
+import { createDatabase } from "@/lib/db/postgresAdmin";
 
 const applied = (name: string, checksum: string, over: Partial<AppliedMigration> = {}): AppliedMigration => ({
   migration_name: name, checksum, finished_at: "2026-12-01", rolled_back_at: null, ...over,
@@ -129,6 +131,43 @@ describe.runIf(testPostgresUrl())("an index build that failed (PostgreSQL)", () 
       expect(pendingMigrations(committedMigrations(fresh.url), await db.$queryRawUnsafe<AppliedMigration[]>("SELECT migration_name, checksum, finished_at, rolled_back_at FROM _prisma_migrations"))).toEqual([]);
     } finally {
       await db.$disconnect();
+      await fresh.drop();
+    }
+  });
+});
+
+describe.runIf(testPostgresUrl())("an index another backend is still building (PostgreSQL)", () => {
+  it("is waited for, and the wait is reported with the backend's pid until the build ends", { timeout: 60_000 }, async () => {
+    const fresh = newTestDatabase("migrate_wait_build");
+    await createDatabase(fresh.url);
+    const [writer, builder, waiter] = [0, 1, 2].map(() => new pg.Client({ connectionString: fresh.url }));
+    try {
+      for (const c of [writer, builder, waiter]) await c.connect();
+      await writer.query(`CREATE TABLE t (x int)`);
+      // an open writer keeps CREATE INDEX CONCURRENTLY in "waiting for writers before build"
+      await writer.query("BEGIN; LOCK TABLE t IN ROW EXCLUSIVE MODE");
+      const builderPid = (await builder.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0].pid;
+      const build = builder.query(`CREATE INDEX CONCURRENTLY t_x_idx ON t (x)`);
+      const reports: string[] = [];
+      // the build shows in the progress view once it has created its (invalid) index
+      while (!(await waiter.query("SELECT 1 FROM pg_class WHERE relname = 't_x_idx'")).rowCount) await new Promise((r) => setTimeout(r, 20));
+      let done = false;
+      const waited = waitForIndexBuild(waiter, "t_x_idx", (m) => reports.push(m), { pollMs: 20, reportMs: 100 }).then(() => (done = true));
+      await new Promise((r) => setTimeout(r, 400));
+      expect(done).toBe(false);
+      expect(reports.length).toBeGreaterThanOrEqual(2); // at once, then again
+      expect(reports[0]).toContain(`backend ${builderPid}`);
+      expect(reports[0]).toContain('"t_x_idx"');
+      await writer.query("COMMIT");
+      await build;
+      await waited;
+      expect((await waiter.query("SELECT i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 't_x_idx'")).rows[0].valid).toBe(true);
+      // nothing being built: no wait, no report
+      const after = reports.length;
+      await waitForIndexBuild(waiter, "t_x_idx", (m) => reports.push(m));
+      expect(reports.length).toBe(after);
+    } finally {
+      for (const c of [writer, builder, waiter]) await c.end().catch(() => undefined);
       await fresh.drop();
     }
   });
