@@ -92,3 +92,9 @@ export function fillShare(t: TableSpace): number {
 
 /** Bytes the table's data occupies: on disk, less the free share VACUUM has made reusable. */
 export const occupiedBytes = (t: TableSpace): number => Math.round(t.total * fillShare(t));
+
+/**
+ * Bytes occupied by a count of its rows made just now: the statistics' tuple counts lag seconds
+ * behind the writes, and a table VACUUM found empty and refilled since would count nothing.
+ */
+export const occupiedByRows = (t: TableSpace, rows: number): number => occupiedBytes({ ...t, tuples: rows });

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import { quote } from "../db/multiRow";
 import type { Db } from "../db/client";
 import { dialectOf } from "../db/sql";
-import { occupiedBytes, POSTGRES_TABLES_SQL, toTableSpace } from "./postgresSpace";
+import { occupiedByRows, occupiedBytes, POSTGRES_TABLES_SQL, toTableSpace } from "./postgresSpace";
 
 /** Rows deleted per table (Prisma model names, e.g. "Call"). */
 export type Deleted = Record<string, number>;
@@ -90,7 +90,7 @@ function postgresMeter(db: Db): StorageMeter {
       // would take the newest data too
       before = tables.map((t, i) => {
         const exact = Number(rows[String(i)]);
-        return { name: t.name, occupied: occupiedBytes(t.width === null ? t : { ...t, tuples: exact }), rows: exact };
+        return { name: t.name, occupied: occupiedByRows(t, exact), rows: exact };
       });
     },
     // deleted rows take their table's average share of its occupied bytes with them
