@@ -83,7 +83,10 @@ export function authOptions(): NextAuthOptions {
         } else {
           // a cookie read back (/api/auth/session, a page): its user gone, or signed out since.
           // Only a successful read ends it: with the database down the cookie stays as it is.
-          const current = await sessionUser(db(), token).then(Boolean, () => true);
+          const current = await sessionUser(db(), token).then(Boolean, (e: Error) => {
+            console.error(`[sightdesk] could not check a session cookie against the database (kept as it is): ${e.message}`);
+            return true;
+          });
           if (!current) throw new SessionEnded("session ended");
         }
         return token;
