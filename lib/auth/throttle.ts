@@ -40,12 +40,19 @@ function configuredProxies(): Cidr[] {
   return trusted.parsed;
 }
 
-/** Whether `address` is a trusted reverse proxy's; null when it is not an address. */
+/** An IPv4 address in the mapped IPv6 form. */
+const mapped = (ip: Ip): Ip => ({ v: 6, n: MAPPED.base | ip.n });
+
+/**
+ * Whether `address` is a trusted reverse proxy's; null when it is not an address. An IPv4 peer
+ * is in an IPv6 range that holds its mapped form too (`::/0` trusts every peer).
+ */
 function isProxy(address: string, proxies: Cidr[]): boolean | null {
   const ip = parseIp(address);
   if (!ip) return null;
-  const seen = unmapped(ip);
-  return proxies.some((range) => cidrContains(range, seen));
+  const v4 = unmapped(ip);
+  const forms = v4.v === 4 ? [v4, mapped(v4)] : [ip];
+  return proxies.some((range) => forms.some((form) => cidrContains(range, form)));
 }
 
 /**
@@ -58,7 +65,8 @@ function isProxy(address: string, proxies: Cidr[]): boolean | null {
  * where clients on the private network must not choose theirs either.
  */
 export function clientAddress(headers: Headers, peer: string | null | undefined = requestSocket()?.remoteAddress, proxies: Cidr[] = configuredProxies()): string {
-  if (!proxies.length || (peer && isProxy(peer, proxies) === false)) return (peer || "unknown").slice(0, 100);
+  // no peer (the socket unseen): whoever it is may have written the header
+  if (!peer || !proxies.length || isProxy(peer, proxies) === false) return (peer || "unknown").slice(0, 100);
   const hops = (headers.get("x-forwarded-for") ?? "").split(",").map((h) => h.trim()).filter(Boolean);
   const client = [...hops].reverse().find((h) => isProxy(h, proxies) !== true) ?? hops[0];
   const address = client || headers.get("x-real-ip")?.trim() || peer || "unknown";

@@ -33,10 +33,16 @@ describe("clientAddress", () => {
     expect(clientAddress(forged, "10.0.0.9", proxies)).toBe("10.0.0.9");
     expect(clientAddress(forged, "127.0.0.1", [])).toBe("127.0.0.1");
     expect(clientAddress(forged, undefined, [])).toBe("unknown"); // no socket: never the header's word
+    expect(clientAddress(forged, undefined, proxies)).toBe("unknown");
+    expect(clientAddress(forged, null, proxyRanges(LOCAL_NETWORKS))).toBe("unknown");
     // only the mapped form counts as the IPv4 address it carries (not 6to4 and the like)
     expect(clientAddress(forged, "2002:a00:2::1", proxies)).toBe("2002:a00:2::1");
     // a range written in the mapped form is the IPv4 range
     expect(clientAddress(forged, "10.0.0.2", proxyRanges(["::ffff:10.0.0.2/128"]))).toBe("10.0.0.9");
+    // every peer, written as IPv6 ranges: IPv4 peers too, in whatever form the socket names them
+    for (const peer of ["203.0.113.50", "::ffff:203.0.113.50", "2001:db8::1"]) expect(clientAddress(forwarded, peer, proxyRanges(["::/0"])), peer).toBe("198.51.100.7");
+    expect(clientAddress(forwarded, "203.0.113.50", proxyRanges(["::ffff:0:0/96"]))).toBe("198.51.100.7");
+    expect(clientAddress(forwarded, "203.0.113.50", proxyRanges(["2001:db8::/32"]))).toBe("203.0.113.50");
     // the default: this host and the private networks
     expect(loadConfig({ env: {} as NodeJS.ProcessEnv, file: null }).server.trustedProxies).toEqual(LOCAL_NETWORKS);
     expect(clientAddress(forged, "10.0.0.2", proxyRanges(LOCAL_NETWORKS))).toBe("1.2.3.4");
