@@ -56,11 +56,11 @@ export async function startup(): Promise<void> {
   if (process.env.NODE_ENV === "production") serveIngestDirectly();
   const alerts = startAlertWorker(database);
   const sweeper = startSweeps(database, cfg);
-  // asked to stop: no sweep starts here any more, and the alert scan goes to another process at
-  // its next tick instead of when this one's lease would have expired
+  // asked to stop: no sweep starts here any more (one under way ends within the shutdown's
+  // grace), and the alert scan goes to another process at its next tick instead of when this
+  // one's lease would have expired
   onShutdown(async () => {
-    sweeper.stop();
-    await alerts.shutdown();
+    await Promise.all([sweeper.stop(), alerts.shutdown()]);
   });
   if (cfg.deadloop.enabled) {
     startDeadLoopAction(database, cfg.deadloop.killAfterCount);

@@ -50,9 +50,11 @@ export class Sweeper {
     this.timer.unref?.();
   }
 
-  stop(): void {
+  /** No sweep starts any more; resolves once a sweep under way has finished (its run recorded, its lease given up). */
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    await this.running;
   }
 
   /** One sweep when one is due and no other process is sweeping; else (or while the previous tick runs) null. */

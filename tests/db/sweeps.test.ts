@@ -558,6 +558,16 @@ describe("unsettled turns", () => {
     expect(await db.turn.findUniqueOrThrow({ where: { id: "t-e-slow" } })).toMatchObject({ endReason: "completed", staleCheckedNs: null });
   });
 
+  it("stopped while it sweeps, finishes that sweep first: its run recorded as done, its lease given up", async () => {
+    const { db } = await fresh("stop-mid-sweep");
+    const sweeper = new Sweeper({ db, config: defaults, now: () => T, log: () => undefined });
+    const sweeping = sweeper.tick();
+    await sweeper.stop();
+    expect((await db.sweepRun.findMany()).map((r) => r.status)).toEqual(["done"]);
+    expect(await db.lease.findUnique({ where: { name: "sweep" } })).toBeNull();
+    expect(await sweeping).not.toBeNull();
+  });
+
   it("does not overlap ticks", async () => {
     const { db } = await fresh("reentry");
     const sweeper = new Sweeper({ db, config: defaults, now: () => T, log: () => undefined });
