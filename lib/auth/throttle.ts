@@ -29,8 +29,15 @@ const unmapped = (ip: Ip): Ip => (cidrContains(MAPPED, ip) ? { v: 4, n: ip.n & 0
 /** A range written in the mapped form (::ffff:10.0.0.0/104) as the IPv4 range it is. */
 const unmappedRange = (c: Cidr): Cidr => (c.v === 6 && c.bits >= 96 && cidrContains(MAPPED, { v: 6, n: c.base }) ? { ...c, v: 4, base: c.base & 0xffffffffn, bits: c.bits - 96 } : c);
 
-/** `server.trusted_proxies` as ranges to test peers against (mapped IPv4 ranges as IPv4). */
-export const proxyRanges = (ranges: string[]): Cidr[] => ranges.map((r) => unmappedRange(parseCidr(r)));
+/** An IPv6 range that holds every mapped IPv4 address (::/0) as that and every IPv4 address too. */
+const withIpv4 = (c: Cidr): Cidr[] =>
+  c.v === 6 && c.bits <= 96 && cidrContains(c, { v: 6, n: MAPPED.base }) ? [c, { v: 4, base: 0n, bits: 0, text: `${c.text} (IPv4)` }] : [c];
+
+/**
+ * `server.trusted_proxies` as ranges to test peers against, which are compared as IPv4 when
+ * mapped: mapped IPv4 ranges as IPv4, and an IPv6 range holding all of them with IPv4 as well.
+ */
+export const proxyRanges = (ranges: string[]): Cidr[] => ranges.flatMap((r) => withIpv4(unmappedRange(parseCidr(r))));
 
 /** Ranges of peers whose X-Forwarded-For is believed: `server.trusted_proxies` (default: this host and private networks). */
 let trusted: { ranges: string[]; parsed: Cidr[] } | null = null;
@@ -40,19 +47,12 @@ function configuredProxies(): Cidr[] {
   return trusted.parsed;
 }
 
-/** An IPv4 address in the mapped IPv6 form. */
-const mapped = (ip: Ip): Ip => ({ v: 6, n: MAPPED.base | ip.n });
-
-/**
- * Whether `address` is a trusted reverse proxy's; null when it is not an address. An IPv4 peer
- * is in an IPv6 range that holds its mapped form too (`::/0` trusts every peer).
- */
+/** Whether `address` is a trusted reverse proxy's; null when it is not an address. */
 function isProxy(address: string, proxies: Cidr[]): boolean | null {
   const ip = parseIp(address);
   if (!ip) return null;
-  const v4 = unmapped(ip);
-  const forms = v4.v === 4 ? [v4, mapped(v4)] : [ip];
-  return proxies.some((range) => forms.some((form) => cidrContains(range, form)));
+  const seen = unmapped(ip);
+  return proxies.some((range) => cidrContains(range, seen));
 }
 
 /**

@@ -10,7 +10,7 @@ const GRACE_MS = 3_000;
 const REGISTERED = Symbol.for("sightdesk.onShutdown");
 
 /** Runs `handOver` once when the process is asked to stop, and holds its exit until that is done. */
-export function onShutdown(handOver: () => Promise<void>, log: (message: string) => void = (m) => console.error(`[sightdesk] ${m}`), graceMs = GRACE_MS): void {
+export function onShutdown(handOver: () => Promise<void>, log: (message: string) => void = (m) => console.error(`[sightdesk] ${m}`)): void {
   const holder = globalThis as { [REGISTERED]?: true };
   if (holder[REGISTERED]) return; // Next.js may run startup code more than once
   holder[REGISTERED] = true;
@@ -20,7 +20,7 @@ export function onShutdown(handOver: () => Promise<void>, log: (message: string)
       let grace: ReturnType<typeof setTimeout> | undefined;
       done = Promise.race([
         handOver().catch((e: Error) => log(`shutdown hand-over failed: ${e.message}`)),
-        new Promise<void>((resolve) => (grace = setTimeout(resolve, graceMs))),
+        new Promise<void>((resolve) => (grace = setTimeout(resolve, GRACE_MS))),
       ]).finally(() => clearTimeout(grace));
       const exit = process.exit.bind(process);
       process.exit = ((code?: number | string | null) => void done!.then(() => exit(code))) as unknown as typeof process.exit;
