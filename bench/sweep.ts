@@ -33,7 +33,7 @@ async function main() {
     await db.$queryRawUnsafe("PRAGMA wal_checkpoint(TRUNCATE)");
     const defaults = configDefaults();
     // retention far back and a cap far above the store: the sweep looks and finds nothing to delete
-    const cfg = { detection: defaults.detection, retentionDays: 3650, activityRetentionDays: 3650, maxDbSizeMb: 1_000_000, staleTurnMinutes: 30 };
+    const cfg = { detection: defaults.detection, retentionDays: 3650, activityRetentionDays: 3650, maxDbSizeMb: 1_000_000, staleTurnMinutes: 30, checkIntervalSecs: defaults.checkIntervalSecs };
     const times: number[] = [];
     for (let run = 0; run < 6; run++) {
       const started = performance.now();

@@ -1,7 +1,8 @@
 // The sweep log (the SweepRun table): one row per sweep, written by the process that ran it —
 // when it started and finished, what it removed and flagged, or why it failed. With several
 // server processes on one database the log is also the schedule: a sweep is due when the
-// latest run started a check interval ago or more, whoever ran it.
+// latest run started a check interval ago or more, whoever ran it; and the size the latest run
+// left the database at is the size cap's baseline for how fast the data grows.
 import crypto from "node:crypto";
 import type { Db } from "../db/client";
 import { execute } from "../coordination/sql";
@@ -40,4 +41,26 @@ export async function beginSweepRun(db: Db, holder: string, now: bigint, interva
 export async function finishSweepRun(db: Db, id: string, status: "done" | "failed", result: string, now: bigint): Promise<void> {
   await db.sweepRun.update({ where: { id }, data: { status, result, finishedAtNs: now } });
   await db.sweepRun.deleteMany({ where: { startedAtNs: { lt: now - KEEP_NS } } });
+}
+
+/** What a sweep's size cap left: the database's size, when that sweep finished. */
+export type SizeLeft = { bytes: number; atNs: bigint };
+
+/**
+ * The size the latest finished sweep left the database at, whichever process ran it (null before
+ * any, or when it measured none): the size cap's baseline for the pace the data grows at.
+ */
+export async function lastSizeLeft(db: Db): Promise<SizeLeft | null> {
+  const run = await db.sweepRun.findFirst({
+    where: { status: "done", finishedAtNs: { not: null } },
+    orderBy: { startedAtNs: "desc" },
+    select: { result: true, finishedAtNs: true },
+  });
+  if (!run?.result || run.finishedAtNs === null) return null;
+  try {
+    const bytes = (JSON.parse(run.result) as { sizeCap?: { bytesAfter?: unknown } }).sizeCap?.bytesAfter;
+    return typeof bytes === "number" && Number.isFinite(bytes) ? { bytes, atNs: run.finishedAtNs } : null;
+  } catch {
+    return null; // a log row written by hand, or by a version that logged something else
+  }
 }

@@ -40,6 +40,7 @@ import { lockKeys, marks, type Sql } from "../db/sql";
 import { buildInterruption, type InterruptionRow } from "../ingest/interruptions";
 import { blobLockKey, interruptionId } from "../ingest/keys";
 import { batch, BATCH, deleteBatch, inBatches, sqlOf } from "./batches";
+import { lastSizeLeft, type SizeLeft } from "./runs";
 import { storageMeter, type Deleted, type StorageMeter } from "./storage";
 import { admitArrivals, asAdmitted } from "../triage/arrivals";
 import { wakeDueSnoozes } from "../triage/wake";
@@ -52,7 +53,7 @@ const MB = 1024 * 1024;
 /** Conversations read per pass (deleted with their messages, several to a transaction). */
 const CONVERSATION_BATCH = 100;
 
-export type SweepConfig = Pick<SightDeskConfig, "detection" | "retentionDays" | "activityRetentionDays" | "maxDbSizeMb" | "staleTurnMinutes">;
+export type SweepConfig = Pick<SightDeskConfig, "detection" | "retentionDays" | "activityRetentionDays" | "maxDbSizeMb" | "staleTurnMinutes" | "checkIntervalSecs">;
 
 export type DeleteCounts = {
   interruptions: number;
@@ -321,21 +322,37 @@ async function trimTo(db: Db, meter: StorageMeter, target: number): Promise<{ re
   return { resolvedInterruptions, rows };
 }
 
-/** The size each database was left at by its last sweep in this process (for the headroom). */
-const leftAt = new WeakMap<Db, number>();
+/**
+ * How much the database grows in one check interval, at the pace it grew since `left` (the size
+ * the latest sweep left it at, whichever process ran it). A baseline older than an interval (the
+ * sweeps paused, or the data stopped coming) spreads its growth over the time since.
+ */
+export function growthPerInterval(bytes: number, left: SizeLeft | null, now: bigint, intervalNs: bigint): number {
+  if (!left || bytes <= left.bytes) return 0;
+  const elapsed = now - left.atNs;
+  return elapsed > intervalNs ? ((bytes - left.bytes) * Number(intervalNs)) / Number(elapsed) : bytes - left.bytes;
+}
+
+export type SizeCapOptions = {
+  maxDbSizeMb: number;
+  /** the time of the sweep, and the size the previous one left (lastSizeLeft) */
+  now: bigint;
+  left: SizeLeft | null;
+  intervalNs: bigint;
+};
 
 /**
  * Trims when the database is over the cap, or will be before the next sweep at the pace it grew
  * since the last sweep left it; down to 90 % of the cap, or lower by 1.5 times that growth so
  * that it stays under the cap until the next sweep (half the cap at least).
  */
-export async function enforceSizeCap(db: Db, maxDbSizeMb: number, meter: StorageMeter | null = null): Promise<SweepResult["sizeCap"]> {
+export async function enforceSizeCap(db: Db, o: SizeCapOptions, meter: StorageMeter | null = null): Promise<SweepResult["sizeCap"]> {
   const out: SweepResult["sizeCap"] = { bytesBefore: null, bytesAfter: null, resolvedInterruptions: 0, trimmed: zero(), vacuumed: false };
   meter ??= await storageMeter(db);
   if (!meter) return out;
-  const cap = maxDbSizeMb * MB;
+  const cap = o.maxDbSizeMb * MB;
   let bytes = (out.bytesBefore = await meter.bytes());
-  const growth = Math.max(0, bytes - (leftAt.get(db) ?? bytes));
+  const growth = growthPerInterval(bytes, o.left, o.now, o.intervalNs);
   const target = Math.floor(Math.max(cap * 0.5, Math.min(cap * 0.9, cap - 1.5 * growth)));
   const limit = Math.max(target, cap - growth);
   // PostgreSQL's occupied size is an estimate: when reclaiming leaves it over the cap, measure again
@@ -352,7 +369,6 @@ export async function enforceSizeCap(db: Db, maxDbSizeMb: number, meter: Storage
     }
   }
   out.bytesAfter = bytes;
-  leftAt.set(db, bytes);
   return out;
 }
 
@@ -481,7 +497,8 @@ export async function runSweep(db: Db, cfg: SweepConfig, now: bigint): Promise<S
   const meter = await storageMeter(db);
   // what retention freed must count as free before the cap trims anything (else autovacuum sees to it)
   if (meter && Object.values(retention).some((n) => n > 0) && (await meter.bytes()) > cfg.maxDbSizeMb * MB) await meter.release(byTable(retention));
-  const sizeCap = await enforceSizeCap(db, cfg.maxDbSizeMb, meter);
+  const left = await lastSizeLeft(db);
+  const sizeCap = await enforceSizeCap(db, { maxDbSizeMb: cfg.maxDbSizeMb, now, left, intervalNs: BigInt(cfg.checkIntervalSecs) * NS_PER_SEC }, meter);
   await wakeDueSnoozes(db, now); // snoozes and mute rules whose time is up (SPEC §4)
   if (failed) throw failed.error;
   return { retention, sizeCap, unsettledTurns };

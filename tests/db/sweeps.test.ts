@@ -42,7 +42,7 @@ async function fresh(name: string): Promise<{ db: Db }> {
 
 const defaults = configDefaults();
 const cfg = (over: Partial<SweepConfig> = {}): SweepConfig => ({
-  detection: defaults.detection, retentionDays: 30, activityRetentionDays: 365, maxDbSizeMb: 100, staleTurnMinutes: 30, ...over,
+  detection: defaults.detection, retentionDays: 30, activityRetentionDays: 365, maxDbSizeMb: 100, staleTurnMinutes: 30, checkIntervalSecs: 60, ...over,
 });
 
 /** The file node of every SightDesk table, index and TOAST table (PostgreSQL): VACUUM FULL, CLUSTER or any rewrite gives a new one. */
@@ -345,6 +345,47 @@ describe("size cap", () => {
     expect((await db.blob.findMany({ select: { id: true } })).map((b) => b.id)).toEqual([named]);
     expect(await meter.bytes()).toBeLessThanOrEqual(2 * MB);
   }, 60_000);
+});
+
+describe("the size cap with several processes", () => {
+  it("paces the headroom by the latest sweep of any process: one that last swept long ago does not trim under the cap", async () => {
+    const { db } = await fresh("sizecap-processes");
+    const meter = (await storageMeter(db))!;
+    await boundWal(db, 4); // as the server does: the WAL stays a small part of the size
+    const INTERVAL = 60n * SEC;
+    let clock = T;
+    const config = { ...defaults, retentionDays: 30, maxDbSizeMb: 4, checkIntervalSecs: 60 };
+    const [a, b] = ["process-a", "process-b"].map((holder) => new Sweeper({ db, config, holder, now: () => clock, log: () => undefined }));
+    let n = 0;
+    const size = async () => (await meter.prepare(), meter.bytes()); // SQLite: with the WAL checkpointed, as a sweep measures
+    const fillTo = async (bytes: number) => {
+      while ((await size()) < bytes) {
+        const batch = Array.from({ length: 5 }, () => call(`p-${String(n).padStart(4, "0")}`, { session: "s-p", conv: `conv-p-${n}`, at: T - DAY + BigInt(n++) * SEC, history: [user(filler())], answer: filler() }));
+        await ingestCalls(db, batch, defaults.detection);
+      }
+    };
+    const trimmed = (r: SweepResult | null) => r!.sizeCap.trimmed.calls;
+
+    expect(trimmed(await a.tick())).toBe(0); // A sweeps the empty database
+    // the data grows slowly over ten intervals, to 80 % of the cap; B sweeps then and trims nothing
+    await fillTo(3.2 * MB);
+    clock = T + 10n * INTERVAL;
+    expect(trimmed(await b.tick())).toBe(0);
+    const stored = await db.call.count();
+    // an interval later A sweeps again: the data did not grow since B's sweep, so nothing goes
+    // (before, A measured the growth from its own last sweep, 3 MB, and trimmed to half the cap)
+    clock = T + 11n * INTERVAL;
+    expect(trimmed(await a.tick())).toBe(0);
+    expect(await db.call.count()).toBe(stored);
+
+    // fast growth since A's sweep (an interval ago), though under the cap: B trims, with headroom
+    await fillTo(3.8 * MB);
+    expect(await size()).toBeLessThan(4 * MB);
+    clock = T + 12n * INTERVAL;
+    const fast = await b.tick();
+    expect(trimmed(fast)).toBeGreaterThan(0);
+    expect(fast!.sizeCap.bytesAfter).toBeLessThanOrEqual(3.2 * MB); // 1.5 times the growth under the cap
+  }, 120_000);
 });
 
 describe("the size cap and the audit trail", () => {
