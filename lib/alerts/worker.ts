@@ -107,14 +107,16 @@ export class AlertWorker {
 
   /**
    * Stops ticking and gives the scan lease up (after the tick under way, if any): another process
-   * scans at its next tick instead of once the lease expires — a rolling restart's SIGTERM.
-   * Deliveries in flight go on; a process that stops before recording one is covered by its claim.
+   * scans at its next tick instead of once the lease expires — a rolling restart's SIGTERM. Then
+   * waits for the deliveries in flight (each ends within its timeout) to be recorded: one whose
+   * process exited mid-send would be sent again by another once its claim expires.
    */
   async shutdown(): Promise<void> {
     this.stop();
     this.stopped = true;
     await this.current;
     await releaseLease(this.db, SCAN_LEASE, this.holder).catch((e: Error) => this.log(`scan lease not released: ${e.message}`));
+    await this.settle();
   }
 
   /** One scan (by the lease holder only) and dispatch; a tick that finds the previous one still running does nothing. */
@@ -138,7 +140,7 @@ export class AlertWorker {
     }
   }
 
-  /** Waits for the deliveries in flight (tests). */
+  /** Waits for the deliveries in flight. */
   async settle(): Promise<void> {
     while (this.inflight.size) await Promise.all([...this.inflight.values()]);
   }

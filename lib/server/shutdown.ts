@@ -6,7 +6,8 @@
 // the application under NEXT_MANUAL_SIG_HANDLE), the process ends by it once the hand-over is
 // done, as it would have without this handler.
 
-const GRACE_MS = 3_000;
+/** An alert delivery in flight ends within its 5 s timeout (lib/alerts/send.ts), then is recorded. */
+const GRACE_MS = 8_000;
 const REGISTERED = Symbol.for("sightdesk.onShutdown");
 
 /** Runs `handOver` once when the process is asked to stop, and holds its exit until that is done. */

@@ -57,8 +57,8 @@ export async function startup(): Promise<void> {
   const alerts = startAlertWorker(database);
   const sweeper = startSweeps(database, cfg);
   // asked to stop: no sweep starts here any more (one under way ends within the shutdown's
-  // grace), and the alert scan goes to another process at its next tick instead of when this
-  // one's lease would have expired
+  // grace), the alert scan goes to another process at its next tick instead of when this
+  // one's lease would have expired, and the alerts being sent are sent and recorded
   onShutdown(async () => {
     await Promise.all([sweeper.stop(), alerts.shutdown()]);
   });

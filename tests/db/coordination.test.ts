@@ -177,6 +177,31 @@ describe("the alert worker in several processes", () => {
     expect(delivered.map((d) => d.status)).toEqual(["delivered"]);
   });
 
+  it("waits, when its process shuts down, for the deliveries in flight to be recorded: no other process sends them again", async () => {
+    let answer: (r: Response) => void = () => undefined;
+    const sentByB: string[] = [];
+    const a = new AlertWorker({ db: db(), now, holder: "A5", log: quiet, fetch: () => new Promise<Response>((resolve) => (answer = resolve)) });
+    const b = new AlertWorker({ db: db(), now, holder: "B5", log: quiet, fetch: async (url) => (sentByB.push(url), new Response("ok")) });
+    clock += 100n * SEC; // past the leases of the tests before
+    await createWebhook(db(), hook("Inflight"), "test");
+    clock += SEC;
+    await crash("Inflight", "inflight-1");
+    await a.tick(); // queued, claimed, sending: the receiver has not answered yet
+    expect(a.inFlight).toBe(1);
+    let shutDown = false;
+    const shutdown = a.shutdown().then(() => (shutDown = true));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(shutDown).toBe(false); // before, it returned here and the process exited mid-send
+    answer(new Response("ok"));
+    await shutdown;
+    const [row] = await db().alertDelivery.findMany({ where: { dedupeKey: "inflight-1" } });
+    expect([row.status, row.attempts, row.claimedBy]).toEqual(["delivered", 1, null]);
+    clock += 20n * SEC; // long past the claim A held
+    await b.tick();
+    await b.settle();
+    expect(sentByB).toEqual([]);
+  });
+
   it("a row dated ahead by another process's fast clock does not hide the rows that come after it", async () => {
     const sent: string[] = [];
     const a = new AlertWorker({ db: db(), now, holder: "A3", log: quiet, fetch: async (url, init) => (sent.push(JSON.parse(String(init.body)).interruption.interruption_id), new Response("ok")) });
