@@ -2,7 +2,8 @@
 // server subscribes at startup and, after each ingest commit that had dead-loop detections
 // (never inside the transaction, never making ingest wait), looks at each process concerned:
 //  - counts its detections (see protocol.ts for the exact definition) and the requests made;
-//  - decides: nothing, SIGTERM or SIGKILL (`nextSignal`);
+//  - decides: nothing, SIGTERM or SIGKILL (`nextSignal`; no SIGKILL while the SIGTERM is being
+//    sent: whoever records the SIGTERM's outcome looks at the process again);
 //  - inserts a TerminateRequest row — unique per (session, signal), so under retries, concurrent
 //    ingests or several server processes exactly one request per signal is ever made — and only
 //    then POSTs the signed request to the forwarder registered for the process's host, with a
@@ -138,7 +139,7 @@ export class DeadLoopAction {
       db.session.findUnique({ where: { id: sessionId }, select: { host: true, pid: true, agentName: true } }),
       db.interruption.aggregate({ where, _sum: { occurrences: true } }),
       db.interruption.findFirst({ where, orderBy: [{ lastSeenNs: "desc" }, { id: "asc" }], select: { id: true } }),
-      db.terminateRequest.findMany({ where: { sessionId }, select: { signal: true, detections: true } }),
+      db.terminateRequest.findMany({ where: { sessionId }, select: { signal: true, detections: true, status: true } }),
     ]);
     const detections = sum._sum.occurrences ?? 0;
     const signal = nextSignal(detections, this.killAfterCount, prior);
@@ -162,8 +163,10 @@ export class DeadLoopAction {
         },
       });
     } catch (e) {
-      if ((e as { code?: string })?.code === "P2002") return null; // requested already (another ingest or server)
-      throw e;
+      if ((e as { code?: string })?.code !== "P2002") throw e;
+      // requested already (another ingest or server) — at fewer detections, maybe: look again
+      this.notify([sessionId]);
+      return null;
     }
     const target: Target = { id, sessionId, host, pid, signal, interruptionId: latest.id, detections };
     if (unable) {
@@ -239,6 +242,8 @@ export class DeadLoopAction {
       return false;
     }
     await this.note(t, outcome, resent);
+    // a detection seen meanwhile (by any server process) waited for this SIGTERM: SIGKILL may be due
+    if (t.signal === "SIGTERM") this.notify([t.sessionId]);
     return true;
   }
 

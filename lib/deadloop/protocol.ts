@@ -20,16 +20,20 @@ export const TERMINATE_EVENT = "process.terminate";
 /** A request whose `issued_at_ms` is further than this from the forwarder's clock is refused. */
 export const MAX_SKEW_MS = 60_000;
 
-/** A request already made for the process: its signal and the detections it was decided at. */
-export type PriorRequest = { signal: string; detections: number };
+/** A request already made for the process: its signal, the detections it was decided at, and its status. */
+export type PriorRequest = { signal: string; detections: number; status?: string };
 
-/** The signal the process gets now, given its detections and the requests already made, or null. */
+/**
+ * The signal the process gets now, given its detections and the requests already made, or null.
+ * None while the SIGTERM is still being sent (`pending`): SIGKILL must not reach the process
+ * first; its sender looks at the process again once the outcome is recorded.
+ */
 export function nextSignal(detections: number, killAfterCount: number, prior: readonly PriorRequest[]): TerminateSignal | null {
   if (detections < killAfterCount) return null;
   if (prior.some((p) => p.signal === "SIGKILL")) return null;
   const term = prior.find((p) => p.signal === "SIGTERM");
   if (!term) return "SIGTERM";
-  return detections > term.detections ? "SIGKILL" : null;
+  return detections > term.detections && term.status !== "pending" ? "SIGKILL" : null;
 }
 
 export const terminatePayloadSchema = z.object({

@@ -41,6 +41,7 @@ describe("nextSignal", () => {
     [5, [], "SIGTERM"], // the count may jump past the threshold in one batch
     [3, [term], null], // the same count again: no escalation
     [4, [term], "SIGKILL"],
+    [4, [{ ...term, status: "pending" }], null], // the SIGTERM is still being sent: SIGKILL waits for its outcome
     [9, [term, { signal: "SIGKILL", detections: 4 }], null], // nothing after SIGKILL
   ] as const)("%i detections after %j → %s", (detections, prior, expected) => {
     expect(nextSignal(detections, 3, prior)).toBe(expected);
@@ -322,6 +323,7 @@ describe("DeadLoopAction (server side)", () => {
     const session = deriveSessionId("CoshNG", 777, "web-4");
     const outcomes = await Promise.all([a.consider(session), b.consider(session), a.consider(session)]);
     expect(outcomes.filter(Boolean)).toHaveLength(1);
+    await Promise.all([a.settle(), b.settle()]); // the losers look again: nothing more is due
     expect(sent.map((s) => s.body.signal)).toEqual(["SIGTERM"]);
   });
 
@@ -419,6 +421,62 @@ describe("DeadLoopAction (server side)", () => {
     expect(claimedAt).toHaveLength(2);
     expect(held.claimExpiresAtNs).toBe(claimedAt[1] + 10n * SEC); // from the clock after the first send, not before it
     expect((await db().terminateRequest.findUniqueOrThrow({ where: { id: first.id } })).status).toBe("sent");
+  });
+
+  it("sends SIGKILL only once the SIGTERM is recorded, whichever server process sees the detection that calls for it", async () => {
+    const order: string[] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    // A's forwarder is slow to answer the SIGTERM
+    const a = new DeadLoopAction({
+      db: db(), killAfterCount: 3, holder: "A", log: () => undefined,
+      fetch: async (_url: string, init: RequestInit) => {
+        const { signal } = JSON.parse(String(init.body)) as TerminatePayload;
+        order.push(signal);
+        if (signal === "SIGTERM") await held;
+        return Response.json({ result: "signaled" });
+      },
+    });
+    const other = fakeForwarder();
+    const b = new DeadLoopAction({ db: db(), killAfterCount: 3, holder: "B", fetch: other.fetchImpl, log: () => undefined });
+    await registerForwarder(db(), { host: "web-13", url: "http://web-13:7480", secret: SECRET }, FORWARDER_TOKEN);
+    await ingestCalls(db(), loopCalls("web-13", 906, 0, 7)); // three detections: SIGTERM
+    const session = deriveSessionId("CoshNG", 906, "web-13");
+    a.notify([session]);
+    await eventually("A sending the SIGTERM", () => order.length, (n) => n === 1);
+    await ingestCalls(db(), loopCalls("web-13", 906, 7, 1)); // the fourth, ingested by B while A sends
+    expect(await b.consider(session)).toBeNull(); // before, B sent SIGKILL: it could reach the process first
+    expect(other.sent).toEqual([]);
+    release();
+    await a.settle(); // A, once the SIGTERM is recorded, looks at the process again
+    expect(order).toEqual(["SIGTERM", "SIGKILL"]);
+    const rows = await db().terminateRequest.findMany({ where: { sessionId: session }, orderBy: { createdAtNs: "asc" } });
+    expect(rows.map((r) => [r.signal, r.detections, r.status])).toEqual([["SIGTERM", 3, "sent"], ["SIGKILL", 4, "sent"]]);
+  });
+
+  it("does not drop the SIGKILL a detection calls for when another server process won the SIGTERM", async () => {
+    const { sent, fetchImpl } = fakeForwarder();
+    await registerForwarder(db(), { host: "web-14", url: "http://web-14:7480", secret: SECRET }, FORWARDER_TOKEN);
+    await ingestCalls(db(), loopCalls("web-14", 907, 0, 8)); // four detections
+    const session = deriveSessionId("CoshNG", 907, "web-14");
+    // A decided SIGTERM at three detections, as B read no request yet; A's insert came first
+    await db().terminateRequest.create({
+      data: { id: "won-by-a", sessionId: session, host: "web-14", pid: 907, signal: "SIGTERM", interruptionId: (await db().interruption.findFirstOrThrow({ where: { sessionId: session } })).id, detections: 3, createdAtNs: BASE, status: "sent", result: "signaled", completedAtNs: BASE },
+    });
+    // B read the requests before that insert: it decides SIGTERM too, and its insert fails
+    let stale = true;
+    const requests = new Proxy(db().terminateRequest, {
+      get: (target, prop) => {
+        const value = Reflect.get(target, prop);
+        if (prop === "findMany" && stale) return async () => ((stale = false), []);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const staleDb = new Proxy(db(), { get: (target, prop) => (prop === "terminateRequest" ? requests : Reflect.get(target, prop)) });
+    const b = new DeadLoopAction({ db: staleDb, killAfterCount: 3, holder: "B", fetch: fetchImpl, log: () => undefined });
+    expect(await b.consider(session)).toBeNull();
+    await b.settle(); // before, the SIGKILL waited for a detection that might never come
+    expect(sent.map((s) => [s.body.signal, s.body.detections])).toEqual([["SIGKILL", 4]]);
   });
 
   it("lets only the registering token, or an admin, point a host's forwarder elsewhere", async () => {
