@@ -25,7 +25,7 @@ import { processHolder } from "../coordination/holder";
 import { acquireLease, releaseLease } from "../coordination/lease";
 import { alertable } from "./candidates";
 import { smtpMailer, type MailLike } from "./mailer";
-import { deliveryRow, isDuplicate, type QueuedAlert } from "./queue";
+import { deliveryRow, isDuplicate, sentInOrder, type QueuedAlert } from "./queue";
 import { ruled, type RuledHook } from "./ruled";
 import { evaluateRateRules, queuePagedTrigger, rateMemory, resolvePagedFingerprints } from "./ruleState";
 import { DEFAULT_TIMEOUT_MS, sendAlert, type Channels, type FetchLike } from "./send";
@@ -325,7 +325,7 @@ export class AlertWorker {
       }
       // an attempt of this process that outlived its claim (e.g. a slow DNS answer) is still its own
       if (this.inflight.has(d.id) || (this.inflightByHook.get(w.id) ?? 0) >= this.perWebhook) continue;
-      const claimed = await this.claim(d.id, this.now()); // the claim runs from now, not from when the list was read
+      const claimed = await this.claim(d, w, this.now()); // the claim runs from now, not from when the list was read
       if (!claimed) continue;
       this.inflightByHook.set(w.id, (this.inflightByHook.get(w.id) ?? 0) + 1);
       const p = this.attempt(claimed, w).finally(() => {
@@ -343,10 +343,11 @@ export class AlertWorker {
   /**
    * Claims a delivery for this process, for the attempt's timeout and a margin; the row as it is
    * now (another process may have attempted it since it was listed), or null when it is not ours
-   * to send.
+   * to send, or not yet (PagerDuty: one queued before it, for the same alert, is still pending).
    */
-  private async claim(id: string, now: bigint): Promise<AlertDelivery | null> {
-    if (!(await claimPending(this.db, "AlertDelivery", id, this.holder, now, this.timeoutMs + CLAIM_MARGIN_MS))) return null;
+  private async claim(d: AlertDelivery, w: Webhook, now: bigint): Promise<AlertDelivery | null> {
+    const id = d.id;
+    if (!(await claimPending(this.db, "AlertDelivery", id, this.holder, now, this.timeoutMs + CLAIM_MARGIN_MS, sentInOrder(d, w.kind)))) return null;
     const row = await this.db.alertDelivery.findUnique({ where: { id } });
     if (row && row.claimedBy === this.holder && row.status === "pending" && row.nextAttemptAtNs <= now) return row;
     await releaseClaim(this.db, "AlertDelivery", id, this.holder);

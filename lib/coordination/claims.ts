@@ -17,13 +17,16 @@ import { execute } from "./sql";
 /** The tables whose rows carry `status`, `claimedBy` and `claimExpiresAtNs`. */
 export type ClaimTable = "AlertDelivery" | "TerminateRequest";
 
-/** Claims the pending row `id` for `holder` until `now + ttlMs`; true when the claim is ours. */
-export async function claimPending(db: Db, table: ClaimTable, id: string, holder: string, now: bigint, ttlMs: number): Promise<boolean> {
+/** A further condition of a claim, checked in its statement (e.g. that no earlier row waits). */
+export type ClaimCondition = { sql: string; params: unknown[] };
+
+/** Claims the pending row `id` for `holder` until `now + ttlMs` (and while `also` holds); true when the claim is ours. */
+export async function claimPending(db: Db, table: ClaimTable, id: string, holder: string, now: bigint, ttlMs: number, also?: ClaimCondition | null): Promise<boolean> {
   const changed = await execute(
     db,
     `UPDATE "${table}" SET "claimedBy" = ?, "claimExpiresAtNs" = ?
-     WHERE "id" = ? AND "status" = 'pending' AND ("claimExpiresAtNs" IS NULL OR "claimExpiresAtNs" <= ?)`,
-    [holder, now + BigInt(ttlMs) * NS_PER_MS, id, now],
+     WHERE "id" = ? AND "status" = 'pending' AND ("claimExpiresAtNs" IS NULL OR "claimExpiresAtNs" <= ?)${also ? ` AND ${also.sql}` : ""}`,
+    [holder, now + BigInt(ttlMs) * NS_PER_MS, id, now, ...(also?.params ?? [])],
   );
   return changed === 1;
 }

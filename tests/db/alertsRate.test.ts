@@ -307,6 +307,30 @@ describe("PagerDuty, per fingerprint", () => {
     await updateWebhook(db, hook.id, { enabled: false });
   });
 
+  it("sends a fingerprint's resolve only after its trigger, however long the trigger's retries take, and whichever process sends", async () => {
+    const [a, b] = [worker(), worker("order-b")]; // a scans (it holds the lease), both send
+    const hook = await createWebhook(db, { name: "pd-order", kind: "pagerduty", url: "http://pd.invalid/order", routing_key: "k-order", rule: "each", min_severity: "high", types: [], agents: ["P3"], repeat_interval_secs: 0, enabled: true }, "test");
+    const events = () => sent.filter((s) => s.url === "http://pd.invalid/order").map((s) => (JSON.parse(s.body) as { event_action: string }).event_action);
+    clock += SEC;
+    const i = await interruption({ agentName: "P3", fingerprint: "fp-order" });
+    answers.push(429); // PagerDuty is busy: the trigger is retried 2 s later
+    await tick(a);
+    expect(events()).toEqual(["trigger"]);
+    clock += SEC;
+    await db.interruption.update({ where: { id: i.id }, data: { status: "resolved", resolvedAtNs: clock } });
+    await tick(a); // queues the resolve, due now
+    await tick(b);
+    expect(await db.alertDelivery.count({ where: { webhookId: hook.id, event: "interruption.resolved" } })).toBe(1);
+    expect(events()).toEqual(["trigger"]); // before, the resolve went now and the retried trigger opened an alert nothing would close
+    clock += 2n * SEC;
+    await tick(b); // the trigger's retry
+    await tick(a); // then the resolve
+    expect(events()).toEqual(["trigger", "trigger", "resolve"]);
+    const rows = await db.alertDelivery.findMany({ where: { webhookId: hook.id }, orderBy: { createdAtNs: "asc" } });
+    expect(rows.map((r) => [r.event, r.status])).toEqual([["interruption.created", "delivered"], ["interruption.resolved", "delivered"]]);
+    await updateWebhook(db, hook.id, { enabled: false });
+  });
+
   it("a 400 from PagerDuty and an SMTP 5xx fail at once; a 429 is retried", async () => {
     const failingMail = async () => {
       throw Object.assign(new Error("550 mailbox unavailable <secret reply>"), { code: "EENVELOPE", responseCode: 550 });
