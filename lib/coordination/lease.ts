@@ -49,21 +49,32 @@ export type LeaseOptions = {
  * Runs `work` under the lease when it can be taken (else returns null without running it),
  * renewing it every third of its length while `work` runs, however long that is, and releasing
  * it afterwards. A process that dies mid-work stops renewing: the lease expires within `ttlMs`
- * and another process can take the work over.
+ * and another process can take the work over. Renewals run one after another and none starts
+ * once the work is done, so none can take the lease again after the release. A renewal that
+ * finds the lease taken over aborts `lost`: the work should stop, another process does it now.
  */
-export async function withLease<T>(o: LeaseOptions, work: (grant: Grant) => Promise<T>): Promise<T | null> {
+export async function withLease<T>(o: LeaseOptions, work: (grant: Grant, lost: AbortSignal) => Promise<T>): Promise<T | null> {
   const grant = await acquireLease(o.db, o.name, o.holder, o.now(), o.ttlMs);
   if (!grant) return null;
-  let renewing: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    renewing = acquireLease(o.db, o.name, o.holder, o.now(), o.ttlMs)
-      .then((g) => g === null && o.log(`lease ${o.name} lost while working (another process took it over)`))
-      .catch((e: Error) => o.log(`lease ${o.name} not renewed: ${e.message}`));
-  }, Math.max(100, Math.floor(o.ttlMs / 3)));
+  const lost = new AbortController();
+  let done = false;
+  const renew = async () => {
+    if (done || lost.signal.aborted) return;
+    try {
+      if ((await acquireLease(o.db, o.name, o.holder, o.now(), o.ttlMs)) !== null) return;
+      o.log(`lease ${o.name} lost while working (another process took it over)`);
+      lost.abort(new Error(`lease ${o.name} lost to another process`));
+    } catch (e) {
+      o.log(`lease ${o.name} not renewed: ${(e as Error).message}`);
+    }
+  };
+  let renewing = Promise.resolve();
+  const timer = setInterval(() => void (renewing = renewing.then(renew)), Math.max(100, Math.floor(o.ttlMs / 3)));
   timer.unref?.();
   try {
-    return await work(grant);
+    return await work(grant, lost.signal);
   } finally {
+    done = true;
     clearInterval(timer);
     await renewing;
     await releaseLease(o.db, o.name, o.holder).catch((e: Error) => o.log(`lease ${o.name} not released: ${e.message}`));

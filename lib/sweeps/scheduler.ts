@@ -76,12 +76,12 @@ export class Sweeper {
     const interval = BigInt(config.checkIntervalSecs) * NS_PER_SEC;
     if (!(await sweepDue(db, this.now(), interval))) return null;
     const lease = { db, name: SWEEP_LEASE, holder: this.holder, ttlMs: leaseMs(config.checkIntervalSecs), now: this.now, log: this.log };
-    return withLease(lease, async () => {
+    return withLease(lease, async (_grant, lost) => {
       const now = this.now();
       const run = await beginSweepRun(db, this.holder, now, interval); // null: another process swept meanwhile
       if (!run) return null;
       try {
-        const result = await runSweep(db, config, now);
+        const result = await runSweep(db, config, now, lost);
         this.report(result);
         await finishSweepRun(db, run, "done", JSON.stringify(result, (_, v) => (typeof v === "bigint" ? String(v) : v)), this.now());
         return result;

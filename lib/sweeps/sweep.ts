@@ -294,7 +294,7 @@ const RECLAIM_ROUNDS = 3;
 const ALL_TIME = 2n ** 62n;
 
 /** Deletes the oldest resolved interruptions, then the oldest data, until the live data fits `target`. */
-async function trimTo(db: Db, meter: StorageMeter, target: number): Promise<{ resolvedInterruptions: number; rows: DeleteCounts }> {
+async function trimTo(db: Db, meter: StorageMeter, target: number, signal?: AbortSignal): Promise<{ resolvedInterruptions: number; rows: DeleteCounts }> {
   await meter.prepare();
   let resolvedInterruptions = 0;
   let rows = zero();
@@ -303,6 +303,7 @@ async function trimTo(db: Db, meter: StorageMeter, target: number): Promise<{ re
   if ((await meter.liveBytes(deleted())) > target) rows.blobs += await deleteAllUnnamedBlobs(db);
   // 1. the oldest resolved interruptions
   while ((await meter.liveBytes(deleted())) > target) {
+    signal?.throwIfAborted();
     const n = await deleteBatch(db, "Interruption", `"status" = 'resolved'`, [], `"occurredAtNs"`);
     resolvedInterruptions += n;
     if (n < BATCH) break;
@@ -312,6 +313,7 @@ async function trimTo(db: Db, meter: StorageMeter, target: number): Promise<{ re
   // 3. then the oldest of everything, a cutoff moving forward at most CUTOFF_STEP calls at a time
   for (let live = await meter.liveBytes(deleted()); live > target; live = await meter.liveBytes(deleted())) {
     // drop about the share of rows that is over the target, oldest first, then measure again
+    signal?.throwIfAborted();
     const cutoff = await nextCutoff(db, (live - target) / live);
     if (cutoff === null) break;
     const more = await deleteOlderThan(db, cutoff);
@@ -339,6 +341,8 @@ export type SizeCapOptions = {
   now: bigint;
   left: SizeLeft | null;
   intervalNs: bigint;
+  /** aborted when the sweep's lease is lost: another process sweeps now */
+  signal?: AbortSignal;
 };
 
 /**
@@ -357,7 +361,7 @@ export async function enforceSizeCap(db: Db, o: SizeCapOptions, meter: StorageMe
   const limit = Math.max(target, cap - growth);
   // PostgreSQL's occupied size is an estimate: when reclaiming leaves it over the cap, measure again
   for (let round = 0; round < RECLAIM_ROUNDS && bytes > limit; round++) {
-    const trimmed = await trimTo(db, meter, target);
+    const trimmed = await trimTo(db, meter, target, o.signal);
     out.resolvedInterruptions += trimmed.resolvedInterruptions;
     out.trimmed = add(out.trimmed, trimmed.rows);
     bytes = await meter.bytes();
@@ -480,11 +484,17 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
 
 // ---------------------------------------------------------------------------------------------
 
-/** One sweep at time `now` (integer ns): retention, size cap, unsettled turns. */
-export async function runSweep(db: Db, cfg: SweepConfig, now: bigint): Promise<SweepResult> {
+/**
+ * One sweep at time `now` (integer ns): retention, size cap, unsettled turns. `signal` (the lease
+ * lost to another process, which sweeps now) stops it between steps and between the cap's
+ * deletes: two size caps trimming at once would each delete what is over the cap.
+ */
+export async function runSweep(db: Db, cfg: SweepConfig, now: bigint, signal?: AbortSignal): Promise<SweepResult> {
   await foldOpenCounts(db); // the per-session counts' change log stays short even when nobody reads them
+  signal?.throwIfAborted();
   const retention = await deleteOlderThan(db, now - BigInt(cfg.retentionDays) * NS_PER_DAY);
   retention.activity = await deleteActivityOlderThan(db, now - BigInt(cfg.activityRetentionDays) * NS_PER_DAY);
+  signal?.throwIfAborted();
   // before the cap: what it writes (findings, judged marks) is in the size the cap leaves; its
   // failure fails the sweep, but only once the cap and the snoozes had their turn
   let unsettledTurns = 0;
@@ -498,7 +508,8 @@ export async function runSweep(db: Db, cfg: SweepConfig, now: bigint): Promise<S
   // what retention freed must count as free before the cap trims anything (else autovacuum sees to it)
   if (meter && Object.values(retention).some((n) => n > 0) && (await meter.bytes()) > cfg.maxDbSizeMb * MB) await meter.release(byTable(retention));
   const left = await lastSizeLeft(db);
-  const sizeCap = await enforceSizeCap(db, { maxDbSizeMb: cfg.maxDbSizeMb, now, left, intervalNs: BigInt(cfg.checkIntervalSecs) * NS_PER_SEC }, meter);
+  signal?.throwIfAborted();
+  const sizeCap = await enforceSizeCap(db, { maxDbSizeMb: cfg.maxDbSizeMb, now, left, intervalNs: BigInt(cfg.checkIntervalSecs) * NS_PER_SEC, signal }, meter);
   await wakeDueSnoozes(db, now); // snoozes and mute rules whose time is up (SPEC §4)
   if (failed) throw failed.error;
   return { retention, sizeCap, unsettledTurns };

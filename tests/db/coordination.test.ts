@@ -58,6 +58,39 @@ describe("leases", () => {
     expect(await acquireLease(db(), "long", "B", clock, 300)).toBe("taken");
     expect(await withLease({ ...o, holder: "C" }, async () => "ran")).toBeNull();
   });
+
+  it("never take the lease again after withLease released it, however late a renewal answers", async () => {
+    const clock = T0 + 200n * SEC;
+    // the first renewal is slow to answer, the second quick: before, only the latest was awaited
+    let renewals = 0;
+    const slowFirst = new Proxy(db(), {
+      get: (target, prop) => {
+        const value = Reflect.get(target, prop);
+        if (prop !== "$queryRawUnsafe") return typeof value === "function" ? value.bind(target) : value;
+        return async (...args: unknown[]) => {
+          if (String(args[0]).includes("Lease") && renewals++ === 1) await new Promise((r) => setTimeout(r, 400));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    }) as ReturnType<typeof db>;
+    const o = { db: slowFirst, name: "late-renewal", holder: "A", ttlMs: 300, now: () => clock, log: quiet };
+    await withLease(o, () => new Promise((r) => setTimeout(r, 250)));
+    await new Promise((r) => setTimeout(r, 500)); // long enough for any renewal still under way
+    expect(await db().lease.findUnique({ where: { name: "late-renewal" } })).toBeNull();
+  });
+
+  it("tell the work when another process took the lease over", async () => {
+    let clock = T0 + 300n * SEC;
+    const o = { db: db(), name: "lost", holder: "A", ttlMs: 300, now: () => clock, log: quiet };
+    const aborted = await withLease(o, async (_grant, lost) => {
+      clock += SEC; // A stalled past its lease: B takes it
+      expect(await acquireLease(db(), "lost", "B", clock, 5_000)).toBe("taken");
+      await new Promise((resolve) => lost.addEventListener("abort", resolve));
+      return lost.reason as Error;
+    });
+    expect(aborted?.message).toBe("lease lost lost to another process");
+    expect((await db().lease.findUniqueOrThrow({ where: { name: "lost" } })).holder).toBe("B"); // A's release left B's lease alone
+  });
 });
 
 describe("claims", () => {

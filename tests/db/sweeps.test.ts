@@ -609,6 +609,15 @@ describe("unsettled turns", () => {
     expect(await sweeping).not.toBeNull();
   });
 
+  it("stops between steps once its lease is lost (another process sweeps now)", async () => {
+    const { db } = await fresh("lease-lost");
+    await ingestCalls(db, [call("gone-old", { session: "s-lost", conv: "conv-lost", at: T - 40n * DAY })], defaults.detection);
+    const lost = new AbortController();
+    lost.abort(new Error("lease sweep lost to another process"));
+    await expect(runSweep(db, cfg(), T, lost.signal)).rejects.toThrow("lease sweep lost");
+    expect(await db.call.count()).toBe(1); // retention did not start
+  });
+
   it("does not overlap ticks", async () => {
     const { db } = await fresh("reentry");
     const sweeper = new Sweeper({ db, config: defaults, now: () => T, log: () => undefined });
