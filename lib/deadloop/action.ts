@@ -89,6 +89,7 @@ export class DeadLoopAction {
   /** per session, the tail of its queue of checks */
   private readonly queues = new Map<string, Promise<unknown>>();
   private timer: ReturnType<typeof setInterval> | null = null;
+  private recovering: Promise<number> | null = null;
 
   constructor(o: DeadLoopActionOptions) {
     this.db = o.db;
@@ -104,8 +105,17 @@ export class DeadLoopAction {
   /** Looks for abandoned requests every few seconds (unref'd timer). */
   start(everyMs = RECOVER_EVERY_MS): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.recover().catch((e: Error) => this.log(`recovery failed: ${e.message}`)), everyMs);
+    this.timer = setInterval(() => void this.recoverOnce(), everyMs);
     this.timer.unref?.();
+  }
+
+  /** One recovery, unless the previous one (its sends may take their timeouts) is still under way: then null. */
+  recoverOnce(): Promise<number | null> {
+    if (this.recovering) return Promise.resolve(null);
+    this.recovering = this.recover()
+      .catch((e: Error) => (this.log(`recovery failed: ${e.message}`), 0))
+      .finally(() => (this.recovering = null));
+    return this.recovering;
   }
 
   stop(): void {

@@ -421,6 +421,19 @@ describe("DeadLoopAction (server side)", () => {
     expect(claimedAt).toHaveLength(2);
     expect(held.claimExpiresAtNs).toBe(claimedAt[1] + 10n * SEC); // from the clock after the first send, not before it
     expect((await db().terminateRequest.findUniqueOrThrow({ where: { id: first.id } })).status).toBe("sent");
+
+    // the timer's recoveries do not overlap: while one is still sending, the next does nothing
+    const third = await abandoned("web-15", 908);
+    clock = third.createdAtNs + 11n * SEC;
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (open = r));
+    const d = new DeadLoopAction({ db: db(), killAfterCount: 3, holder: "D", log: () => undefined, now: () => clock, fetch: () => gate.then(() => Response.json({ result: "signaled" })) });
+    const running = d.recoverOnce();
+    await eventually("D sending", () => db().terminateRequest.count({ where: { claimedBy: "D" } }), (n) => n > 0);
+    expect(await d.recoverOnce()).toBeNull();
+    open();
+    expect(await running).toBeGreaterThanOrEqual(1);
+    expect(await db().terminateRequest.findUniqueOrThrow({ where: { id: third.id } })).toMatchObject({ status: "sent" });
   });
 
   it("sends SIGKILL only once the SIGTERM is recorded, whichever server process sees the detection that calls for it", async () => {
