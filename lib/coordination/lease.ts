@@ -36,6 +36,14 @@ export async function releaseLease(db: Db, name: string, holder: string): Promis
   await execute(db, `DELETE FROM "Lease" WHERE "name" = ? AND "holder" = ?`, [name, holder]);
 }
 
+/**
+ * Extends the lease `holder` holds to `now + ttlMs`; false when it holds it no more: another
+ * process took it over (and may have released it since). Never takes a lease that is not held.
+ */
+export async function renewLease(db: Db, name: string, holder: string, now: bigint, ttlMs: number): Promise<boolean> {
+  return (await execute(db, `UPDATE "Lease" SET "expiresAtNs" = ? WHERE "name" = ? AND "holder" = ?`, [now + BigInt(ttlMs) * NS_PER_MS, name, holder])) === 1;
+}
+
 export type LeaseOptions = {
   db: Db;
   name: string;
@@ -49,9 +57,10 @@ export type LeaseOptions = {
  * Runs `work` under the lease when it can be taken (else returns null without running it),
  * renewing it every third of its length while `work` runs, however long that is, and releasing
  * it afterwards. A process that dies mid-work stops renewing: the lease expires within `ttlMs`
- * and another process can take the work over. Renewals run one after another and none starts
- * once the work is done, so none can take the lease again after the release. A renewal that
- * finds the lease taken over aborts `lost`: the work should stop, another process does it now.
+ * and another process can take the work over. Renewals run one after another, none starts once
+ * the work is done, and a renewal only extends a lease still held, so none takes it again after
+ * the release. A renewal that finds the lease gone to another process (held, or taken and
+ * released since) aborts `lost`: the work should stop, another process does or did it.
  */
 export async function withLease<T>(o: LeaseOptions, work: (grant: Grant, lost: AbortSignal) => Promise<T>): Promise<T | null> {
   const grant = await acquireLease(o.db, o.name, o.holder, o.now(), o.ttlMs);
@@ -61,7 +70,7 @@ export async function withLease<T>(o: LeaseOptions, work: (grant: Grant, lost: A
   const renew = async () => {
     if (done || lost.signal.aborted) return;
     try {
-      if ((await acquireLease(o.db, o.name, o.holder, o.now(), o.ttlMs)) !== null) return;
+      if (await renewLease(o.db, o.name, o.holder, o.now(), o.ttlMs)) return;
       o.log(`lease ${o.name} lost while working (another process took it over)`);
       lost.abort(new Error(`lease ${o.name} lost to another process`));
     } catch (e) {

@@ -90,6 +90,18 @@ describe("leases", () => {
     });
     expect(aborted?.message).toBe("lease lost lost to another process");
     expect((await db().lease.findUniqueOrThrow({ where: { name: "lost" } })).holder).toBe("B"); // A's release left B's lease alone
+
+    // B took it over, did the work and released it before A's next renewal: lost all the same
+    const o2 = { ...o, name: "lost-and-freed" };
+    const noticed = await withLease(o2, async (_grant, lost) => {
+      clock += SEC;
+      expect(await acquireLease(db(), "lost-and-freed", "B", clock, 5_000)).toBe("taken");
+      await releaseLease(db(), "lost-and-freed", "B");
+      await new Promise((resolve) => lost.addEventListener("abort", resolve));
+      return lost.aborted;
+    });
+    expect(noticed).toBe(true);
+    expect(await db().lease.findUnique({ where: { name: "lost-and-freed" } })).toBeNull();
   });
 });
 
