@@ -12,7 +12,7 @@ import type { AlertRuleState } from "../db/generated/client";
 import { execute } from "../coordination/sql";
 import { interruptionRecord } from "../wire/records";
 import { alertable, ruleWhere } from "./candidates";
-import { deliveryRow, type QueuedAlert } from "./queue";
+import { deliveryRowInKeyOrder, type QueuedAlert } from "./queue";
 import { rateDecision, ratePayload, rateWindow, topAgents, type RateCounts } from "./rate";
 import type { RuledHook } from "./ruled";
 import { interruptionUrl } from "./rules";
@@ -41,7 +41,7 @@ async function transition(db: Db, from: AlertRuleState, change: Change, alert: Q
       data: change,
     });
     if (count !== 1) return false;
-    await tx.alertDelivery.create({ data: deliveryRow(alert) });
+    await tx.alertDelivery.create({ data: await deliveryRowInKeyOrder(tx, alert) });
     return true;
   });
 }
@@ -125,7 +125,7 @@ export async function queuePagedTrigger(db: Db, alert: QueuedAlert & { fingerpri
   const key = fingerprintKey(alert.fingerprint);
   await stateOf(db, alert.webhookId, key);
   await db.$transaction(async (tx) => {
-    await tx.alertDelivery.create({ data: deliveryRow(alert) });
+    await tx.alertDelivery.create({ data: await deliveryRowInKeyOrder(tx, alert) });
     await tx.alertRuleState.updateMany({
       where: { webhookId: alert.webhookId, key, state: "ok" },
       data: { state: "firing", seq: { increment: 1 }, firedAtNs: alert.now },

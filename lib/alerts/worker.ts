@@ -25,7 +25,7 @@ import { processHolder } from "../coordination/holder";
 import { acquireLease, releaseLease } from "../coordination/lease";
 import { alertable } from "./candidates";
 import { smtpMailer, type MailLike } from "./mailer";
-import { deliveryRow, isDuplicate, sentInOrder, type QueuedAlert } from "./queue";
+import { deferBehindEarlier, deliveryRow, isDuplicate, sentInOrder, type QueuedAlert } from "./queue";
 import { ruled, type RuledHook } from "./ruled";
 import { evaluateRateRules, queuePagedTrigger, rateMemory, resolvePagedFingerprints } from "./ruleState";
 import { DEFAULT_TIMEOUT_MS, sendAlert, type Channels, type FetchLike } from "./send";
@@ -186,7 +186,8 @@ export class AlertWorker {
     const now = this.now();
     let queued = await this.scanNew(each);
     queued += await evaluateRateRules(this.db, hooks, now, this.channels.baseUrl, this.rates);
-    queued += await resolvePagedFingerprints(this.db, each.filter((w) => w.kind === "pagerduty"), now, this.channels.baseUrl);
+    // stamped after the triggers this scan queued (each stamped as it was queued)
+    queued += await resolvePagedFingerprints(this.db, each.filter((w) => w.kind === "pagerduty"), this.now(), this.channels.baseUrl);
     return queued;
   }
 
@@ -347,7 +348,10 @@ export class AlertWorker {
    */
   private async claim(d: AlertDelivery, w: Webhook, now: bigint): Promise<AlertDelivery | null> {
     const id = d.id;
-    if (!(await claimPending(this.db, "AlertDelivery", id, this.holder, now, this.timeoutMs + CLAIM_MARGIN_MS, sentInOrder(d, w.kind)))) return null;
+    if (!(await claimPending(this.db, "AlertDelivery", id, this.holder, now, this.timeoutMs + CLAIM_MARGIN_MS, sentInOrder(d, w.kind)))) {
+      await deferBehindEarlier(this.db, d, w.kind, now);
+      return null;
+    }
     const row = await this.db.alertDelivery.findUnique({ where: { id } });
     if (row && row.claimedBy === this.holder && row.status === "pending" && row.nextAttemptAtNs <= now) return row;
     await releaseClaim(this.db, "AlertDelivery", id, this.holder);

@@ -331,6 +331,55 @@ describe("PagerDuty, per fingerprint", () => {
     await updateWebhook(db, hook.id, { enabled: false });
   });
 
+  it("sends the trigger first when one scan queues a fingerprint's trigger and resolve (resolved before it was scanned)", async () => {
+    const MS = 1_000_000n;
+    // a clock that moves on at every reading, as a real one does
+    const w = new AlertWorker({ db, now: () => (clock += MS), fetch: fetchStub, mail: mailStub, baseUrl: "https://desk", holder: "test-a" });
+    const hook = await createWebhook(db, { name: "pd-one-scan", kind: "pagerduty", url: "http://pd.invalid/one-scan", routing_key: "k-one", rule: "each", min_severity: "high", types: [], agents: ["P4"], repeat_interval_secs: 0, enabled: true }, "test");
+    clock += SEC;
+    await interruption({ agentName: "P4", fingerprint: "fp-one-scan", status: "resolved" });
+    await tick(w);
+    await tick(w);
+    const events = sent.filter((x) => x.url === "http://pd.invalid/one-scan").map((x) => (JSON.parse(x.body) as { event_action: string }).event_action);
+    expect(events).toEqual(["trigger", "resolve"]); // before, the resolve was stamped with the scan's start and went first
+    await updateWebhook(db, hook.id, { enabled: false });
+  });
+
+  it("resolves waiting for their triggers' retries do not hold up other alerts, and each goes after its trigger", async () => {
+    const w = worker();
+    const pd = await createWebhook(db, { name: "pd-storm", kind: "pagerduty", url: "http://pd.invalid/storm", routing_key: "k-storm", rule: "each", min_severity: "high", types: [], agents: ["P5"], repeat_interval_secs: 0, enabled: true }, "test");
+    const other = await createWebhook(db, { name: "after-storm", kind: "generic", url: "http://r.invalid/after-storm", rule: "each", min_severity: "high", types: [], agents: ["P6"], repeat_interval_secs: 0, enabled: true }, "test");
+    clock += SEC;
+    // an incident storm while PagerDuty answers 429: more fingerprints than the worker reads due deliveries at a time (50)
+    const storm = [];
+    for (let k = 0; k < 55; k++) storm.push(await interruption({ agentName: "P5", fingerprint: `fp-storm-${k}` }));
+    for (let k = 0; k < 55; k++) answers.push(429);
+    await tick(w); // queues the 55 triggers
+    for (let t = 0; t < 40 && (await db.alertDelivery.count({ where: { webhookId: pd.id, attempts: 0 } })) > 0; t++) await tick(w);
+    expect(await db.alertDelivery.count({ where: { webhookId: pd.id, status: "pending", attempts: 1 } })).toBe(55); // retried 2 s later
+    // all resolved a second later: 55 resolves due now, each waiting for its trigger's retry
+    clock += SEC;
+    await db.interruption.updateMany({ where: { id: { in: storm.map((i) => i.id) } }, data: { status: "resolved", resolvedAtNs: clock } });
+    await tick(w);
+    expect(await db.alertDelivery.count({ where: { webhookId: pd.id, event: "interruption.resolved" } })).toBe(55);
+    clock += SEC / 2n;
+    await interruption({ agentName: "P6" }); // another webhook's alert
+    await tick(w);
+    await tick(w);
+    expect(sent.filter((x) => x.url === "http://r.invalid/after-storm")).toHaveLength(1); // before, never: the waiting resolves filled every read
+    // PagerDuty is back: each fingerprint gets its trigger, then its resolve
+    clock += 2n * SEC;
+    for (let t = 0; t < 80 && (await db.alertDelivery.count({ where: { webhookId: pd.id, status: "pending" } })) > 0; t++) await tick(w);
+    const byKey = new Map<string, string[]>();
+    for (const x of sent.filter((y) => y.url === "http://pd.invalid/storm")) {
+      const e = JSON.parse(x.body) as { event_action: string; dedup_key: string };
+      byKey.set(e.dedup_key, [...(byKey.get(e.dedup_key) ?? []), e.event_action]);
+    }
+    expect(byKey.size).toBe(55);
+    for (const actions of byKey.values()) expect(actions).toEqual(["trigger", "trigger", "resolve"]);
+    for (const h of [pd, other]) await updateWebhook(db, h.id, { enabled: false });
+  }, 60_000);
+
   it("a 400 from PagerDuty and an SMTP 5xx fail at once; a 429 is retried", async () => {
     const failingMail = async () => {
       throw Object.assign(new Error("550 mailbox unavailable <secret reply>"), { code: "EENVELOPE", responseCode: 550 });
