@@ -349,13 +349,18 @@ describe("size cap", () => {
 
 describe("the size cap with several processes", () => {
   it("paces the headroom by the latest sweep of any process: one that last swept long ago does not trim under the cap", async () => {
-    const { db } = await fresh("sizecap-processes");
+    const database = await createTestDatabase("sizecap-processes");
+    drops.push(database.drop);
+    // two processes: a client each (before, what a process remembered was kept per client)
+    const [db, other] = [createDb(database.url), createDb(database.url)];
+    open.push(db, other);
     const meter = (await storageMeter(db))!;
     await boundWal(db, 4); // as the server does: the WAL stays a small part of the size
     const INTERVAL = 60n * SEC;
     let clock = T;
     const config = { ...defaults, retentionDays: 30, maxDbSizeMb: 4, checkIntervalSecs: 60 };
-    const [a, b] = ["process-a", "process-b"].map((holder) => new Sweeper({ db, config, holder, now: () => clock, log: () => undefined }));
+    const a = new Sweeper({ db, config, holder: "process-a", now: () => clock, log: () => undefined });
+    const b = new Sweeper({ db: other, config, holder: "process-b", now: () => clock, log: () => undefined });
     let n = 0;
     const size = async () => (await meter.prepare(), meter.bytes()); // SQLite: with the WAL checkpointed, as a sweep measures
     const fillTo = async (bytes: number) => {
@@ -373,7 +378,8 @@ describe("the size cap with several processes", () => {
     expect(trimmed(await b.tick())).toBe(0);
     const stored = await db.call.count();
     // an interval later A sweeps again: the data did not grow since B's sweep, so nothing goes
-    // (before, A measured the growth from its own last sweep, 3 MB, and trimmed to half the cap)
+    // (before, A measured the growth from its own last sweep, 3 MB, and trimmed to half the cap:
+    // what each process remembered of its own sweeps was the baseline)
     clock = T + 11n * INTERVAL;
     expect(trimmed(await a.tick())).toBe(0);
     expect(await db.call.count()).toBe(stored);
