@@ -55,6 +55,15 @@ export async function ensureDashboardToken(db: DbTx): Promise<string> {
   const id = dashboardTokenId();
   // An installation from before per-directory rows: its row becomes this directory's.
   await db.apiToken.updateMany({ where: { id: DASHBOARD_TOKEN_ID, hash }, data: { id } });
+  // The file's secret has a row already under another name: the host was renamed (a container
+  // recreated on the same volume), the directory mounted elsewhere, or one directory is shared
+  // by processes on several hosts. That row is this file's and takes this name; a row of this
+  // name with another secret held an earlier file here, which this one replaced.
+  const held = await db.apiToken.findUnique({ where: { hash }, select: { id: true } });
+  if (held && held.id !== id && isDashboardTokenId(held.id)) {
+    await db.apiToken.deleteMany({ where: { id, NOT: { hash } } });
+    await db.apiToken.updateMany({ where: { id: held.id, hash }, data: { id } });
+  }
   await db.apiToken.upsert({
     where: { id },
     create: { id, name: "dashboard token file", hash, scopes: SCOPES.join(","), createdAtNs: nowNs() },

@@ -51,7 +51,8 @@ export async function tokenActor(db: DbTx, secret: string): Promise<Actor> {
   const scopes = parseScopes(token.scopes);
   if (token.lastUsedAtNs === null || now - token.lastUsedAtNs > LAST_USED_RESOLUTION_NS) {
     token.lastUsedAtNs = now;
-    await db.apiToken.update({ where: { id: token.id }, data: { lastUsedAtNs: now } });
+    // by its hash, and no error when it is gone: the cached row may have been deleted or renamed since
+    await db.apiToken.updateMany({ where: { hash: token.hash }, data: { lastUsedAtNs: now } });
   }
   return { kind: "token", id: token.id, name: token.name, scopes };
 }

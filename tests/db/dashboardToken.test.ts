@@ -51,6 +51,21 @@ describe("the dashboard token file on one database shared by several data direct
     expect(await valid(secretB)).toBe(true);
   });
 
+  it("starts when the directory is seen under another name (host renamed, volume mounted elsewhere), keeping its secret", async () => {
+    const a = newDir();
+    const secret = await startIn(a);
+    const moved = `${a}-moved`;
+    fs.renameSync(a, moved);
+    dirs.push(moved);
+    expect(await startIn(moved)).toBe(secret); // before, the row's unique hash made the start fail
+    expect(await valid(secret)).toBe(true);
+    // its file replaced there later: the old secret goes, the new one is valid
+    fs.rmSync(path.join(moved, ".dashboard_token"));
+    const replaced = await startIn(moved);
+    expect(await valid(replaced)).toBe(true);
+    expect(await valid(secret)).toBe(false);
+  });
+
   it("adopts the single row of an installation from before, keeping its secret", async () => {
     const dir = newDir();
     const secret = "ab".repeat(32);
