@@ -3,6 +3,7 @@
 import crypto from "node:crypto";
 import type { DetectionConfig } from "../config/detection";
 import type { InterruptionType } from "../domain/interruptions";
+import { marks, type Sql } from "../db/sql";
 import { nowNs } from "../domain/time";
 import { redactValue } from "./redact";
 
@@ -73,4 +74,30 @@ export function buildInterruption(
     fingerprint: fingerprintOf(type, ctx.agentName ?? null, ctx.model ?? null, detail),
     createdAtNs: nowNs(),
   };
+}
+
+const RESTAMP_CHUNK = 500;
+/** How long the transaction has run, in ns (PostgreSQL: the clock now, less the transaction's start). */
+const RUNNING_NS = `CAST(EXTRACT(EPOCH FROM (clock_timestamp() - transaction_timestamp())) * 1000000000 AS BIGINT)`;
+
+/**
+ * The alert worker finds new interruptions by createdAtNs, reading back 10 s behind the newest
+ * it has seen (lib/alerts/worker.ts): a row stamped when it was detected, in a transaction that
+ * then waited (row locks another process's transaction holds) and committed later than that,
+ * would never be alerted. As its last statement, a PostgreSQL transaction that has run more
+ * than a second moves the stamps of the rows it created on by that time. Computed by the
+ * database when the statement runs: statements are sent ahead of their results
+ * (lib/db/postgresSql.ts), so a time read here could come before the waits. A SQLite
+ * transaction holds the write lock from its start: it never waits inside.
+ */
+export async function stampAgainIfLate(sql: Sql, rows: readonly Pick<InterruptionRow, "id">[]): Promise<void> {
+  if (!rows.length || sql.dialect !== "postgres") return;
+  for (let i = 0; i < rows.length; i += RESTAMP_CHUNK) {
+    const ids = rows.slice(i, i + RESTAMP_CHUNK).map((r) => r.id);
+    await sql.run(
+      `UPDATE "Interruption" SET "createdAtNs" = "createdAtNs" + ${RUNNING_NS}
+       WHERE "id" IN (${marks(ids.length)}) AND clock_timestamp() - transaction_timestamp() > INTERVAL '1 second'`,
+      ids,
+    );
+  }
 }

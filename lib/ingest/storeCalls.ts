@@ -11,6 +11,7 @@ import { lockKeys, sqlTransaction } from "../db/sql";
 import { emitDeadLoopDetections } from "./afterCommit";
 import { loadBatchState, loadToolCalls } from "./batchState";
 import { BatchDetection, interruptionContext } from "./detection";
+import { stampAgainIfLate } from "./interruptions";
 import { knownNodes, markNewSuffixes, MessageStore, probedNodeIds } from "./messageStore";
 import { blobLockKey } from "./keys";
 import { prepareCall, ThinHistoryError, type Prepared } from "./prepare";
@@ -124,6 +125,7 @@ export async function ingestRequests(db: Db, requests: IngestRequest[], cfg: Det
     const requestOfCall = new Map(prepared.map((p) => [p.call.call_id, requestOf.get(p)!]));
     for (const row of created) results[requestOfCall.get(row.callId ?? "") ?? 0].interruptions += 1;
     await arrived();
+    await stampAgainIfLate(sql, created); // last: the alert scan must see them as new when they commit
     deadLoopSessions.push(...batch.detection.deadLoopSessions);
     return results;
   });

@@ -7,7 +7,7 @@ import { insertRows } from "../db/multiRow";
 import { lockKeys, transaction, type Sql } from "../db/sql";
 import { judgeToolResult, type ToolResultFinding } from "../detect/toolResult";
 import { nowNs } from "../domain/time";
-import { buildInterruption } from "./interruptions";
+import { buildInterruption, stampAgainIfLate, type InterruptionRow } from "./interruptions";
 import { deriveSessionId, interruptionId, sessionIdOf, toolCallRowId, toolInterruptionId } from "./keys";
 import { redactText, storedArguments } from "./redact";
 import type { LifecycleEvent, ProcessExitEvent, ToolResultEvent, TurnEndEvent } from "./schema";
@@ -45,7 +45,7 @@ export function crashReason(e: Pick<ProcessExitEvent, "oom" | "signal" | "exit_c
   return null;
 }
 
-async function processExit(sql: Sql, tx: DbTx, e: ProcessExitEvent, cfg: DetectionConfig): Promise<number> {
+async function processExit(sql: Sql, tx: DbTx, e: ProcessExitEvent, cfg: DetectionConfig): Promise<InterruptionRow | null> {
   const exit = { exitedAtNs: e.at_ns, exitCode: e.exit_code ?? null, exitSignal: e.signal == null ? null : String(e.signal), oom: e.oom ?? null };
   let session = await findSession(tx, e);
   if (session) await tx.session.update({ where: { id: session.id }, data: exit });
@@ -58,9 +58,9 @@ async function processExit(sql: Sql, tx: DbTx, e: ProcessExitEvent, cfg: Detecti
   }
   const unsettled = session ? await tx.turn.count({ where: { sessionId: session.id, endReason: null, callCount: { gt: 0 } } }) : 0;
   const reason = crashReason(e, unsettled > 0);
-  if (!reason || !cfg.enabled) return 0;
+  if (!reason || !cfg.enabled) return null;
   const id = interruptionId("agent_crash", session?.id ?? deriveSessionId(e.agent_name, e.pid, e.host), String(e.at_ns));
-  if (await tx.interruption.findUnique({ where: { id }, select: { id: true } })) return 0;
+  if (await tx.interruption.findUnique({ where: { id }, select: { id: true } })) return null;
   const detail = { pid: e.pid, exit_code: e.exit_code ?? null, signal: e.signal ?? null, oom: e.oom ?? false, reason, host: e.host ?? null };
   const row = buildInterruption(id, "agent_crash", detail, e.at_ns, {
     sessionId: session?.id ?? null,
@@ -69,7 +69,7 @@ async function processExit(sql: Sql, tx: DbTx, e: ProcessExitEvent, cfg: Detecti
     model: session?.lastModel ?? null,
   }, cfg);
   await tx.interruption.create({ data: await admitOne(sql, row, nowNs()) });
-  return 1;
+  return row;
 }
 
 /** Ends a turn; for a suspended or handed-off turn, withdraws its open empty_response findings. */
@@ -131,7 +131,7 @@ export function prepareEvent(e: LifecycleEvent): PreparedEvent {
   };
 }
 
-async function toolResult(sql: Sql, tx: DbTx, e: PreparedToolResult, cfg: DetectionConfig): Promise<number> {
+async function toolResult(sql: Sql, tx: DbTx, e: PreparedToolResult, cfg: DetectionConfig): Promise<InterruptionRow | null> {
   const call = e.call_id ? await tx.call.findUnique({ where: { id: e.call_id }, select: { conversationId: true, turnId: true } }) : null;
   const conversationId = e.conversation_id ?? call?.conversationId ?? null;
   const id = toolCallRowId(e.session_id, e.tool_call_id);
@@ -149,9 +149,9 @@ async function toolResult(sql: Sql, tx: DbTx, e: PreparedToolResult, cfg: Detect
   const said = Object.entries(fields).filter(([, v]) => v !== null).map(([k]) => k);
   await insertRows(sql, "ToolCall", [row], { key: ["id"], update: said });
   const finding = e.finding;
-  if (!finding || !cfg.enabled) return 0;
+  if (!finding || !cfg.enabled) return null;
   const iid = toolInterruptionId(e.session_id, e.tool_call_id);
-  if (await tx.interruption.findUnique({ where: { id: iid }, select: { id: true } })) return 0;
+  if (await tx.interruption.findUnique({ where: { id: iid }, select: { id: true } })) return null;
   const session = await tx.session.findUnique({ where: { id: e.session_id }, select: { agentName: true, pid: true, lastModel: true } });
   const detail = { ...finding.detail, tool_call_id: e.tool_call_id, tool_name: e.name };
   const interruption = buildInterruption(iid, finding.type, detail, e.at_ns, {
@@ -164,7 +164,7 @@ async function toolResult(sql: Sql, tx: DbTx, e: PreparedToolResult, cfg: Detect
     model: session?.lastModel ?? null,
   }, cfg);
   await tx.interruption.create({ data: await admitOne(sql, interruption, nowNs()) });
-  return 1;
+  return interruption;
 }
 
 export function ingestEvents(db: Db, events: LifecycleEvent[], cfg: DetectionConfig = detectionConfig(), source: IngestSource = "api"): Promise<EventResult> {
@@ -178,13 +178,18 @@ export async function ingestPreparedEvents(db: Db, events: PreparedEvent[], cfg:
     async (sql, tx) => {
       await lockKeys(sql, events.map(sessionOf)); // call ingest rewrites the same session rows
       const result: EventResult = { received: events.length, interruptions: 0, withdrawn: 0 };
+      const created: InterruptionRow[] = [];
       for (const e of events) {
-        if (e.kind === "process_exit") result.interruptions += await processExit(sql, tx, e, cfg);
-        else if (e.kind === "turn_end") result.withdrawn += await turnEnd(tx, e);
-        else result.interruptions += await toolResult(sql, tx, e, cfg);
+        if (e.kind === "turn_end") result.withdrawn += await turnEnd(tx, e);
+        else {
+          const row = e.kind === "process_exit" ? await processExit(sql, tx, e, cfg) : await toolResult(sql, tx, e, cfg);
+          if (row) created.push(row);
+        }
       }
+      result.interruptions = created.length;
       // events are not calls: they refresh the source's arrival time, not its call count (last: see ingestPrepared)
       await recordArrivals(sql, source, events.map((e) => ({ agentName: e.kind === "process_exit" ? e.agent_name : null, stored: false })));
+      await stampAgainIfLate(sql, created); // last: the alert scan must see them as new when they commit
       return result;
     },
     60_000,

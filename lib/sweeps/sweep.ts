@@ -34,6 +34,7 @@
 //   of its turns passed over before it (lib/ingest/storeEvents.ts).
 import type { SightDeskConfig } from "../config/load";
 import type { Db, DbTx } from "../db/client";
+import { nowNs } from "../domain/time";
 import { existingIds, insertRows } from "../db/multiRow";
 import { foldOpenCounts } from "../db/openCounts";
 import { lockKeys, marks, type Sql } from "../db/sql";
@@ -471,7 +472,8 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
       // a row another sweep stored meanwhile (same deterministic id) is left alone
       const stillStale = new Set(judged.filter((_, i) => changed[i] > 0).map((t) => idOf.get(t.id)));
       const stored = await existingIds(sql, "Interruption", rows.map((r) => r.id));
-      const fresh = rows.filter((r) => stillStale.has(r.id) && !stored.has(r.id));
+      // stamped now, after the waits for the locks: the alert scan finds new rows by this stamp
+      const fresh = rows.filter((r) => stillStale.has(r.id) && !stored.has(r.id)).map((r) => ({ ...r, createdAtNs: nowNs() }));
       // a mute rule or a snoozed group may make them arrive snoozed (SPEC §4)
       const admission = await admitArrivals(sql, fresh, [], now);
       await insertRows(sql, "Interruption", asAdmitted(fresh, admission), { key: ["id"], update: "nothing" });
