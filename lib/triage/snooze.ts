@@ -3,7 +3,7 @@
 // hand; the snoozes as records. Each snoozed interruption gets an activity row with the
 // conditions and the reason; changes go in chunks of one transaction each, like bulk triage.
 import type { Db } from "../db/client";
-import { asText, marks, readSql, type Sql } from "../db/sql";
+import { asText, lockKeys, marks, readSql, type Sql } from "../db/sql";
 import { conflict, invalid, notFound } from "../domain/errors";
 import { describeConditions, hasCondition, worstSeverity, type SnoozeConditions } from "../domain/snooze";
 import { nowNs } from "../domain/time";
@@ -46,8 +46,24 @@ async function newSnooze(sql: Sql, scope: NewSnooze["scope"], fingerprint: strin
   );
 }
 
-/** Puts `rows` under `snooze` (skipping resolved ones and ones already under it); the ids changed. */
+/**
+ * True while `snooze` has not ended; locks its row to the end of the transaction, so an end
+ * decided elsewhere (ingest: an escalation, N more; the sweep: its time is up) waits for what
+ * this one puts under it, or comes first and is seen here. Its row before the interruptions',
+ * as ingest locks them.
+ */
+async function holdsStill(sql: Sql, snooze: SnoozeRow): Promise<boolean> {
+  const live = await sql.all(`UPDATE "Snooze" SET "occurrences" = "occurrences" WHERE "id" = ? AND "endedAtNs" IS NULL RETURNING "id"`, [snooze.id]);
+  return live.length > 0;
+}
+
+/**
+ * Puts `rows` under `snooze` (skipping resolved ones and ones already under it); the ids changed.
+ * None once the snooze has ended (e.g. it escalated while a large selection was being moved):
+ * what ended it is not hidden again.
+ */
 async function holdUnder(sql: Sql, rows: Target[], snooze: SnoozeRow, input: SnoozeInput, now: bigint): Promise<number> {
+  if (!(await holdsStill(sql, snooze))) return 0;
   const note = [describeConditions(input), input.reason].filter(Boolean).join(": ");
   const activity: ActivityRow[] = [];
   const left: string[] = [];
@@ -77,25 +93,29 @@ async function targets(sql: Sql, ids: string[]): Promise<Target[]> {
 /** Snoozes these interruptions (resolved ones are left as they are): one snooze per fingerprint. */
 export async function snoozeMany(db: Db, ids: string[], input: SnoozeInput): Promise<{ matched: number; changed: number }> {
   checked(input);
-  const snoozes = new Map<string, SnoozeRow>(); // by fingerprint, across chunks
+  const snoozes = new Map<string, SnoozeRow>(); // by fingerprint, across chunks (those committed)
   let matched = 0;
   let changed = 0;
   for (let i = 0; i < ids.length; i += CHUNK) {
     const chunk = ids.slice(i, i + CHUNK);
-    changed += await transaction(db, async (sql) => {
+    // what an attempt creates counts once it commits: a deadlock's retry runs the chunk again
+    const done = await transaction(db, async (sql) => {
       const now = nowNs();
       const rows = await targets(sql, chunk);
-      matched += rows.length;
       const eligible = rows.filter((r) => r.status !== "resolved");
+      const created = new Map<string, SnoozeRow>();
       let n = 0;
       for (const fingerprint of new Set(eligible.map((r) => r.fingerprint))) {
         const mine = eligible.filter((r) => r.fingerprint === fingerprint);
         let snooze = snoozes.get(fingerprint);
-        if (!snooze) snoozes.set(fingerprint, (snooze = await newSnooze(sql, "interruptions", fingerprint, mine.map((r) => r.severity), input, now)));
+        if (!snooze) created.set(fingerprint, (snooze = await newSnooze(sql, "interruptions", fingerprint, mine.map((r) => r.severity), input, now)));
         n += await holdUnder(sql, mine, snooze, input, now);
       }
-      return n;
+      return { matched: rows.length, changed: n, created };
     });
+    for (const [fingerprint, snooze] of done.created) snoozes.set(fingerprint, snooze);
+    matched += done.matched;
+    changed += done.changed;
   }
   return { matched, changed };
 }
@@ -117,6 +137,8 @@ export async function snoozeOne(db: Db, id: string, input: SnoozeInput) {
 export async function snoozeFingerprint(db: Db, fingerprint: string, input: SnoozeInput) {
   checked(input);
   const snooze = await transaction(db, async (sql) => {
+    // two group snoozes of one fingerprint at once: one after the other, the later replaces the earlier
+    await lockKeys(sql, [`snooze-group:${fingerprint}`]);
     const now = nowNs();
     const worst = await sql.all(`SELECT DISTINCT "severity" FROM "Interruption" WHERE "fingerprint" = ? AND "status" <> 'resolved'`, [fingerprint]);
     const created = await newSnooze(sql, "fingerprint", fingerprint, worst.map((r) => String(r.severity)), input, now);
@@ -135,7 +157,7 @@ export async function snoozeFingerprint(db: Db, fingerprint: string, input: Snoo
       );
       return rows.length ? holdUnder(sql, await targets(sql, rows.map((r) => String(r.id))), snooze, input, nowNs()) : 0;
     });
-    if (n === 0) break; // nothing left (or nothing movable: it changed meanwhile)
+    if (n === 0) break; // nothing left (or nothing movable: it changed meanwhile, or the snooze ended)
     changed += n;
   }
   return { ...(await snoozeRecordOf(db, snooze.id)), changed };

@@ -136,6 +136,57 @@ describe("on a database", () => {
     expect((await lastActivity(held.id))).toMatchObject({ action: "wake", actor: "system", note: "woken by bob" });
   });
 
+  /** `db` whose transactions run `before` (given the attempt's number) first, and whose first attempt `fails` after its work, as a deadlock victim's does. */
+  function withTransactions(o: { before?: (attempt: number) => Promise<void>; fails?: boolean }): Db {
+    let attempt = 0;
+    return new Proxy(db, {
+      get: (target, prop) => {
+        const value = Reflect.get(target, prop);
+        if (prop !== "$transaction") return typeof value === "function" ? value.bind(target) : value;
+        return async (fn: (tx: unknown) => Promise<unknown>, options: unknown) => {
+          const n = ++attempt;
+          await o.before?.(n);
+          return target.$transaction(async (tx) => {
+            const out = await fn(tx);
+            if (o.fails && n === 1) throw new Error("deadlock detected");
+            return out;
+          }, options as { timeout: number });
+        };
+      },
+    });
+  }
+
+  it("a chunk run again after a deadlock puts its interruptions under a snooze that exists", async () => {
+    const [a, b] = [await stored("retry"), await stored("retry")];
+    const result = await snoozeMany(withTransactions({ fails: true }), [a.id, b.id], { untilNs: NOW + HOUR, untilOccurrences: null, untilEscalates: false, reason: null, actor: "alice" });
+    expect(result).toEqual({ matched: 2, changed: 2 }); // before, matched counted the failed attempt too
+    const rows = await db.interruption.findMany({ where: { id: { in: [a.id, b.id] } } });
+    expect(rows.map((r) => r.status)).toEqual(["snoozed", "snoozed"]);
+    // before, the retry reused the snooze the failed attempt had created and rolled back: gone
+    expect(await db.snooze.count({ where: { id: { in: rows.map((r) => r.snoozeId!) } } })).toBe(1);
+  });
+
+  it("a selection's later chunks are not put under its snooze once that ended (an escalation is not hidden again)", async () => {
+    const first = await stored("ended");
+    const rest = Array.from({ length: 500 }, (_, k) => ({ ...first, id: `${first.id}-more-${k}` }));
+    await db.interruption.createMany({ data: rest });
+    // between the two chunks the snooze ends (ingest saw it escalate)
+    const ending = withTransactions({ before: async (n) => void (n === 2 && (await db.snooze.updateMany({ where: { fingerprint: first.fingerprint, endedAtNs: null }, data: { endedAtNs: NOW, endReason: "escalated" } }))) });
+    const result = await snoozeMany(ending, [first.id, ...rest.map((r) => r.id)], { untilNs: null, untilOccurrences: null, untilEscalates: true, reason: null, actor: "alice" });
+    expect(result).toEqual({ matched: 501, changed: 500 });
+    expect(await db.interruption.count({ where: { fingerprint: first.fingerprint, status: "open" } })).toBe(1);
+  });
+
+  it("two group snoozes of one fingerprint at once: one is left, holding the whole group", async () => {
+    const held = [await stored("twice"), await stored("twice"), await stored("twice")];
+    const input = { untilNs: NOW + HOUR, untilOccurrences: null, untilEscalates: false, reason: null, actor: "alice" };
+    await Promise.all([snoozeFingerprint(db, held[0].fingerprint, input), snoozeFingerprint(db, held[0].fingerprint, { ...input, actor: "bob" })]);
+    const active = await db.snooze.findMany({ where: { fingerprint: held[0].fingerprint, scope: "fingerprint", endedAtNs: null } });
+    expect(active).toHaveLength(1);
+    const rows = await db.interruption.findMany({ where: { id: { in: held.map((h) => h.id) } } });
+    expect(rows.map((r) => [r.status, r.snoozeId])).toEqual(held.map(() => ["snoozed", active[0].id]));
+  });
+
   it("the sweep ends a snooze of chosen interruptions that retention deleted", async () => {
     const held = await stored("gone");
     await snoozeMany(db, [held.id], { untilNs: null, untilOccurrences: 5, untilEscalates: false, reason: null, actor: "alice" });
