@@ -30,10 +30,21 @@ export async function listUsers(db: DbTx) {
   return (await db.user.findMany({ orderBy: { createdAtNs: "asc" } })).map(userRecord);
 }
 
+/**
+ * Counts the admins with their rows locked to the end of the transaction (`db` must be one): two
+ * processes demoting or deleting the last two admins at once must not both see the other left.
+ * A no-op UPDATE locks on both databases (SQLite has one writer anyway).
+ */
+async function adminCount(db: DbTx): Promise<number> {
+  await db.$executeRawUnsafe(`UPDATE "User" SET "role" = "role" WHERE "role" = 'admin'`);
+  return db.user.count({ where: { role: "admin" } });
+}
+
+/** Changes a user's role; never demotes the last admin. Run it in a transaction. */
 export async function setRole(db: DbTx, id: string, role: Role) {
   const user = await db.user.findUnique({ where: { id } });
   if (!user) throw notFound("User not found");
-  if (user.role === "admin" && role !== "admin" && (await db.user.count({ where: { role: "admin" } })) === 1) {
+  if (user.role === "admin" && role !== "admin" && (await adminCount(db)) === 1) {
     throw conflict("The last admin cannot be demoted");
   }
   if (user.role === role) return userRecord(user);
@@ -71,12 +82,13 @@ export async function setPassword(db: DbTx, id: string, password: string) {
 
 /**
  * Deletes a user (their activity rows keep their name); never the last admin. Leaves a
- * tombstone so single sign-on does not create the user again (see lib/auth/oidc.ts).
+ * tombstone so single sign-on does not create the user again (see lib/auth/oidc.ts). Run it in
+ * a transaction.
  */
 export async function deleteUser(db: DbTx, id: string) {
   const user = await db.user.findUnique({ where: { id } });
   if (!user) throw notFound("User not found");
-  if (user.role === "admin" && (await db.user.count({ where: { role: "admin" } })) === 1) {
+  if (user.role === "admin" && (await adminCount(db)) === 1) {
     throw conflict("The last admin cannot be deleted");
   }
   await db.user.delete({ where: { id } });

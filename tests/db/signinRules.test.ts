@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { decideOidcSignIn, type OidcClaims } from "@/lib/auth/oidc";
 import { beginAttempt, finishAttempt, LIMITS, WINDOW_MS, type Attempt } from "@/lib/auth/throttle";
-import { createUser, deleteUser } from "@/lib/auth/users";
+import { createUser, deleteUser, setRole } from "@/lib/auth/users";
 import { useTestDb } from "../support/testDb";
 
 const db = useTestDb("signin-rules");
@@ -121,5 +121,20 @@ describe("OIDC decision", () => {
     const readded = await createUser(db(), { email: "GONE@example.com", role: "viewer", password: "password-123" });
     expect(await decide({ sub: "s5", email: "gone@example.com", email_verified: true })).toMatchObject({ ok: true, outcome: "linked", user: { id: readded.id } });
     expect(await db().removedUser.count({ where: { OR: [{ email: "gone@example.com" }, { oidcSubject: "s5" }] } })).toBe(0);
+  });
+});
+
+describe("the last admin, with several processes", () => {
+  it("is kept when every admin is demoted or deleted at once (each change in its own transaction)", async () => {
+    await createUser(db(), { email: "admin-x@example.com", role: "admin", password: "password-123" });
+    await createUser(db(), { email: "admin-y@example.com", role: "admin", password: "password-123" });
+    const admins = await db().user.findMany({ where: { role: "admin" } });
+    expect(admins.length).toBeGreaterThanOrEqual(2);
+    const changes = await Promise.allSettled(
+      admins.map((a, i) => db().$transaction((tx) => (i % 2 ? deleteUser(tx, a.id) : setRole(tx, a.id, "viewer")))),
+    );
+    // before, each counted the others as admins still, and all went through
+    expect(await db().user.count({ where: { role: "admin" } })).toBe(1);
+    expect(changes.filter((c) => c.status === "rejected").map((c) => String((c as PromiseRejectedResult).reason.message))).toEqual([expect.stringMatching(/The last admin cannot be (demoted|deleted)/)]);
   });
 });
