@@ -21,6 +21,9 @@ const LAST_USED_RESOLUTION_NS = 60_000_000_000n;
 
 type TokenRow = NonNullable<Awaited<ReturnType<DbTx["apiToken"]["findUnique"]>>>;
 
+/** Cache ages on a clock that never steps back (a wall clock set back would make rows look fresh longer). */
+const monotonicMs = () => performance.now();
+
 /** The longest a process trusts a cached row: a revocation elsewhere takes effect here within it. */
 export const CACHE_MS = 5_000;
 // Kept on globalThis: Next.js may load this module once per route bundle in one process.
@@ -33,8 +36,8 @@ export function forgetToken(hash: string): void {
 
 async function lookup(db: DbTx, hash: string): Promise<TokenRow | null> {
   const hit = cache.get(hash);
-  if (hit && Date.now() - hit.at < CACHE_MS) return hit.row;
-  const at = Date.now(); // before the read: the row is at least this fresh
+  if (hit && monotonicMs() - hit.at < CACHE_MS) return hit.row;
+  const at = monotonicMs(); // before the read: the row is at least this fresh
   const row = await db.apiToken.findUnique({ where: { hash } });
   if (cache.size > 10_000) cache.clear();
   cache.set(hash, { row, at });
@@ -61,13 +64,14 @@ type CachedUser = { id: string; email: string; role: string; sessionVersion: num
 const userHolder = globalThis as unknown as { sightdeskUserCache?: Map<string, { user: CachedUser | null; at: number }> };
 const userCache = (userHolder.sightdeskUserCache ??= new Map());
 
-/** When each user was last forgotten here: a read begun before must not be cached after it. */
-const forgottenAt = new Map<string, number>();
+/** When each user was last forgotten here: a read begun before must not be cached after it (on globalThis, as the caches). */
+const forgottenHolder = globalThis as unknown as { sightdeskForgottenUsers?: Map<string, number> };
+const forgottenAt = (forgottenHolder.sightdeskForgottenUsers ??= new Map());
 
 /** Call after changing a user's role, password or existence: this process re-reads it at once. */
 export function forgetUser(id: string): void {
   userCache.delete(id);
-  const now = Date.now();
+  const now = monotonicMs();
   for (const [uid, at] of forgottenAt) if (now - at > CACHE_MS) forgottenAt.delete(uid);
   forgottenAt.set(id, now);
 }
@@ -93,8 +97,8 @@ export async function sessionUser(db: DbTx, token: object | null | undefined): P
   const version = tokenSessionVersion(token);
   let hit = userCache.get(uid);
   // a cookie newer than the cached row (signed in again since, maybe through another process): read it again
-  if (!hit || Date.now() - hit.at >= CACHE_MS || (hit.user !== null && version > hit.user.sessionVersion)) {
-    const at = Date.now();
+  if (!hit || monotonicMs() - hit.at >= CACHE_MS || (hit.user !== null && version > hit.user.sessionVersion)) {
+    const at = monotonicMs();
     const user = await db.user.findUnique({ where: { id: uid }, select: { id: true, email: true, role: true, sessionVersion: true } });
     hit = { user, at };
     // a change committed while this read ran (forgotten meanwhile) may be missing from it: not kept

@@ -7,7 +7,7 @@ import type { MuteRule } from "../db/generated/client";
 import { marks, readSql, transaction } from "../db/sql";
 import { invalid, notFound } from "../domain/errors";
 import { nowNs } from "../domain/time";
-import { endSnoozeInChunks, insertSnooze } from "./snoozeStore";
+import { insertSnooze, wakeRest } from "./snoozeStore";
 
 export type MuteRuleInput = {
   fingerprint: string | null;
@@ -83,9 +83,16 @@ export async function deleteMuteRule(db: Db, id: string, actor: string): Promise
   const rule = await db.muteRule.findUnique({ where: { id } });
   if (!rule) throw notFound("Mute rule not found");
   const before = (await countsOf(db, [id])).get(id) ?? none;
-  // the rule goes first: from then on nothing new is muted by it
-  await db.muteRule.deleteMany({ where: { id } });
-  const snoozes = await db.snooze.findMany({ where: { muteRuleId: id, endedAtNs: null }, select: { id: true } });
-  for (const s of snoozes) await endSnoozeInChunks(db, s.id, `the mute rule was removed by ${actor}`, actor);
-  return muteRuleRecord(rule, { ...before, snoozed: 0 }, nowNs());
+  const now = nowNs();
+  const reason = `the mute rule was removed by ${actor}`;
+  // the rule and its snooze end together (nothing new is muted by it from then on); what the
+  // snooze holds wakes in chunks after — a process stopped between them leaves the rest to the
+  // sweep, which wakes what an ended snooze still holds
+  const ended = await transaction(db, async (sql) => {
+    await sql.run(`DELETE FROM "MuteRule" WHERE "id" = ?`, [id]);
+    const rows = await sql.all(`UPDATE "Snooze" SET "endedAtNs" = ?, "endReason" = ? WHERE "muteRuleId" = ? AND "endedAtNs" IS NULL RETURNING "id"`, [now, reason, id]);
+    return rows.map((r) => String(r.id));
+  });
+  for (const snoozeId of ended) await wakeRest(db, snoozeId, reason, actor, now);
+  return muteRuleRecord(rule, { ...before, snoozed: 0 }, now);
 }

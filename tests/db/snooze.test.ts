@@ -9,7 +9,7 @@ import { transaction } from "@/lib/db/sql";
 import { describeConditions, muteMatches, wakeReason, type SnoozeState } from "@/lib/domain/snooze";
 import { buildInterruption } from "@/lib/ingest/interruptions";
 import { admitArrivals, type Arrival } from "@/lib/triage/arrivals";
-import { createMuteRule } from "@/lib/triage/mute";
+import { createMuteRule, deleteMuteRule } from "@/lib/triage/mute";
 import { snoozeFingerprint, snoozeMany } from "@/lib/triage/snooze";
 import { wakeDueSnoozes } from "@/lib/triage/wake";
 import { createTestDatabase } from "../support/database";
@@ -185,6 +185,24 @@ describe("on a database", () => {
     expect(active).toHaveLength(1);
     const rows = await db.interruption.findMany({ where: { id: { in: held.map((h) => h.id) } } });
     expect(rows.map((r) => [r.status, r.snoozeId])).toEqual(held.map(() => ["snoozed", active[0].id]));
+  });
+
+  it("removing a mute rule ends its snooze with it, or neither when it fails", async () => {
+    const held = await stored("unmute");
+    const rule = await createMuteRule(db, { fingerprint: held.fingerprint, agentName: null, type: null, expiresAtNs: null, reason: null }, "alice");
+    const muted = arrival(held);
+    expect((await admit([muted])).get(muted.id)).toBe(rule.snooze_id);
+    await db.interruption.create({ data: { ...held, id: muted.id, status: "snoozed", snoozeId: rule.snooze_id } });
+    // the database goes away as the removal starts: before, the rule was gone and its snooze went on holding
+    const failing = withTransactions({ before: async (n) => { if (n === 1) throw new Error("connection lost"); } });
+    await expect(deleteMuteRule(failing, rule.id, "bob")).rejects.toThrow("connection lost");
+    expect(await db.muteRule.findUnique({ where: { id: rule.id } })).not.toBeNull();
+    expect((await db.snooze.findUniqueOrThrow({ where: { id: rule.snooze_id! } })).endedAtNs).toBeNull();
+    // tried again: both end, and what it held wakes
+    await deleteMuteRule(db, rule.id, "bob");
+    expect(await db.muteRule.findUnique({ where: { id: rule.id } })).toBeNull();
+    expect(await db.snooze.findUniqueOrThrow({ where: { id: rule.snooze_id! } })).toMatchObject({ endReason: "the mute rule was removed by bob" });
+    expect(await db.interruption.findUniqueOrThrow({ where: { id: muted.id } })).toMatchObject({ status: "open", snoozeId: null });
   });
 
   it("the sweep ends a snooze of chosen interruptions that retention deleted", async () => {
