@@ -61,3 +61,10 @@ export const toolCallRowId = (sessionId: string, toolCallId: string): string =>
  * never deleted under a call about to name it.
  */
 export const blobLockKey = (blobId: string) => `blob${SEPARATOR}${blobId}`;
+
+/**
+ * The lock key of a call id: two copies of one call sent at once (a client's retry through
+ * another process) are stored one after the other, even when they name different sessions or
+ * conversations (one sent session_id, the other let it be derived): the second sees the first.
+ */
+export const callLockKey = (callId: string) => `call${SEPARATOR}${callId}`;

@@ -1,0 +1,87 @@
+// Ingest with several server processes on one PostgreSQL (transactions on separate connections,
+// as processes have them). PostgreSQL only: a SQLite transaction holds the write lock from its
+// start, so nothing can happen between its reads and its writes.
+// - Interruptions of an ingest transaction that waited after detecting them (a row another
+//   process's transaction holds) are stamped again before it commits: the alert worker finds new
+//   interruptions by createdAtNs, 10 s behind the newest it has seen, and would never see rows
+//   committed with an older stamp.
+// - Two copies of one call sent at once are stored once, whatever keys each copy derives.
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { createDb, type Db } from "@/lib/db/client";
+import { nowNs } from "@/lib/domain/time";
+import { ingestCalls } from "@/lib/ingest/storeCalls";
+import { ingestEvents } from "@/lib/ingest/storeEvents";
+import { callSchema } from "@/lib/ingest/schema";
+import { configDefaults } from "@/lib/config/load";
+import { createTestDatabase, testPostgresUrl, type TestDatabase } from "../support/database";
+
+const detection = configDefaults().detection;
+const T = BigInt(Date.now() - 60_000) * 1_000_000n;
+let database: TestDatabase | undefined;
+let db: Db | undefined;
+afterAll(async () => {
+  await db?.$disconnect();
+  await database?.drop();
+});
+async function open(): Promise<Db> {
+  database ??= await createTestDatabase("across-processes");
+  return (db ??= createDb(database.url));
+}
+
+/** Runs `work` while another connection holds `row` (FOR UPDATE); lets it go after `ms`; the time it let go. */
+async function whileHeld(row: string, ms: number, work: () => Promise<void>): Promise<bigint> {
+  const holder = new pg.Client({ connectionString: database!.url });
+  await holder.connect();
+  try {
+    await holder.query(`BEGIN; ${row} FOR UPDATE`);
+    const done = work();
+    await new Promise((r) => setTimeout(r, ms));
+    const releasedAt = nowNs();
+    await holder.query("COMMIT");
+    await done;
+    return releasedAt;
+  } finally {
+    await holder.end();
+  }
+}
+
+const failing = (id: string, session: string) =>
+  callSchema.parse({
+    call_id: id, session_id: session, agent_name: "late", pid: 7, start_ns: String(T), end_ns: String(T + 1_000_000n),
+    status_code: 500, error: "upstream exploded", input_messages: [{ role: "user", parts: [{ type: "text", content: "hi" }] }],
+  });
+
+describe("ingest across processes", () => {
+  it.skipIf(!testPostgresUrl())("stamps the interruptions of a transaction that waited when it commits, not when they were detected", async () => {
+    const db = await open();
+    await ingestCalls(db, [failing("first", "s-first")], detection); // the agent's arrival row exists
+    // another transaction holds the row every batch of this agent updates last
+    const releasedAt = await whileHeld(`SELECT 1 FROM "IngestSource" WHERE "source" = 'api' AND "agentName" = 'late'`, 1_500, async () => {
+      const [calls, events] = await Promise.all([
+        ingestCalls(db, [failing("second", "s-second")], detection),
+        ingestEvents(db, [{ kind: "process_exit", session_id: "s-exit", agent_name: "late", pid: 8, exit_code: 1, at_ns: T }], detection),
+      ]);
+      expect([calls.interruptions, events.interruptions]).toEqual([1, 1]);
+    });
+    const rows = await db.interruption.findMany({ where: { sessionId: { in: ["s-second", "s-exit"] } }, select: { id: true, type: true, createdAtNs: true } });
+    expect(rows.map((r) => r.type).sort()).toEqual(["agent_crash", "llm_error"]);
+    // before, both kept the stamp of their detection, 1.5 s before they could commit
+    for (const r of rows) expect([r.type, r.createdAtNs >= releasedAt]).toEqual([r.type, true]);
+  }, 30_000);
+
+  it.skipIf(!testPostgresUrl())("stores two copies of one call sent at once once, though each names another session", async () => {
+    const db = await open();
+    await ingestCalls(db, [failing("warm-up", "s-warm")], detection); // the agent's row exists
+    const copy = failing("sent-twice", "s-named");
+    const { session_id: _named, ...derived } = copy; // the retry let the session be derived (agent + pid)
+    let results: { accepted: number; duplicates: number }[] = [];
+    // both copies read the stored calls before either can write (the agent's row is held)
+    await whileHeld(`SELECT 1 FROM "Agent" WHERE "name" = 'late'`, 500, async () => {
+      results = await Promise.all([ingestCalls(db, [copy], detection), ingestCalls(db, [{ ...derived, session_id: null }], detection)]);
+    });
+    // before, both were accepted: the call counted twice in two sessions, its interruption stored twice
+    expect(results.map((r) => r.accepted).sort()).toEqual([0, 1]);
+    expect(await db.interruption.count({ where: { callId: "sent-twice" } })).toBe(1);
+  }, 30_000);
+});
