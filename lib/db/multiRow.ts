@@ -2,9 +2,11 @@
 // per row, and id lookups in chunks. The syntax is shared by SQLite and PostgreSQL.
 import { marks, type Row, type Sql } from "./sql";
 
-/** What to do when a row's key already exists: keep the stored row, or overwrite these columns. */
-/** On a key conflict: the columns set from the new row (or "all", or "nothing"); those in `greatest` only when the new value is greater. */
-export type OnConflict = { key: string[]; update: string[] | "all" | "nothing"; greatest?: string[] };
+/**
+ * On a key conflict: the columns set from the new row (or "all", or "nothing"); those in
+ * `greatest` only when the new value is greater, those in `least` only when it is smaller.
+ */
+export type OnConflict = { key: string[]; update: string[] | "all" | "nothing"; greatest?: string[]; least?: string[] };
 
 const MAX_PARAMS = 30_000;
 const LOOKUP_CHUNK = 500;
@@ -15,10 +17,9 @@ function conflictClause(table: string, columns: string[], onConflict: OnConflict
   const key = onConflict.key.map(quote).join(", ");
   const update = onConflict.update === "all" ? columns.filter((c) => !onConflict.key.includes(c)) : onConflict.update;
   if (update === "nothing" || !update.length) return `ON CONFLICT (${key}) DO NOTHING`;
+  const kept = (c: string, wins: ">" | "<") => `${quote(c)} = CASE WHEN excluded.${quote(c)} ${wins} ${quote(table)}.${quote(c)} THEN excluded.${quote(c)} ELSE ${quote(table)}.${quote(c)} END`;
   const set = (c: string) =>
-    onConflict.greatest?.includes(c)
-      ? `${quote(c)} = CASE WHEN excluded.${quote(c)} > ${quote(table)}.${quote(c)} THEN excluded.${quote(c)} ELSE ${quote(table)}.${quote(c)} END`
-      : `${quote(c)} = excluded.${quote(c)}`;
+    onConflict.greatest?.includes(c) ? kept(c, ">") : onConflict.least?.includes(c) ? kept(c, "<") : `${quote(c)} = excluded.${quote(c)}`;
   return `ON CONFLICT (${key}) DO UPDATE SET ${update.map(set).join(", ")}`;
 }
 

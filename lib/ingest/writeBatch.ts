@@ -17,7 +17,8 @@ export type CallBatch = { state: BatchState; messages: MessageStore; calls: Call
 export async function writeBatch(sql: Sql, { state, messages, calls, detection }: CallBatch): Promise<InterruptionRow[]> {
   // rows shared by every session (an agent's, a prompt's) in key order: two transactions writing
   // the same ones (PostgreSQL: other processes, or this one's other group) never wait in a cycle
-  await insertRows(sql, "Agent", [...state.agents].sort(byKey).map(agentRow), { key: ["name"], update: ["lastSeenNs"], greatest: ["lastSeenNs"] });
+  // (a batch may commit after a later one: the first sighting only moves back, the last only on)
+  await insertRows(sql, "Agent", [...state.agents].sort(byKey).map(agentRow), { key: ["name"], update: ["firstSeenNs", "lastSeenNs"], greatest: ["lastSeenNs"], least: ["firstSeenNs"] });
   await insertRows(sql, "Session", touched(state.sessions).map(sessionRow), { key: ["id"], update: "all" });
   await insertRows(sql, "Conversation", touched(state.conversations).map(conversationRow), { key: ["id"], update: "all" });
   // endReason belongs to turn_end events; calls never change it. A call makes its turn's staleness

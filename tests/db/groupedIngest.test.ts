@@ -99,13 +99,15 @@ describe("grouped ingest on a real database", () => {
     ]);
   });
 
-  it("keeps an agent's last-seen time when a later request brings older calls", async () => {
-    await store(call("late-new", "late-s1", 100));
-    const seen = async () => (await db().agent.findUniqueOrThrow({ where: { name: "grouped-agent" } })).lastSeenNs;
-    const newest = await seen();
-    await store(call("late-old", "late-s2", 1)); // a forwarder's backlog, sent after
-    expect(await seen()).toBe(newest);
-    await store(call("late-newer", "late-s3", 200));
-    expect(await seen()).toBeGreaterThan(newest);
+  it("keeps an agent's last-seen time when a later request brings older calls, and moves its first-seen time back", async () => {
+    const late = { agent_name: "late-agent" };
+    await store(call("late-new", "late-s1", 100, late));
+    const agent = () => db().agent.findUniqueOrThrow({ where: { name: "late-agent" } });
+    const { lastSeenNs: newest, firstSeenNs: first } = await agent();
+    await store(call("late-old", "late-s2", 1, late)); // a forwarder's backlog, sent after
+    expect((await agent()).lastSeenNs).toBe(newest);
+    expect((await agent()).firstSeenNs).toBeLessThan(first); // before, the first batch stored stayed the first sighting
+    await store(call("late-newer", "late-s3", 200, late));
+    expect((await agent()).lastSeenNs).toBeGreaterThan(newest);
   });
 });
