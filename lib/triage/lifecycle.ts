@@ -5,7 +5,7 @@
 import { conflict, notFound } from "../domain/errors";
 import type { Db, DbTx } from "../db/client";
 import type { Prisma } from "../db/generated/client";
-import { transaction, type Sql } from "../db/sql";
+import { marks, transaction, type Sql } from "../db/sql";
 import { nowNs } from "../domain/time";
 import { endEmptied } from "./snoozeStore";
 
@@ -56,7 +56,11 @@ export async function applyToMany(db: Db, ids: string[], input: ActionInput): Pr
 
 async function applyChunk(sql: Sql, tx: DbTx, ids: string[], input: ActionInput): Promise<{ matched: number; changed: number }> {
   const at = nowNs();
-  const rows = await tx.interruption.findMany({ where: { id: { in: ids } }, select: { id: true, status: true, assignee: true, snoozeId: true } });
+  const rows = await tx.interruption.findMany({ where: { id: { in: ids } }, select: { id: true, status: true, assignee: true, snoozeId: true }, orderBy: { id: "asc" } });
+  // the snoozes the rows are under, locked before the rows (ingest counts an arrival on its
+  // snooze before it writes the interruption): in the other order the two wait on each other
+  const under = [...new Set(rows.flatMap((r) => (r.snoozeId ? [r.snoozeId] : [])))].sort();
+  if (under.length) await sql.run(`UPDATE "Snooze" SET "occurrences" = "occurrences" WHERE "id" IN (${marks(under.length)})`, under);
   const leftSnoozes: string[] = [];
   let changed = 0;
   const activity: Prisma.InterruptionActivityCreateManyInput[] = [];
