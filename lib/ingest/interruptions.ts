@@ -85,19 +85,20 @@ const RUNNING_NS = `CAST(EXTRACT(EPOCH FROM (clock_timestamp() - transaction_tim
  * it has seen (lib/alerts/worker.ts): a row stamped when it was detected, in a transaction that
  * then waited (row locks another process's transaction holds) and committed later than that,
  * would never be alerted. As its last statement, a PostgreSQL transaction that has run more
- * than a second moves the stamps of the rows it created on by that time. Computed by the
- * database when the statement runs: statements are sent ahead of their results
+ * than a second stamps the rows it created with its start (`startedNs`, read as it began) plus
+ * the time it has run — its commit, near enough; never earlier than they were. The time run is
+ * the database's, when the statement runs: statements are sent ahead of their results
  * (lib/db/postgresSql.ts), so a time read here could come before the waits. A SQLite
  * transaction holds the write lock from its start: it never waits inside.
  */
-export async function stampAgainIfLate(sql: Sql, rows: readonly Pick<InterruptionRow, "id">[]): Promise<void> {
+export async function stampAgainIfLate(sql: Sql, rows: readonly Pick<InterruptionRow, "id">[], startedNs: bigint): Promise<void> {
   if (!rows.length || sql.dialect !== "postgres") return;
   for (let i = 0; i < rows.length; i += RESTAMP_CHUNK) {
     const ids = rows.slice(i, i + RESTAMP_CHUNK).map((r) => r.id);
     await sql.run(
-      `UPDATE "Interruption" SET "createdAtNs" = "createdAtNs" + ${RUNNING_NS}
+      `UPDATE "Interruption" SET "createdAtNs" = GREATEST("createdAtNs", CAST(? AS BIGINT) + ${RUNNING_NS})
        WHERE "id" IN (${marks(ids.length)}) AND clock_timestamp() - transaction_timestamp() > INTERVAL '1 second'`,
-      ids,
+      [startedNs, ...ids],
     );
   }
 }

@@ -63,8 +63,22 @@ export const toolCallRowId = (sessionId: string, toolCallId: string): string =>
 export const blobLockKey = (blobId: string) => `blob${SEPARATOR}${blobId}`;
 
 /**
- * The lock key of a call id: two copies of one call sent at once (a client's retry through
- * another process) are stored one after the other, even when they name different sessions or
- * conversations (one sent session_id, the other let it be derived): the second sees the first.
+ * The lock keys of a call's session: the one it names and, when it names one, the one its agent
+ * process would derive. Two copies of one call sent at once (a client's retry through another
+ * process) where one names the session and the other lets it be derived then meet on a key, so
+ * they are stored one after the other and the second sees the first. A few keys per batch,
+ * whatever its number of calls (PostgreSQL's lock table is shared and bounded).
  */
-export const callLockKey = (callId: string) => `call${SEPARATOR}${callId}`;
+type ProcessFields = Pick<NormalizedCall, "session_id" | "agent_name" | "pid" | "host">;
+export function sessionLockKeys(calls: readonly { call: ProcessFields; keys: Pick<CallKeys, "sessionId"> }[]): string[] {
+  const keys = new Set<string>();
+  const derived = new Map<string, string>();
+  for (const { call, keys: k } of calls) {
+    keys.add(k.sessionId);
+    if (!call.session_id) continue;
+    const who = `${call.agent_name ?? ""}${SEPARATOR}${call.pid ?? ""}${SEPARATOR}${call.host ?? ""}`;
+    if (!derived.has(who)) derived.set(who, deriveSessionId(call.agent_name, call.pid, call.host));
+    keys.add(derived.get(who)!);
+  }
+  return [...keys];
+}

@@ -8,12 +8,13 @@ import { detectionConfig, type DetectionConfig } from "../config/detection";
 import { existingIds } from "../db/multiRow";
 import type { Db } from "../db/client";
 import { lockKeys, sqlTransaction } from "../db/sql";
+import { nowNs } from "../domain/time";
 import { emitDeadLoopDetections } from "./afterCommit";
 import { loadBatchState, loadToolCalls } from "./batchState";
 import { BatchDetection, interruptionContext } from "./detection";
 import { stampAgainIfLate } from "./interruptions";
 import { knownNodes, markNewSuffixes, MessageStore, probedNodeIds } from "./messageStore";
-import { blobLockKey, callLockKey } from "./keys";
+import { blobLockKey, sessionLockKeys } from "./keys";
 import { prepareCall, ThinHistoryError, type Prepared } from "./prepare";
 import { CallRows } from "./rows";
 import { recordToolCalls, toolCallRowIdsAdded, toolCallRowIdsFrom } from "./toolCalls";
@@ -75,6 +76,7 @@ export async function ingestRequests(db: Db, requests: IngestRequest[], cfg: Det
   const requestOf = new Map<Prepared, number>(requests.flatMap((r, i) => r.calls.map((p) => [p, i] as const)));
   const deadLoopSessions: string[] = [];
   const results = await sqlTransaction(db, async (sql) => {
+    const startedNs = nowNs();
     // Everything the batch reads, issued at once (one round trip on PostgreSQL, after the
     // session locks it starts with), for all its calls: what belongs to calls stored already
     // is read for nothing. Tool calls are read for the messages a call most likely adds: those
@@ -82,9 +84,9 @@ export async function ingestRequests(db: Db, requests: IngestRequest[], cfg: Det
     // mostly stored already); the transaction reads any others it needs below.
     const toolCallsRead = toolCallRowIdsFrom(calls, (p) => Math.max(p.reused, p.inputTools.length - LIKELY_NEW_MESSAGES));
     const [, , stored, probed, state] = await Promise.all([
-      // a session's state is read, then rewritten; a conversation's stored messages are read (the sweep deletes them under its key);
-      // a call id: which calls are stored already is read (two copies of a call may derive different sessions)
-      lockKeys(sql, calls.flatMap((p) => [p.keys.sessionId, p.keys.conversationId, callLockKey(p.call.call_id)])),
+      // a session's state is read, then rewritten (and which calls are stored already); a
+      // conversation's stored messages are read (the sweep deletes them under its key)
+      lockKeys(sql, [...sessionLockKeys(calls), ...calls.map((p) => p.keys.conversationId)]),
       // a blob a call names stays until it commits (the sweep deletes unnamed ones under their keys);
       // shared: every call of an agent names its prompt, and its transactions must not queue on it
       lockKeys(sql, calls.flatMap(blobKeys), "shared"),
@@ -126,7 +128,7 @@ export async function ingestRequests(db: Db, requests: IngestRequest[], cfg: Det
     const requestOfCall = new Map(prepared.map((p) => [p.call.call_id, requestOf.get(p)!]));
     for (const row of created) results[requestOfCall.get(row.callId ?? "") ?? 0].interruptions += 1;
     await arrived();
-    await stampAgainIfLate(sql, created); // last: the alert scan must see them as new when they commit
+    await stampAgainIfLate(sql, created, startedNs); // last: the alert scan must see them as new when they commit
     deadLoopSessions.push(...batch.detection.deadLoopSessions);
     return results;
   });

@@ -472,11 +472,12 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
       // a row another sweep stored meanwhile (same deterministic id) is left alone
       const stillStale = new Set(judged.filter((_, i) => changed[i] > 0).map((t) => idOf.get(t.id)));
       const stored = await existingIds(sql, "Interruption", rows.map((r) => r.id));
-      // stamped now, after the waits for the locks: the alert scan finds new rows by this stamp
-      const fresh = rows.filter((r) => stillStale.has(r.id) && !stored.has(r.id)).map((r) => ({ ...r, createdAtNs: nowNs() }));
+      const fresh = rows.filter((r) => stillStale.has(r.id) && !stored.has(r.id));
       // a mute rule or a snoozed group may make them arrive snoozed (SPEC §4)
       const admission = await admitArrivals(sql, fresh, [], now);
-      await insertRows(sql, "Interruption", asAdmitted(fresh, admission), { key: ["id"], update: "nothing" });
+      // stamped now, after the waits for locks: the alert scan finds new rows by this stamp
+      const stamped = asAdmitted(fresh, admission).map((r) => ({ ...r, createdAtNs: nowNs() }));
+      await insertRows(sql, "Interruption", stamped, { key: ["id"], update: "nothing" });
       return fresh.length;
     }, { atomic: true });
     if (stale.length < BATCH) break;

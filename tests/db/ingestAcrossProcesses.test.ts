@@ -29,12 +29,12 @@ async function open(): Promise<Db> {
   return (db ??= createDb(database.url));
 }
 
-/** Runs `work` while another connection holds `row` (FOR UPDATE); lets it go after `ms`; the time it let go. */
-async function whileHeld(row: string, ms: number, work: () => Promise<void>): Promise<bigint> {
+/** Runs `work` while another connection's transaction holds what `lock` locks; lets it go after `ms`; the time it let go. */
+async function whileHeld(lock: string, ms: number, work: () => Promise<void>): Promise<bigint> {
   const holder = new pg.Client({ connectionString: database!.url });
   await holder.connect();
   try {
-    await holder.query(`BEGIN; ${row} FOR UPDATE`);
+    await holder.query(`BEGIN; ${lock}`);
     const done = work();
     await new Promise((r) => setTimeout(r, ms));
     const releasedAt = nowNs();
@@ -57,7 +57,7 @@ describe("ingest across processes", () => {
     const db = await open();
     await ingestCalls(db, [failing("first", "s-first")], detection); // the agent's arrival row exists
     // another transaction holds the row every batch of this agent updates last
-    const releasedAt = await whileHeld(`SELECT 1 FROM "IngestSource" WHERE "source" = 'api' AND "agentName" = 'late'`, 1_500, async () => {
+    const releasedAt = await whileHeld(`SELECT 1 FROM "IngestSource" WHERE "source" = 'api' AND "agentName" = 'late' FOR UPDATE`, 1_500, async () => {
       const [calls, events] = await Promise.all([
         ingestCalls(db, [failing("second", "s-second")], detection),
         ingestEvents(db, [{ kind: "process_exit", session_id: "s-exit", agent_name: "late", pid: 8, exit_code: 1, at_ns: T }], detection),
@@ -66,8 +66,21 @@ describe("ingest across processes", () => {
     });
     const rows = await db.interruption.findMany({ where: { sessionId: { in: ["s-second", "s-exit"] } }, select: { id: true, type: true, createdAtNs: true } });
     expect(rows.map((r) => r.type).sort()).toEqual(["agent_crash", "llm_error"]);
-    // before, both kept the stamp of their detection, 1.5 s before they could commit
-    for (const r of rows) expect([r.type, r.createdAtNs >= releasedAt]).toEqual([r.type, true]);
+    const doneAt = nowNs();
+    // before, both kept the stamp of their detection, 1.5 s before they could commit; and the
+    // stamp is their commit, not later (a transaction's waits before detection count once)
+    for (const r of rows) expect([r.type, r.createdAtNs >= releasedAt, r.createdAtNs <= doneAt + 100_000_000n]).toEqual([r.type, true, true]);
+  }, 30_000);
+
+  it.skipIf(!testPostgresUrl())("stamps a transaction that waited before detecting (a session another process stores) with its commit, not later", async () => {
+    const db = await open();
+    // another process is storing this session: its key is held, so this batch waits first, then detects
+    await whileHeld(`SELECT pg_advisory_xact_lock(hashtextextended('s-waited', 0))`, 1_500, async () => {
+      expect((await ingestCalls(db, [failing("waited", "s-waited")], detection)).interruptions).toBe(1);
+    });
+    const doneAt = nowNs();
+    const row = await db.interruption.findFirstOrThrow({ where: { sessionId: "s-waited" }, select: { createdAtNs: true } });
+    expect(row.createdAtNs).toBeLessThanOrEqual(doneAt); // before, the wait counted twice: 1.5 s in the future
   }, 30_000);
 
   it.skipIf(!testPostgresUrl())("stores two copies of one call sent at once once, though each names another session", async () => {
@@ -77,7 +90,7 @@ describe("ingest across processes", () => {
     const { session_id: _named, ...derived } = copy; // the retry let the session be derived (agent + pid)
     let results: { accepted: number; duplicates: number }[] = [];
     // both copies read the stored calls before either can write (the agent's row is held)
-    await whileHeld(`SELECT 1 FROM "Agent" WHERE "name" = 'late'`, 500, async () => {
+    await whileHeld(`SELECT 1 FROM "Agent" WHERE "name" = 'late' FOR UPDATE`, 500, async () => {
       results = await Promise.all([ingestCalls(db, [copy], detection), ingestCalls(db, [{ ...derived, session_id: null }], detection)]);
     });
     // before, both were accepted: the call counted twice in two sessions, its interruption stored twice
