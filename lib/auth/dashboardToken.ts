@@ -57,12 +57,14 @@ export async function ensureDashboardToken(db: DbTx): Promise<string> {
   await db.apiToken.updateMany({ where: { id: DASHBOARD_TOKEN_ID, hash }, data: { id } });
   // The file's secret has a row already under another name: the host was renamed (a container
   // recreated on the same volume), the directory mounted elsewhere, or one directory is shared
-  // by processes on several hosts. That row is this file's and takes this name; a row of this
-  // name with another secret held an earlier file here, which this one replaced.
+  // by processes on several hosts. That row is this file's and keeps its name — what the token
+  // owns (saved views, forwarders) is owned by that name; a row of this name with another
+  // secret held an earlier file here, which this one replaced.
   const held = await db.apiToken.findUnique({ where: { hash }, select: { id: true } });
   if (held && held.id !== id && isDashboardTokenId(held.id)) {
     await db.apiToken.deleteMany({ where: { id, NOT: { hash } } });
-    await db.apiToken.updateMany({ where: { id: held.id, hash }, data: { id } });
+    await db.apiToken.update({ where: { id: held.id }, data: { revokedAtNs: null } });
+    return secret;
   }
   await db.apiToken.upsert({
     where: { id },
