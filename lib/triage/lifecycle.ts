@@ -5,7 +5,7 @@
 import { conflict, notFound } from "../domain/errors";
 import type { Db, DbTx } from "../db/client";
 import type { Prisma } from "../db/generated/client";
-import { marks, transaction, type Sql } from "../db/sql";
+import { transaction, type Sql } from "../db/sql";
 import { nowNs } from "../domain/time";
 import { endEmptied } from "./snoozeStore";
 
@@ -57,15 +57,16 @@ export async function applyToMany(db: Db, ids: string[], input: ActionInput): Pr
 async function applyChunk(sql: Sql, tx: DbTx, ids: string[], input: ActionInput): Promise<{ matched: number; changed: number }> {
   const at = nowNs();
   const rows = await tx.interruption.findMany({ where: { id: { in: ids } }, select: { id: true, status: true, assignee: true, snoozeId: true }, orderBy: { id: "asc" } });
-  // the snoozes the rows are under, locked before the rows (ingest counts an arrival on its
-  // snooze before it writes the interruption): in the other order the two wait on each other
-  const under = [...new Set(rows.flatMap((r) => (r.snoozeId ? [r.snoozeId] : [])))].sort();
-  if (under.length) await sql.run(`UPDATE "Snooze" SET "occurrences" = "occurrences" WHERE "id" IN (${marks(under.length)})`, under);
+  const changes = rows.map((row) => ({ row, data: changeFor(row, input, at) }));
+  // The snoozes of chosen interruptions this may leave empty (and end: endEmptied) are locked
+  // before the rows, one by one in id order, as ingest locks a snooze (counting an arrival)
+  // before it writes the interruption: in the other order the two could wait on each other.
+  const emptied = [...new Set(changes.flatMap(({ row, data }) => (row.snoozeId && data?.snoozeId === null ? [row.snoozeId] : [])))].sort();
+  await sql.runEach(`UPDATE "Snooze" SET "occurrences" = "occurrences" WHERE "id" = ? AND "scope" = 'interruptions'`, emptied.map((id) => [id]));
   const leftSnoozes: string[] = [];
   let changed = 0;
   const activity: Prisma.InterruptionActivityCreateManyInput[] = [];
-  for (const row of rows) {
-    const data = changeFor(row, input, at);
+  for (const { row, data } of changes) {
     if (!data) continue;
     if (Object.keys(data).length) {
       const updated = await tx.interruption.updateMany({ where: { id: row.id, status: row.status, assignee: row.assignee }, data });

@@ -63,7 +63,13 @@ async function holdsStill(sql: Sql, snooze: SnoozeRow): Promise<boolean> {
  * what ended it is not hidden again.
  */
 async function holdUnder(sql: Sql, rows: Target[], snooze: SnoozeRow, input: SnoozeInput, now: bigint): Promise<number> {
-  if (!(await holdsStill(sql, snooze))) return 0;
+  // this snooze and those of chosen interruptions the rows leave (endEmptied may end them) are
+  // locked before the rows, in id order, as ingest locks snoozes before interruptions
+  const leaving = rows.flatMap((r) => (r.snoozeId && r.snoozeId !== snooze.id ? [r.snoozeId] : []));
+  for (const id of [...new Set([snooze.id, ...leaving])].sort()) {
+    if (id !== snooze.id) await sql.run(`UPDATE "Snooze" SET "occurrences" = "occurrences" WHERE "id" = ? AND "scope" = 'interruptions'`, [id]);
+    else if (!(await holdsStill(sql, snooze))) return 0;
+  }
   const note = [describeConditions(input), input.reason].filter(Boolean).join(": ");
   const activity: ActivityRow[] = [];
   const left: string[] = [];

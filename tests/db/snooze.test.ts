@@ -136,8 +136,12 @@ describe("on a database", () => {
     expect((await lastActivity(held.id))).toMatchObject({ action: "wake", actor: "system", note: "woken by bob" });
   });
 
-  /** `db` whose transactions run `before` (given the attempt's number) first, and whose first attempt `fails` after its work, as a deadlock victim's does. */
-  function withTransactions(o: { before?: (attempt: number) => Promise<void>; fails?: boolean }): Db {
+  /**
+   * `db` whose transactions run `before` (given the attempt's number) first, and whose first
+   * attempt fails after its work: as a deadlock victim's does (`fails`), or with another error
+   * (`failsWith`: the connection lost before the commit).
+   */
+  function withTransactions(o: { before?: (attempt: number) => Promise<void>; fails?: boolean; failsWith?: string }): Db {
     let attempt = 0;
     return new Proxy(db, {
       get: (target, prop) => {
@@ -149,6 +153,7 @@ describe("on a database", () => {
           return target.$transaction(async (tx) => {
             const out = await fn(tx);
             if (o.fails && n === 1) throw new Error("deadlock detected");
+            if (o.failsWith && n === 1) throw new Error(o.failsWith);
             return out;
           }, options as { timeout: number });
         };
@@ -193,8 +198,9 @@ describe("on a database", () => {
     const muted = arrival(held);
     expect((await admit([muted])).get(muted.id)).toBe(rule.snooze_id);
     await db.interruption.create({ data: { ...held, id: muted.id, status: "snoozed", snoozeId: rule.snooze_id } });
-    // the database goes away as the removal starts: before, the rule was gone and its snooze went on holding
-    const failing = withTransactions({ before: async (n) => { if (n === 1) throw new Error("connection lost"); } });
+    // the connection is lost before the removal commits: before, the rule was gone (deleted on its
+    // own) and its snooze went on holding what it held, for good
+    const failing = withTransactions({ failsWith: "connection lost" });
     await expect(deleteMuteRule(failing, rule.id, "bob")).rejects.toThrow("connection lost");
     expect(await db.muteRule.findUnique({ where: { id: rule.id } })).not.toBeNull();
     expect((await db.snooze.findUniqueOrThrow({ where: { id: rule.snooze_id! } })).endedAtNs).toBeNull();
