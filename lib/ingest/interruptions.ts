@@ -93,11 +93,12 @@ const RUNNING_NS = `CAST(EXTRACT(EPOCH FROM (clock_timestamp() - transaction_tim
  */
 export async function stampAgainIfLate(sql: Sql, rows: readonly Pick<InterruptionRow, "id">[], startedNs: bigint): Promise<void> {
   if (!rows.length || sql.dialect !== "postgres") return;
+  // the time test is a subquery of its own: evaluated once, and when false no row is looked up
   for (let i = 0; i < rows.length; i += RESTAMP_CHUNK) {
     const ids = rows.slice(i, i + RESTAMP_CHUNK).map((r) => r.id);
     await sql.run(
       `UPDATE "Interruption" SET "createdAtNs" = GREATEST("createdAtNs", CAST(? AS BIGINT) + ${RUNNING_NS})
-       WHERE "id" IN (${marks(ids.length)}) AND clock_timestamp() - transaction_timestamp() > INTERVAL '1 second'`,
+       WHERE (SELECT clock_timestamp() - transaction_timestamp() > INTERVAL '1 second') AND "id" IN (${marks(ids.length)})`,
       [startedNs, ...ids],
     );
   }

@@ -62,23 +62,17 @@ export const toolCallRowId = (sessionId: string, toolCallId: string): string =>
  */
 export const blobLockKey = (blobId: string) => `blob${SEPARATOR}${blobId}`;
 
+/** Past this many calls a batch takes no call keys (see callLockKeys). */
+const MAX_CALL_KEYS = 1_000;
+
 /**
- * The lock keys of a call's session: the one it names and, when it names one, the one its agent
- * process would derive. Two copies of one call sent at once (a client's retry through another
- * process) where one names the session and the other lets it be derived then meet on a key, so
- * they are stored one after the other and the second sees the first. A few keys per batch,
- * whatever its number of calls (PostgreSQL's lock table is shared and bounded).
+ * The lock keys of a batch's call ids: two copies of one call sent at once (a client's retry
+ * through another process) that derive different sessions (one names its session, the other
+ * lets it be derived) are stored one after the other, and the second sees the first. Only for
+ * batches of up to MAX_CALL_KEYS calls: PostgreSQL's lock table is shared and bounded (a few
+ * thousand locks in all by default), and a retried batch that large is sent again whole, with
+ * the same keys.
  */
-type ProcessFields = Pick<NormalizedCall, "session_id" | "agent_name" | "pid" | "host">;
-export function sessionLockKeys(calls: readonly { call: ProcessFields; keys: Pick<CallKeys, "sessionId"> }[]): string[] {
-  const keys = new Set<string>();
-  const derived = new Map<string, string>();
-  for (const { call, keys: k } of calls) {
-    keys.add(k.sessionId);
-    if (!call.session_id) continue;
-    const who = `${call.agent_name ?? ""}${SEPARATOR}${call.pid ?? ""}${SEPARATOR}${call.host ?? ""}`;
-    if (!derived.has(who)) derived.set(who, deriveSessionId(call.agent_name, call.pid, call.host));
-    keys.add(derived.get(who)!);
-  }
-  return [...keys];
+export function callLockKeys(callIds: readonly string[]): string[] {
+  return callIds.length > MAX_CALL_KEYS ? [] : callIds.map((id) => `call${SEPARATOR}${id}`);
 }

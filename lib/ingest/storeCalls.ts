@@ -14,7 +14,7 @@ import { loadBatchState, loadToolCalls } from "./batchState";
 import { BatchDetection, interruptionContext } from "./detection";
 import { stampAgainIfLate } from "./interruptions";
 import { knownNodes, markNewSuffixes, MessageStore, probedNodeIds } from "./messageStore";
-import { blobLockKey, sessionLockKeys } from "./keys";
+import { blobLockKey, callLockKeys } from "./keys";
 import { prepareCall, ThinHistoryError, type Prepared } from "./prepare";
 import { CallRows } from "./rows";
 import { recordToolCalls, toolCallRowIdsAdded, toolCallRowIdsFrom } from "./toolCalls";
@@ -84,9 +84,9 @@ export async function ingestRequests(db: Db, requests: IngestRequest[], cfg: Det
     // mostly stored already); the transaction reads any others it needs below.
     const toolCallsRead = toolCallRowIdsFrom(calls, (p) => Math.max(p.reused, p.inputTools.length - LIKELY_NEW_MESSAGES));
     const [, , stored, probed, state] = await Promise.all([
-      // a session's state is read, then rewritten (and which calls are stored already); a
-      // conversation's stored messages are read (the sweep deletes them under its key)
-      lockKeys(sql, [...sessionLockKeys(calls), ...calls.map((p) => p.keys.conversationId)]),
+      // a session's state is read, then rewritten; a conversation's stored messages are read (the
+      // sweep deletes them under its key); which calls are stored already is read
+      lockKeys(sql, [...calls.flatMap((p) => [p.keys.sessionId, p.keys.conversationId]), ...callLockKeys(calls.map((p) => p.call.call_id))]),
       // a blob a call names stays until it commits (the sweep deletes unnamed ones under their keys);
       // shared: every call of an agent names its prompt, and its transactions must not queue on it
       lockKeys(sql, calls.flatMap(blobKeys), "shared"),
