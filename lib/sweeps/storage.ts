@@ -21,7 +21,7 @@ export interface StorageMeter {
   prepare(): Promise<void>;
   /** Bytes live rows would occupy once `deleted` is reclaimed. */
   liveBytes(deleted: Deleted): Promise<number>;
-  /** Makes the space of rows the size cap deleted free (SQLite: back to the file system). */
+  /** Makes the space of rows the size cap deleted free (SQLite: back to the file system); with none deleted, whatever the measure still counts. */
   reclaim(deleted: Deleted): Promise<void>;
   /**
    * Makes the space of rows deleted by retention count as free before the cap is checked:
@@ -77,6 +77,15 @@ function postgresMeter(db: Db): StorageMeter {
       if (n > 0) await db.$executeRawUnsafe(`VACUUM (TRUNCATE false${analyzed.has(table) ? "" : ", ANALYZE"}) ${quote(table)}`);
     }
   };
+  /**
+   * Over the cap with nothing deleted: what the measure counts that the rows do not — dead
+   * versions of updated rows, statistics not refreshed yet — goes with a VACUUM (ANALYZE) of every
+   * table. Else each sweep would measure the same, over the cap, until autovacuum came by.
+   */
+  const reclaim = async (deleted: Deleted) => {
+    if (Object.values(deleted).some((n) => n > 0)) return vacuum(deleted);
+    for (const t of await postgresTables(db)) await db.$executeRawUnsafe(`VACUUM (TRUNCATE false, ANALYZE) ${quote(t.name)}`);
+  };
   return {
     bytes: async () => (await postgresTables(db)).reduce((sum, t) => sum + occupiedBytes(t), 0),
     // Rows counted exactly: the statistics' counts lag seconds behind the writes (and start from
@@ -96,7 +105,7 @@ function postgresMeter(db: Db): StorageMeter {
     // deleted rows take their table's average share of its occupied bytes with them
     liveBytes: async (deleted) =>
       before.reduce((sum, t) => sum + (t.rows > 0 ? (t.occupied * Math.max(0, t.rows - (deleted[t.name] ?? 0))) / t.rows : t.occupied), 0),
-    reclaim: vacuum,
+    reclaim,
     release: vacuum,
   };
 }
