@@ -67,9 +67,11 @@ describe("ingest across processes", () => {
     const rows = await db.interruption.findMany({ where: { sessionId: { in: ["s-second", "s-exit"] } }, select: { id: true, type: true, createdAtNs: true } });
     expect(rows.map((r) => r.type).sort()).toEqual(["agent_crash", "llm_error"]);
     const doneAt = nowNs();
-    // before, both kept the stamp of their detection, 1.5 s before they could commit; and the
-    // stamp is their commit, not later (a transaction's waits before detection count once)
-    for (const r of rows) expect([r.type, r.createdAtNs >= releasedAt, r.createdAtNs <= doneAt + 100_000_000n]).toEqual([r.type, true, true]);
+    // before, both kept the stamp of their detection, 1.5 s before they could commit; now it is
+    // their commit, near enough (the transaction's start is read just before its BEGIN reaches the
+    // database: a busy machine puts it a little early), and not later
+    const near = 300_000_000n;
+    for (const r of rows) expect([r.type, r.createdAtNs >= releasedAt - near, r.createdAtNs <= doneAt + 100_000_000n]).toEqual([r.type, true, true]);
   }, 30_000);
 
   it.skipIf(!testPostgresUrl())("stamps a transaction that waited before detecting (a session another process stores) with its commit, not later", async () => {
