@@ -7,7 +7,7 @@ import type { Db, DbTx } from "../db/client";
 import type { Prisma } from "../db/generated/client";
 import { transaction, type Sql } from "../db/sql";
 import { nowNs } from "../domain/time";
-import { endEmptied } from "./snoozeStore";
+import { endEmptied, lockChosenSnooze } from "./snoozeStore";
 
 export const ACTIONS = ["acknowledge", "resolve", "reopen", "assign", "note"] as const;
 export type Action = (typeof ACTIONS)[number];
@@ -58,11 +58,10 @@ async function applyChunk(sql: Sql, tx: DbTx, ids: string[], input: ActionInput)
   const at = nowNs();
   const rows = await tx.interruption.findMany({ where: { id: { in: ids } }, select: { id: true, status: true, assignee: true, snoozeId: true }, orderBy: { id: "asc" } });
   const changes = rows.map((row) => ({ row, data: changeFor(row, input, at) }));
-  // The snoozes of chosen interruptions this may leave empty (and end: endEmptied) are locked
-  // before the rows, one by one in id order, as ingest locks a snooze (counting an arrival)
-  // before it writes the interruption: in the other order the two could wait on each other.
+  // the snoozes this may leave empty (and end: endEmptied) are locked before the rows: in the
+  // other order than ingest's, a resolve and an arrival could wait on each other
   const emptied = [...new Set(changes.flatMap(({ row, data }) => (row.snoozeId && data?.snoozeId === null ? [row.snoozeId] : [])))].sort();
-  await sql.runEach(`UPDATE "Snooze" SET "occurrences" = "occurrences" WHERE "id" = ? AND "scope" = 'interruptions'`, emptied.map((id) => [id]));
+  for (const id of emptied) await lockChosenSnooze(sql, id);
   const leftSnoozes: string[] = [];
   let changed = 0;
   const activity: Prisma.InterruptionActivityCreateManyInput[] = [];

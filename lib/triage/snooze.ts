@@ -13,6 +13,7 @@ import {
   endSnoozeInChunks,
   insertActivity,
   insertSnooze,
+  lockChosenSnooze,
   ratePerHour,
   statusJson,
   toSnooze,
@@ -67,7 +68,7 @@ async function holdUnder(sql: Sql, rows: Target[], snooze: SnoozeRow, input: Sno
   // locked before the rows, in id order, as ingest locks snoozes before interruptions
   const leaving = rows.flatMap((r) => (r.snoozeId && r.snoozeId !== snooze.id ? [r.snoozeId] : []));
   for (const id of [...new Set([snooze.id, ...leaving])].sort()) {
-    if (id !== snooze.id) await sql.run(`UPDATE "Snooze" SET "occurrences" = "occurrences" WHERE "id" = ? AND "scope" = 'interruptions'`, [id]);
+    if (id !== snooze.id) await lockChosenSnooze(sql, id);
     else if (!(await holdsStill(sql, snooze))) return 0;
   }
   const note = [describeConditions(input), input.reason].filter(Boolean).join(": ");

@@ -165,6 +165,15 @@ export async function wakeRest(db: Db, id: string, reason: string, actor: string
 }
 
 /**
+ * Locks the row of a snooze of chosen interruptions (the kind endEmptied may end) to the end of
+ * the transaction. Callers take them one by one in id order, before the interruptions' rows, as
+ * ingest does (it counts an arrival on its snooze before it writes the interruption).
+ */
+export async function lockChosenSnooze(sql: Sql, id: string): Promise<void> {
+  await sql.run(`UPDATE "Snooze" SET "occurrences" = "occurrences" WHERE "id" = ? AND "scope" = 'interruptions'`, [id]);
+}
+
+/**
  * Ends snoozes of chosen interruptions that no longer hold any (each was resolved, reopened or
  * snoozed again by hand); fingerprint snoozes and mute rules go on holding new arrivals.
  */
