@@ -49,6 +49,12 @@ const RANK = `CASE WHEN o."event" IN (${quoted(RESOLVING_EVENTS)}) THEN 1 ELSE 0
 
 type Ordered = Pick<AlertDelivery, "id" | "webhookId" | "event" | "fingerprint" | "createdAtNs">;
 
+/** A delivery's PagerDuty dedup key among its webhook's: any rate event, or its fingerprint; null for a test alert (a key of its own). */
+function keyOf(event: string, fingerprint: string | null | undefined): { rate: true } | { fingerprint: string } | null {
+  if (RATE_EVENTS.includes(event)) return { rate: true };
+  return fingerprint ? { fingerprint } : null;
+}
+
 /**
  * PagerDuty keeps one alert per dedup key (a fingerprint, or a webhook's rate rule), so its
  * triggers and resolves must reach it in the order they were queued, whichever process sends
@@ -57,14 +63,13 @@ type Ordered = Pick<AlertDelivery, "id" | "webhookId" | "event" | "fingerprint" 
  * whose alerts go each on its own, or a test alert, with a key of its own).
  */
 function earlierPending(d: Ordered, kind: string): ClaimCondition | null {
-  if (kind !== "pagerduty") return null;
-  const rate = RATE_EVENTS.includes(d.event);
-  if (!rate && d.fingerprint === null) return null;
+  const key = kind === "pagerduty" ? keyOf(d.event, d.fingerprint) : null;
+  if (!key) return null;
   const rank = RESOLVING_EVENTS.has(d.event) ? 1 : 0;
   return {
-    sql: `o."webhookId" = ? AND o."status" = 'pending' AND ${rate ? `o."event" IN (${quoted(RATE_EVENTS)})` : `o."fingerprint" = ?`} AND o."id" <> ?
+    sql: `o."webhookId" = ? AND o."status" = 'pending' AND ${"rate" in key ? `o."event" IN (${quoted(RATE_EVENTS)})` : `o."fingerprint" = ?`} AND o."id" <> ?
       AND (o."createdAtNs" < ? OR (o."createdAtNs" = ? AND (${RANK} < ? OR (${RANK} = ? AND o."id" < ?))))`,
-    params: [d.webhookId, ...(rate ? [] : [d.fingerprint]), d.id, d.createdAtNs, d.createdAtNs, rank, rank, d.id],
+    params: [d.webhookId, ...("rate" in key ? [] : [key.fingerprint]), d.id, d.createdAtNs, d.createdAtNs, rank, rank, d.id],
   };
 }
 
@@ -100,10 +105,10 @@ export async function deferBehindEarlier(db: Db, d: Ordered, kind: string, now: 
  */
 export async function deliveryRowInKeyOrder(tx: DbTx, alert: QueuedAlert): Promise<Prisma.AlertDeliveryUncheckedCreateInput> {
   const row = deliveryRow(alert);
-  const rate = RATE_EVENTS.includes(alert.event);
-  if (!rate && !alert.fingerprint) return row;
+  const key = keyOf(alert.event, alert.fingerprint);
+  if (!key) return row;
   const latest = await tx.alertDelivery.findFirst({
-    where: { webhookId: alert.webhookId, ...(rate ? { event: { in: RATE_EVENTS } } : { fingerprint: alert.fingerprint }) },
+    where: { webhookId: alert.webhookId, ...("rate" in key ? { event: { in: RATE_EVENTS } } : key) },
     orderBy: { createdAtNs: "desc" },
     select: { createdAtNs: true },
   });
