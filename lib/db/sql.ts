@@ -12,6 +12,11 @@ export type Row = Record<string, unknown>;
 
 export interface Sql {
   readonly dialect: "sqlite" | "postgres";
+  /**
+   * PostgreSQL: this transaction runs again because the lock table was full; `lockKeys` takes
+   * the one key that stands for every key (and waits for every other holder to finish).
+   */
+  locksEverything?: boolean;
   all(sql: string, params?: unknown[]): Promise<Row[]>;
   run(sql: string, params?: unknown[]): Promise<void>;
   /** Runs one statement once per parameter list, in order; how many rows each run changed. */
@@ -86,6 +91,8 @@ function bindSqlite(v: unknown): unknown {
 }
 
 class PrismaSql implements Sql {
+  locksEverything = false;
+
   constructor(
     private readonly tx: DbTx,
     readonly dialect: "sqlite" | "postgres",
@@ -118,10 +125,10 @@ export function toNumbered(sql: string): string {
 
 const pgTypes = postgresTypes(pg);
 
-function sqlFor(db: Db, tx: DbTx): Sql {
+function sqlFor(db: Db, tx: DbTx, locksEverything = false): Sql {
   const holder = db as unknown as WithSqlite;
   const client = holder[SQLITE_CLIENT];
-  if (!client) return new PrismaSql(tx, dialectOf(db));
+  if (!client) return Object.assign(new PrismaSql(tx, dialectOf(db)), { locksEverything });
   return (holder[SQLITE_SQL] ??= new SqliteSql(client));
 }
 
@@ -130,11 +137,13 @@ function sqlFor(db: Db, tx: DbTx): Sql {
  * PostgreSQL may abort a transaction that deadlocked with another; it is run again (twice at most).
  */
 export async function transaction<T>(db: Db, fn: (sql: Sql, tx: DbTx) => Promise<T>, timeoutMs = 120_000): Promise<T> {
+  let locksEverything = false;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.$transaction((tx) => fn(sqlFor(db, tx), tx), { maxWait: 30_000, timeout: timeoutMs });
+      return await db.$transaction((tx) => fn(sqlFor(db, tx, locksEverything), tx), { maxWait: 30_000, timeout: timeoutMs });
     } catch (e) {
-      if (attempt >= 3 || !isDeadlock(e)) throw e;
+      if (attempt >= 3 || !runsAgain(e)) throw e;
+      locksEverything ||= isOutOfLocks(e);
     }
   }
 }
@@ -172,20 +181,22 @@ export async function sqlTransaction<T>(db: Db, fn: (sql: Sql) => Promise<T>): P
   const pool = holder[POSTGRES_POOL];
   if (!pool) return transaction(db, (sql) => fn(sql));
   const flushStats = await flushesStats(db);
+  let locksEverything = false;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await onPooledConnection(pool, fn, flushStats);
+      return await onPooledConnection(pool, fn, flushStats, locksEverything);
     } catch (e) {
-      if (attempt >= 3 || !isDeadlock(e)) throw e;
+      if (attempt >= 3 || !runsAgain(e)) throw e;
+      locksEverything ||= isOutOfLocks(e);
     }
   }
 }
 
 const SQL_TRANSACTION_TIMEOUT_MS = 120_000;
 
-async function onPooledConnection<T>(pool: pg.Pool, fn: (sql: Sql) => Promise<T>, flushStats: boolean): Promise<T> {
+async function onPooledConnection<T>(pool: pg.Pool, fn: (sql: Sql) => Promise<T>, flushStats: boolean, locksEverything: boolean): Promise<T> {
   const client = await pool.connect();
-  const sql = new PostgresSql(client, pgTypes);
+  const sql = Object.assign(new PostgresSql(client, pgTypes), { locksEverything });
   let broken: Error | undefined;
   try {
     // no statement waits (e.g. for a lock) longer than Prisma would let its transaction run
@@ -204,6 +215,14 @@ async function onPooledConnection<T>(pool: pg.Pool, fn: (sql: Sql) => Promise<T>
 }
 
 const isDeadlock = (e: unknown) => /deadlock detected|could not serialize access/i.test(String((e as Error)?.message ?? e));
+/** PostgreSQL's lock table (shared by every connection, a few thousand locks by default) is full. */
+const isOutOfLocks = (e: unknown) => /out of shared memory/i.test(String((e as Error)?.message ?? e));
+/** A transaction PostgreSQL aborted for what a second run can avoid. */
+const runsAgain = (e: unknown) => isDeadlock(e) || isOutOfLocks(e);
+
+/** Past this many keys, `lockKeys` takes the key that stands for every key. */
+const MAX_KEYS = 1_000;
+const EVERY_KEY = "every key";
 
 /**
  * Makes transactions that touch the same keys (e.g. one agent process's rows) run one after the
@@ -211,13 +230,33 @@ const isDeadlock = (e: unknown) => /deadlock detected|could not serialize access
  * sorted order so two batches never wait on each other in a cycle — all in one statement (the
  * function scan takes them in the array's order). SQLite runs one writing transaction at a time anyway.
  * Shared locks keep out only an exclusive holder of the key, not each other.
+ *
+ * PostgreSQL's lock table is shared by every connection and bounded (64 locks per connection by
+ * default), and a 10 MiB batch can name tens of thousands of sessions: every transaction first
+ * takes one key that stands for all of them, shared, and a transaction with more than MAX_KEYS
+ * keys (or run again after the table was full) takes that key alone, exclusive: it holds every
+ * key at the cost of one lock, and runs while no other transaction holds any.
  */
 export async function lockKeys(sql: Sql, keys: Iterable<string>, mode: "exclusive" | "shared" = "exclusive"): Promise<void> {
   if (sql.dialect !== "postgres") return;
   const sorted = [...new Set(keys)].sort();
+  if (!sorted.length) return;
+  if (sql.locksEverything || sorted.length > MAX_KEYS) {
+    sql.locksEverything = true; // the transaction's later keys are held already
+    return lockName(sql, EVERY_KEY);
+  }
   const lock = mode === "shared" ? "pg_advisory_xact_lock_shared" : "pg_advisory_xact_lock";
-  // a read, not a run: when this resolves, the locks are held
-  if (sorted.length) await sql.all(`SELECT COUNT(${lock}(hashtextextended(k, 0))) AS "n" FROM json_array_elements_text(?::json) AS t(k)`, [JSON.stringify(sorted)]);
+  // a read, not a run: when this resolves, the locks are held; the key for every key first
+  await sql.all(
+    `SELECT COUNT(CASE WHEN t.n = 1 THEN pg_advisory_xact_lock_shared(hashtextextended(t.k, 0)) ELSE ${lock}(hashtextextended(t.k, 0)) END) AS "n" ` +
+      `FROM json_array_elements_text(?::json) WITH ORDINALITY AS t(k, n)`,
+    [JSON.stringify([EVERY_KEY, ...sorted])],
+  );
+}
+
+/** An exclusive lock of one name to the end of the transaction (PostgreSQL), apart from the store's keys. */
+export async function lockName(sql: Sql, name: string): Promise<void> {
+  if (sql.dialect === "postgres") await sql.all(`SELECT COUNT(pg_advisory_xact_lock(hashtextextended(?, 0))) AS "n"`, [name]);
 }
 
 /** `?, ?, ?` for n values. */

@@ -62,17 +62,9 @@ export const toolCallRowId = (sessionId: string, toolCallId: string): string =>
  */
 export const blobLockKey = (blobId: string) => `blob${SEPARATOR}${blobId}`;
 
-/** Past this many calls a batch takes no call keys (see callLockKeys). */
-const MAX_CALL_KEYS = 1_000;
-
 /**
  * The lock keys of a batch's call ids: two copies of one call sent at once (a client's retry
  * through another process) that derive different sessions (one names its session, the other
- * lets it be derived) are stored one after the other, and the second sees the first. Only for
- * batches of up to MAX_CALL_KEYS calls: PostgreSQL's lock table is shared and bounded (a few
- * thousand locks in all by default), and a retried batch that large is sent again whole, with
- * the same keys.
+ * lets it be derived) are stored one after the other, and the second sees the first.
  */
-export function callLockKeys(callIds: readonly string[]): string[] {
-  return callIds.length > MAX_CALL_KEYS ? [] : callIds.map((id) => `call${SEPARATOR}${id}`);
-}
+export const callLockKeys = (callIds: readonly string[]): string[] => callIds.map((id) => `call${SEPARATOR}${id}`);

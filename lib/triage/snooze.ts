@@ -3,7 +3,7 @@
 // hand; the snoozes as records. Each snoozed interruption gets an activity row with the
 // conditions and the reason; changes go in chunks of one transaction each, like bulk triage.
 import type { Db } from "../db/client";
-import { asText, lockKeys, marks, readSql, type Sql } from "../db/sql";
+import { asText, lockName, marks, readSql, type Sql } from "../db/sql";
 import { conflict, invalid, notFound } from "../domain/errors";
 import { describeConditions, hasCondition, worstSeverity, type SnoozeConditions } from "../domain/snooze";
 import { nowNs } from "../domain/time";
@@ -145,7 +145,7 @@ export async function snoozeFingerprint(db: Db, fingerprint: string, input: Snoo
   checked(input);
   const snooze = await transaction(db, async (sql) => {
     // two group snoozes of one fingerprint at once: one after the other, the later replaces the earlier
-    await lockKeys(sql, [`snooze-group:${fingerprint}`]);
+    await lockName(sql, `snooze-group:${fingerprint}`);
     const now = nowNs();
     const worst = await sql.all(`SELECT DISTINCT "severity" FROM "Interruption" WHERE "fingerprint" = ? AND "status" <> 'resolved'`, [fingerprint]);
     const created = await newSnooze(sql, "fingerprint", fingerprint, worst.map((r) => String(r.severity)), input, now);

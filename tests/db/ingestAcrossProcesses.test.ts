@@ -100,3 +100,54 @@ describe("ingest across processes", () => {
     expect(await db.interruption.count({ where: { callId: "sent-twice" } })).toBe(1);
   }, 30_000);
 });
+
+describe("a batch that would lock more keys than PostgreSQL's lock table holds", () => {
+  // The test cluster's lock table holds 64 locks per connection, 300 connections (some 40,000
+  // locks in all); a batch of 30,000 calls in as many sessions, a few MiB, names 60,000 session
+  // and conversation keys.
+  const ok = (id: string, session: string) =>
+    callSchema.parse({
+      call_id: id, session_id: session, agent_name: "wide", pid: 9, start_ns: String(T), end_ns: String(T + 1_000_000n),
+      status_code: 200, input_messages: [{ role: "user", parts: [{ type: "text", content: "hi" }] }],
+    });
+
+  it.skipIf(!testPostgresUrl())("is stored, and a small batch sent meanwhile is stored too", async () => {
+    const db = await open();
+    const wide = Array.from({ length: 30_000 }, (_, i) => ok(`wide-${i}`, `s-wide-${i}`));
+    // before, both failed: "out of shared memory" (the lock table full)
+    const [big, small] = await Promise.all([ingestCalls(db, wide, detection), ingestCalls(db, [failing("beside", "s-beside")], detection)]);
+    expect([big.accepted, small.accepted]).toEqual([30_000, 1]);
+    expect(await db.call.count({ where: { agentName: "wide" } })).toBe(30_000);
+  }, 120_000);
+
+  it.skipIf(!testPostgresUrl())("is stored when other transactions fill the lock table, by running again under the one key for all", async () => {
+    const db = await open();
+    // another connection (other processes' transactions) holds all of the lock table but some 100 locks
+    const holder = new pg.Client({ connectionString: database!.url });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      let next = 1;
+      let saved = 0; // savepoint n is set before the n-th chunk taken
+      for (const chunk of [1_000, 100]) {
+        for (;;) {
+          await holder.query(`SAVEPOINT s${++saved}`);
+          try {
+            await holder.query(`SELECT COUNT(pg_advisory_xact_lock(-i)) FROM generate_series(${next}, ${next + chunk - 1}) AS i`);
+            next += chunk;
+          } catch {
+            await holder.query(`ROLLBACK TO SAVEPOINT s${saved--}`); // the failed chunk's locks are let go
+            break;
+          }
+        }
+      }
+      await holder.query(`ROLLBACK TO SAVEPOINT s${saved}`); // the last chunk of 100 too: 100–200 left
+      const batch = Array.from({ length: 300 }, (_, i) => ok(`crowded-${i}`, `s-crowded-${i}`)); // 900 keys (session, conversation, call): fewer than MAX_KEYS
+      // before, "out of shared memory"
+      expect((await ingestCalls(db, batch, detection)).accepted).toBe(300);
+    } finally {
+      await holder.query("ROLLBACK").catch(() => {});
+      await holder.end();
+    }
+  }, 120_000);
+});
