@@ -4,9 +4,10 @@ import { marks, type Row, type Sql } from "./sql";
 
 /**
  * On a key conflict: the columns set from the new row (or "all", or "nothing"); those in
- * `greatest` only when the new value is greater, those in `least` only when it is smaller.
+ * `greatest` only when the new value is greater, those in `least` only when it is smaller;
+ * with `where` (a condition on the stored row), only rows that meet it are updated.
  */
-export type OnConflict = { key: string[]; update: string[] | "all" | "nothing"; greatest?: string[]; least?: string[] };
+export type OnConflict = { key: string[]; update: string[] | "all" | "nothing"; greatest?: string[]; least?: string[]; where?: string };
 
 const MAX_PARAMS = 30_000;
 const LOOKUP_CHUNK = 500;
@@ -20,22 +21,36 @@ function conflictClause(table: string, columns: string[], onConflict: OnConflict
   const kept = (c: string, wins: ">" | "<") => `${quote(c)} = CASE WHEN excluded.${quote(c)} ${wins} ${quote(table)}.${quote(c)} THEN excluded.${quote(c)} ELSE ${quote(table)}.${quote(c)} END`;
   const set = (c: string) =>
     onConflict.greatest?.includes(c) ? kept(c, ">") : onConflict.least?.includes(c) ? kept(c, "<") : `${quote(c)} = excluded.${quote(c)}`;
-  return `ON CONFLICT (${key}) DO UPDATE SET ${update.map(set).join(", ")}`;
+  return `ON CONFLICT (${key}) DO UPDATE SET ${update.map(set).join(", ")}${onConflict.where ? ` WHERE ${onConflict.where}` : ""}`;
 }
 
 /** Inserts `rows` (all with the same keys) into `table`, resolving key conflicts as told. */
 export async function insertRows(sql: Sql, table: string, rows: Row[], onConflict: OnConflict): Promise<void> {
+  await eachStatement(table, rows, onConflict, "", (text, params) => sql.run(text, params));
+}
+
+/** `insertRows` that answers the keys (of a one-column key) it inserted or updated: not those a conflict left alone. */
+export async function upsertRows(sql: Sql, table: string, rows: Row[], onConflict: OnConflict & { key: [string] }): Promise<Set<string>> {
+  const written = new Set<string>();
+  const key = onConflict.key[0];
+  await eachStatement(table, rows, onConflict, ` RETURNING ${quote(key)}`, async (text, params) => {
+    for (const r of await sql.all(text, params)) written.add(String(r[key]));
+  });
+  return written;
+}
+
+async function eachStatement(table: string, rows: Row[], onConflict: OnConflict, returning: string, send: (text: string, params: unknown[]) => Promise<void>): Promise<void> {
   if (!rows.length) return;
   const columns = Object.keys(rows[0]);
   const perStatement = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
   const tuple = `(${marks(columns.length)})`;
   const head = `INSERT INTO ${quote(table)} (${columns.map(quote).join(", ")}) VALUES `;
-  const tail = ` ${conflictClause(table, columns, onConflict)}`;
+  const tail = ` ${conflictClause(table, columns, onConflict)}${returning}`;
   for (let start = 0; start < rows.length; start += perStatement) {
     const slice = rows.slice(start, start + perStatement);
     const params: unknown[] = [];
     for (const row of slice) for (const c of columns) params.push(row[c]);
-    await sql.run(head + Array(slice.length).fill(tuple).join(", ") + tail, params);
+    await send(head + Array(slice.length).fill(tuple).join(", ") + tail, params);
   }
 }
 

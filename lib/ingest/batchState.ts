@@ -45,8 +45,12 @@ export type TurnState = Tracked<{
   endReason: string | null;
 }>;
 
-/** An open grouped interruption (dead_loop, retry_storm) that new evidence updates. */
-export type GroupedState = Tracked<{ row: InterruptionRow }>;
+/**
+ * An open grouped interruption (dead_loop, retry_storm) that new evidence updates. `successor`:
+ * for a stored one, the interruption this batch's evidence opens instead if it is resolved
+ * before the batch writes (triage in another transaction; SPEC §3.4: it then fires again).
+ */
+export type GroupedState = Tracked<{ row: InterruptionRow; successor?: InterruptionRow }>;
 
 export type ToolCallState = Tracked<{
   id: string;

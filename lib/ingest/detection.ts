@@ -91,15 +91,17 @@ export class BatchDetection {
   private upsertGrouped(conv: ConversationState, f: Finding, repeatedType: string, at: bigint, ctx: InterruptionContext): void {
     const key = groupKey(conv.id, f.type, repeatedType);
     const open = this.grouped.get(key);
-    if (open) {
-      open.row.occurrences += 1;
-      if (at > open.row.lastSeenNs) open.row.lastSeenNs = at;
-      open.row.detail = JSON.stringify(redactValue(f.detail));
-      open.dirty = true;
+    const opened = () => buildInterruption(interruptionId(conv.id, f.type, repeatedType, ctx.callId ?? ""), f.type, f.detail, at, ctx, this.cfg);
+    if (!open) {
+      this.grouped.set(key, { row: opened(), isNew: true, dirty: false });
       return;
     }
-    const id = interruptionId(conv.id, f.type, repeatedType, ctx.callId ?? "");
-    this.grouped.set(key, { row: buildInterruption(id, f.type, f.detail, at, ctx, this.cfg), isNew: true, dirty: false });
+    addEvidence(open.row, f, at);
+    if (!open.isNew) {
+      if (open.successor) addEvidence(open.successor, f, at);
+      else open.successor = opened();
+    }
+    open.dirty = true;
   }
 
   private countFailure(conv: ConversationState, type: string, at: bigint, ctx: InterruptionContext): void {
@@ -117,4 +119,11 @@ export class BatchDetection {
     this.upsertGrouped(conv, { type: "dead_loop", detail: { ...loop } }, "", at, ctx);
     if (ctx.sessionId) this.deadLoopSessions.add(ctx.sessionId);
   }
+}
+
+/** One more occurrence of a grouped interruption. */
+function addEvidence(row: InterruptionRow, f: Finding, at: bigint): void {
+  row.occurrences += 1;
+  if (at > row.lastSeenNs) row.lastSeenNs = at;
+  row.detail = JSON.stringify(redactValue(f.detail));
 }

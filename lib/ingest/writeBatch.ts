@@ -1,6 +1,6 @@
 // The inserts of a call batch, parents before children, one multi-row statement per table
 // (`insertRows`): new rows are inserted, changed ones updated on conflict.
-import { existingIds, insertRows } from "../db/multiRow";
+import { existingIds, insertRows, upsertRows } from "../db/multiRow";
 import type { Sql } from "../db/sql";
 import { nowNs } from "../domain/time";
 import { admitArrivals, asAdmitted } from "../triage/arrivals";
@@ -37,18 +37,32 @@ export async function writeBatch(sql: Sql, { state, messages, calls, detection }
   return writeInterruptions(sql, detection.candidates, state.grouped);
 }
 
-/** One-off interruptions already stored (a replayed tool result, say) are left as they are. */
+/**
+ * One-off interruptions already stored (a replayed tool result, say) are left as they are. A
+ * grouped one resolved since the batch read it (another process's triage) keeps what it had:
+ * the batch's evidence opens its successor, which arrives as new (SPEC §3.4: it fires again).
+ */
 async function writeInterruptions(sql: Sql, candidates: Map<string, InterruptionRow>, grouped: Map<string, GroupedState>): Promise<InterruptionRow[]> {
   const ids = [...candidates.keys()];
   const stored = await existingIds(sql, "Interruption", ids);
   const fresh = ids.filter((id) => !stored.has(id)).map((id) => candidates.get(id)!);
   const open = touched(grouped);
+  const opened = open.filter((g) => g.isNew).map((g) => g.row);
+  const repeated = open.filter((g) => !g.isNew);
   // snoozes and mute rules (SPEC §4): new ones may arrive snoozed, repeats count toward snoozes
-  const admission = await admitArrivals(sql, [...fresh, ...open.filter((g) => g.isNew).map((g) => g.row)], open.filter((g) => !g.isNew).map((g) => g.row), nowNs());
+  const admission = await admitArrivals(sql, [...fresh, ...opened], repeated.map((g) => g.row), nowNs());
   await insertRows(sql, "Interruption", asAdmitted(fresh, admission), { key: ["id"], update: "nothing" });
-  await insertRows(sql, "Interruption", asAdmitted(open.map((g) => g.row), admission), { key: ["id"], update: ["occurrences", "lastSeenNs", "detail"] });
-  return [...fresh, ...open.filter((g) => g.isNew).map((g) => g.row)];
+  await insertRows(sql, "Interruption", asAdmitted(opened, admission), { key: ["id"], update: GROUPED_EVIDENCE });
+  const kept = await upsertRows(sql, "Interruption", repeated.map((g) => g.row), { key: ["id"], update: GROUPED_EVIDENCE, where: `"Interruption"."status" <> 'resolved'` });
+  const successors = repeated.filter((g) => !kept.has(g.row.id)).map((g) => g.successor!);
+  if (successors.length) {
+    const admitted = asAdmitted(successors, await admitArrivals(sql, successors, [], nowNs()));
+    await insertRows(sql, "Interruption", admitted, { key: ["id"], update: GROUPED_EVIDENCE });
+  }
+  return [...fresh, ...opened, ...successors];
 }
+
+const GROUPED_EVIDENCE = ["occurrences", "lastSeenNs", "detail"];
 
 function touched<T extends { isNew: boolean; dirty: boolean }>(items: Map<string, T>): T[] {
   return [...items.values()].filter((i) => i.isNew || i.dirty);

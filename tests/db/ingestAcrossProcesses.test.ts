@@ -101,6 +101,31 @@ describe("ingest across processes", () => {
   }, 30_000);
 });
 
+describe("a grouped interruption resolved while a batch adds evidence to it", () => {
+  it.skipIf(!testPostgresUrl())("keeps what it had, and the batch's evidence opens a new one (it fires again)", async () => {
+    const db = await open();
+    const inStorm = (n: number) => ({ ...failing(`storm-${n}`, "s-storm"), conversation_id: "c-storm", start_ns: T + BigInt(n) * 1_000_000_000n });
+    await ingestCalls(db, [1, 2, 3, 4, 5].map(inStorm), detection); // 5 failures in a row: a retry storm
+    const storm = await db.interruption.findFirstOrThrow({ where: { conversationId: "c-storm", type: "retry_storm" } });
+    // a teammate resolves it (another process) after the next batch read it as open, before it writes
+    await whileHeld(
+      `SELECT 1 FROM "Agent" WHERE "name" = 'late' FOR UPDATE; UPDATE "Interruption" SET "status" = 'resolved', "resolvedBy" = 'ana', "resolvedAtNs" = ${nowNs()} WHERE "id" = '${storm.id}'`,
+      500,
+      async () => void (await ingestCalls(db, [inStorm(6)], detection)),
+    );
+    const rows = await db.interruption.findMany({ where: { conversationId: "c-storm", type: "retry_storm" }, orderBy: { occurredAtNs: "asc" } });
+    // before, the resolved one absorbed the sixth failure, and nothing fired again
+    expect(rows.map((r) => [r.status, r.occurrences, r.callId])).toEqual([
+      ["resolved", 1, "storm-5"],
+      ["open", 1, "storm-6"],
+    ]);
+    expect(rows[1].fingerprint).toBe(storm.fingerprint);
+    // the next failure adds to the new one
+    await ingestCalls(db, [inStorm(7)], detection);
+    expect(await db.interruption.findUniqueOrThrow({ where: { id: rows[1].id }, select: { occurrences: true } })).toEqual({ occurrences: 2 });
+  }, 30_000);
+});
+
 describe("a batch that would lock more keys than PostgreSQL's lock table holds", () => {
   // The test cluster's lock table holds 64 locks per connection, 300 connections (some 40,000
   // locks in all); a batch of 30,000 calls in as many sessions, a few MiB, names 60,000 session
