@@ -7,7 +7,8 @@ import { compact, PAGE_SIZE, TAB_QUERY, type FilterQuery, type InboxParams, type
 import type { SnoozeBody } from "./SnoozeDialog";
 import { refreshAfterWrite } from "@/components/api/refresh";
 
-export type Page = { rows: InterruptionRecord[]; next: string | null };
+/** `arrivedThrough`: a first page's X-Arrived-Through, the cursor of what arrives after it. */
+export type Page = { rows: InterruptionRecord[]; next: string | null; arrivedThrough: string | null };
 export type Count = CountResponse;
 
 const LIST_PATH = "/api/interruptions";
@@ -22,7 +23,7 @@ export function nextLink(header: string | null): string | null {
 
 async function fetchPage(path: string, query?: Record<string, string>): Promise<Page> {
   const { data, headers } = await api.getWithHeaders<InterruptionRecord[]>(path, query);
-  return { rows: data, next: nextLink(headers.get("link")) };
+  return { rows: data, next: nextLink(headers.get("link")), arrivedThrough: headers.get("x-arrived-through") };
 }
 
 export const inboxKeys = {
@@ -62,17 +63,20 @@ export function useUnresolvedCount(filter: FilterQuery, extra: Record<string, st
 const NEW_LIMIT = 100;
 export const POLL_MS = 7_000;
 
-/** Interruptions newer than `sinceNs` with the same filters (polled); `more` when past the limit. */
-export function useNewSince(filter: FilterQuery, sinceNs: bigint | null, endNs?: bigint) {
+/**
+ * Interruptions with the same filters stored after `arrivedAfter` (a list's cursor), whenever
+ * they occurred, up to `endNs` (absent: up to now); polled. `more` when past the limit.
+ */
+export function useArrivedSince(filter: FilterQuery, arrivedAfter: string | null, endNs?: bigint) {
   const end = endNs === undefined ? undefined : String(endNs);
-  const query = compact({ ...filter, start_ns: String(sinceNs ?? 0n), end_ns: end, limit: String(NEW_LIMIT) });
+  const query = compact({ ...filter, end_ns: end, arrived_after_ns: arrivedAfter ?? undefined, limit: String(NEW_LIMIT) });
   return useQuery({
     queryKey: inboxKeys.fresh(query),
     queryFn: async () => {
       const page = await fetchPage(LIST_PATH, query);
       return { count: page.rows.length, more: page.next !== null };
     },
-    enabled: sinceNs !== null,
+    enabled: arrivedAfter !== null,
     refetchInterval: POLL_MS,
     refetchIntervalInBackground: false,
     staleTime: 0,

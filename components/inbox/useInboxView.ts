@@ -5,7 +5,7 @@ import { useCallback, useEffect, useMemo, useState } from "react";
 import { nowNs } from "@/lib/domain/time";
 import type { FilterPatch } from "./FilterBar";
 import { activeTab, baseFilterQuery, effectiveStatus, filterKey, filterQuery, timeWindow, useInboxParams, type SortKey } from "./params";
-import { TREND_BUCKETS, useActiveSnoozes, useGroups, useInterruptionPages, useNewSince, useTabCounts, useUnresolvedCount, type Group } from "./queries";
+import { TREND_BUCKETS, useActiveSnoozes, useGroups, useInterruptionPages, useArrivedSince, useTabCounts, useUnresolvedCount, type Group } from "./queries";
 
 export function useInboxView() {
   const [params, setParams] = useInboxParams();
@@ -41,15 +41,11 @@ export function useInboxView() {
   const countsPending = count.isPlaceholderData || (openWanted && openCount.isPlaceholderData);
   const total = count.data && !count.isPlaceholderData ? count.data.total : null;
 
-  // Newer events: anything past the newest row shown (or the pinned end) with the same filters.
+  // New events: what was stored after the list was read, with the same filters, whenever it
+  // occurred in the window (a late arrival, a sweep's finding about an earlier turn) or after it.
   const settled = list.isSuccess && !list.isPlaceholderData;
-  let since: bigint | null = null;
-  if (settled && win.openEnded) {
-    if (rows.length === 0) since = win.startNs;
-    else if (params.sort === "time" && params.order === "desc") since = BigInt(rows[0].occurred_at_ns) + 1n;
-    else since = anchor.ns + 1n;
-  }
-  const fresh = useNewSince(filter, since, win.limitNs);
+  const arrivedAfter = settled ? (list.data.pages[0]?.arrivedThrough ?? null) : null;
+  const fresh = useArrivedSince(filter, arrivedAfter, win.openEnded ? win.limitNs : win.endNs);
 
   const [nowMs, setNowMs] = useState(() => Date.now());
   useEffect(() => {

@@ -73,6 +73,8 @@ export type InterruptionFilter = {
   /** `none` for unassigned; `me` is replaced by the caller's name before querying */
   assignees?: string[];
   regressed?: boolean;
+  /** stored after this time (createdAtNs): what arrived since a list was read, whenever it occurred */
+  arrivedAfterNs?: bigint;
 };
 
 /** Interruptions without a session or conversation are counted under this key (SPEC §5.1). */

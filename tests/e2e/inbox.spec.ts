@@ -430,7 +430,32 @@ test("new events announce themselves without moving rows until asked", async ({ 
   await expect(total(page)).toHaveText(`${unresolved + 1} unresolved`);
   await snapshot(page, "inbox");
 
+  // A late arrival: a call that failed two minutes ago, before the view was read, sent only now
+  // (an agent that uploads what it buffered). Before, the banner asked only for what occurred
+  // after the newest row shown, and never announced it.
+  const shown = await inboxRows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")));
+  const lateStart = BigInt(Date.now() - 120_000) * 1_000_000n;
+  const late = await page.request.post("/api/ingest/calls", {
+    headers: { origin },
+    data: {
+      call_id: `e2e-inbox-late-${Date.now()}`, session_id: host.session_id, agent_name: "explorer",
+      start_ns: String(lateStart), end_ns: String(lateStart + 300_000_000n), status_code: 500,
+      error: "upstream exploded (e2e late arrival)", input_messages: [{ role: "user", parts: [{ type: "text", content: "hello" }] }], output_messages: [],
+    },
+  });
+  expect(late.ok(), await late.text()).toBeTruthy();
+  await expect(banner).toHaveText(/^1 new interruption/, { timeout: 20_000 });
+  expect(await inboxRows(page).evaluateAll((trs) => trs.map((t) => t.getAttribute("data-id")))).toEqual(shown);
+  await banner.click();
+  await expect(banner).toBeHidden();
+  const lateRow = inboxRows(page).filter({ hasText: "upstream exploded (e2e late arrival)" });
+  await expect(lateRow).toHaveCount(1);
+  await expect(total(page)).toHaveText(`${unresolved + 2} unresolved`);
+
   // Leave the shared data as it was for other tests' counts.
+  await lateRow.getByRole("button", { name: "Resolve", exact: true }).click();
+  await page.getByRole("dialog").getByRole("button", { name: "Resolve", exact: true }).click();
+  await expect(total(page)).toHaveText(`${unresolved + 1} unresolved`);
   await inboxRows(page).first().getByRole("button", { name: "Resolve", exact: true }).click();
   await page.getByRole("dialog").getByRole("button", { name: "Resolve", exact: true }).click();
   await expect(total(page)).toHaveText(`${unresolved} unresolved`);

@@ -327,6 +327,24 @@ describe("AgentSight-compatible routes (SPEC §5.1)", () => {
     expect((await list({ agent_name: agentName, end_ns: endNs })).map((r) => r.call_id)).toEqual([old.call_id]);
   });
 
+  it("says on a first page what had arrived (X-Arrived-Through); arrived_after_ns asks what arrived since, whenever it occurred", async () => {
+    const agentName = uid("ArrivalAgent");
+    const shown = failingCall("llm_error", { agent_name: agentName, session_id: uid("arrival") });
+    await ingestCalls(server, [shown]);
+    const first = await get<InterruptionRecord[]>(`/api/interruptions?${q({ agent_name: agentName, limit: 1 })}`);
+    const cursor = first.headers.get("x-arrived-through")!;
+    expect([first.body.map((r) => r.call_id), cursor]).toEqual([[shown.call_id], expect.stringMatching(/^\d{19}$/)]);
+    // nothing has arrived since; a page after the first has no cursor of its own
+    expect(await list({ agent_name: agentName, arrived_after_ns: cursor })).toEqual([]);
+    expect((await get(`/api/interruptions?${q({ agent_name: agentName, limit: 1, offset: 1, sort: "severity" })}`)).headers.get("x-arrived-through")).toBeNull();
+    // a late arrival: it occurred an hour before the list was read
+    const late = failingCall("llm_error", { agent_name: agentName, session_id: uid("arrival"), start_ns: nsAgo(3_600_000), end_ns: nsAgo(3_600_000 - 500) });
+    await ingestCalls(server, [late]);
+    expect((await list({ agent_name: agentName, arrived_after_ns: cursor })).map((r) => r.call_id)).toEqual([late.call_id]);
+    expect((await get<CountBody>(`/api/interruptions/count?${q({ agent_name: agentName, arrived_after_ns: cursor })}`)).body.total).toBe(1);
+    expectError(await get(`/api/interruptions?${q({ arrived_after_ns: "soon" })}`), 400, "arrived_after_ns");
+  });
+
   describe("limit and cursor pagination", () => {
     const agentName = uid("PagedAgent");
     const sessionId = uid("paged");

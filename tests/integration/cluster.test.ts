@@ -203,14 +203,20 @@ describe.skipIf(!postgres)("three server processes on one PostgreSQL (needs TEST
     expect((await request(b, "GET", "/api/interruptions/count", undefined, token.token)).status).toBe(401);
   });
 
-  it("show an interruption ingested through one process in another's inbox poll (the 'N new' banner reads the database)", async () => {
+  it("show an interruption ingested through one process in another's inbox poll (the 'N new' banner reads the database), though it occurred before the list was read", async () => {
     const [a, b] = servers;
     const agent = uid("Banner");
-    const since = BigInt(Date.now() - 1000) * 1_000_000n;
-    expect((await request(a, "POST", "/api/ingest/events", [crash(agent, 777)])).status).toBe(200);
-    // the banner's query (components/inbox/queries.ts useNewSince): the list after a start_ns
-    const fresh = await listAgent(b, agent, `&start_ns=${since}`);
+    // the inbox's list, read through one process: its first page says what had arrived
+    const list = await request<InterruptionRecord[]>(b, "GET", `/api/interruptions?agent_name=${agent}&limit=50`);
+    const cursor = list.headers.get("x-arrived-through");
+    expect([list.body, cursor]).toEqual([[], expect.stringMatching(/^\d+$/)]);
+    // a late arrival through another: its crash happened 10 minutes ago, before the list was read
+    expect((await request(a, "POST", "/api/ingest/events", [{ ...crash(agent, 777), at_ns: nsAgo(600_000) }])).status).toBe(200);
+    // the banner's query (components/inbox/queries.ts useArrivedSince); before, it asked for what
+    // occurred after the newest row shown, and a late arrival was never announced
+    const fresh = await listAgent(b, agent, `&arrived_after_ns=${cursor}`);
     expect(fresh.map((r) => r.agent_name)).toEqual([agent]);
+    expect(await listAgent(b, agent, `&arrived_after_ns=${BigInt(fresh[0].occurred_at_ns) + 700_000_000_000n}`)).toEqual([]);
   });
 });
 

@@ -8,7 +8,9 @@ const tag = "interruptions";
 
 export const listInterruptions = contract({
   method: "GET", path: "/api/interruptions", tag, scope: "read", query: listQuery, response: z.array(recordSchema),
-  summary: "Interruptions, newest first. Multi-valued filters are comma-separated; a Link rel=\"next\" header continues past `limit`.",
+  summary:
+    "Interruptions, newest first. Multi-valued filters are comma-separated; a Link rel=\"next\" header continues past `limit`. " +
+    "A first page's X-Arrived-Through header is the latest time an interruption was stored before it was read: `arrived_after_ns` with it asks what arrived since.",
 });
 export const countInterruptions = contract({
   method: "GET", path: "/api/interruptions/count", tag, scope: "read", query: filterQuery, response: countSchema,

@@ -47,6 +47,7 @@ export const filterFields = {
   fingerprint: csv.optional().describe("fingerprints, comma-separated (a group of the grouped view)"),
   assignee: csv.optional().describe("assignees, comma-separated; `me` is the caller, `none` unassigned"),
   regressed: boolParam.optional().describe("only (or no) interruptions whose fingerprint had been resolved before"),
+  arrived_after_ns: nsParam.optional().describe("only interruptions stored after this time, whenever they occurred (a list's X-Arrived-Through header: what arrived since)"),
 };
 
 type RawFilter = z.output<z.ZodObject<typeof filterFields>>;
@@ -74,6 +75,7 @@ function toFilter(raw: RawFilter, ctx: z.RefinementCtx): InterruptionFilter {
     fingerprints: raw.fingerprint,
     assignees: raw.assignee,
     regressed: raw.regressed,
+    arrivedAfterNs: raw.arrived_after_ns,
   };
 }
 

@@ -56,6 +56,10 @@ export function filterSql(f: InterruptionFilter): SqlWhere {
     params.push(...named);
   }
   if (f.regressed !== undefined) parts.push(`${f.regressed ? "" : "NOT "}${REGRESSED_SQL}`);
+  if (f.arrivedAfterNs !== undefined) {
+    parts.push('"createdAtNs" > ?');
+    params.push(f.arrivedAfterNs);
+  }
   if (f.q) {
     // LOWER on both sides: SQLite's LIKE ignores ASCII case, PostgreSQL's does not
     const like = `%${f.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -94,6 +94,17 @@ export async function listInterruptions(db: Db, f: InterruptionFilter, o: ListOp
 
 export type Flagged = Interruption & { regressed: boolean };
 
+/**
+ * A page of `listInterruptions`; for a first page also the latest time an interruption was
+ * stored when it was read (0 when none was; null for a later page). Read before the page: what arrives meanwhile
+ * may be in the page and arrive after it too (announced once more), but is never in neither.
+ */
+export async function readListPage(db: Db, f: InterruptionFilter, o: ListOptions): Promise<{ rows: Flagged[]; arrivedThroughNs: bigint | null }> {
+  const first = !o.cursor && !o.offset;
+  const arrivedThroughNs = first ? asBigInt((await readSql(db).all(`SELECT MAX("createdAtNs") AS "n" FROM "Interruption"`))[0].n) ?? 0n : null;
+  return { rows: await listInterruptions(db, f, o), arrivedThroughNs };
+}
+
 /** Adds the regressed flag (SPEC §3.4) to interruptions read elsewhere, in one query. */
 export async function withRegressed(db: Db, rows: Interruption[]): Promise<Flagged[]> {
   if (!rows.length) return [];

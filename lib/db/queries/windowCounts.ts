@@ -14,7 +14,7 @@ import { addCounts, countExactly, entryJson, type SessionEntry } from "./topSess
 /** Whether `f` is nothing but a time window over the unresolved interruptions. */
 export function isWindowOnly(f: InterruptionFilter): boolean {
   const statuses = f.statuses ? [...new Set(f.statuses)].sort().join() : null;
-  const others = [f.agentNames, f.types, f.severities, f.sessionId, f.conversationId, f.q, f.fingerprints, f.assignees, f.regressed];
+  const others = [f.agentNames, f.types, f.severities, f.sessionId, f.conversationId, f.q, f.fingerprints, f.assignees, f.regressed, f.arrivedAfterNs];
   return others.every((v) => v === undefined) && (statuses === null || statuses === [...UNRESOLVED_STATUSES].sort().join());
 }
 
