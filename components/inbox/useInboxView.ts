@@ -41,11 +41,17 @@ export function useInboxView() {
   const countsPending = count.isPlaceholderData || (openWanted && openCount.isPlaceholderData);
   const total = count.data && !count.isPlaceholderData ? count.data.total : null;
 
-  // New events: what was stored after the list was read, with the same filters, whenever it
-  // occurred in the window (a late arrival, a sweep's finding about an earlier turn) or after it.
+  // New events: what was stored after the list was first read for this window, with the same
+  // filters, whenever it occurred in the window (a late arrival, a sweep's finding about an
+  // earlier turn) or after it. The first read's cursor is kept: a refetch after a bulk action
+  // reads a later one, and what occurred after the pinned end would then never be announced.
   const settled = list.isSuccess && !list.isPlaceholderData;
-  const arrivedAfter = settled ? (list.data.pages[0]?.arrivedThrough ?? null) : null;
-  const fresh = useArrivedSince(filter, arrivedAfter, win.openEnded ? win.limitNs : win.endNs);
+  const readKey = `${fk}|${anchor.ns}`;
+  const [firstRead, setFirstRead] = useState<{ key: string; through: string } | null>(null);
+  const through = settled ? (list.data.pages[0]?.arrivedThrough ?? null) : null;
+  if (through !== null && firstRead?.key !== readKey) setFirstRead({ key: readKey, through });
+  const shown = useMemo(() => new Set(rows.map((r) => r.interruption_id)), [rows]);
+  const fresh = useArrivedSince(filter, firstRead?.key === readKey ? firstRead.through : null, shown, win.openEnded ? win.limitNs : win.endNs);
 
   const [nowMs, setNowMs] = useState(() => Date.now());
   useEffect(() => {

@@ -13,10 +13,10 @@ export type Row = Record<string, unknown>;
 export interface Sql {
   readonly dialect: "sqlite" | "postgres";
   /**
-   * PostgreSQL: this transaction runs again because the lock table was full; `lockKeys` takes
-   * the one key that stands for every key (and waits for every other holder to finish).
+   * PostgreSQL: this transaction runs again because the lock table was full; its `lockKeys`
+   * takes the one key that stands for every key (and waits for every other holder to finish).
    */
-  locksEverything?: boolean;
+  readonly locksEverything?: boolean;
   all(sql: string, params?: unknown[]): Promise<Row[]>;
   run(sql: string, params?: unknown[]): Promise<void>;
   /** Runs one statement once per parameter list, in order; how many rows each run changed. */
@@ -222,36 +222,50 @@ const runsAgain = (e: unknown) => isDeadlock(e) || isOutOfLocks(e);
 
 /** Past this many keys, `lockKeys` takes the key that stands for every key. */
 const MAX_KEYS = 1_000;
-const EVERY_KEY = "every key";
+/**
+ * The key that stands for every key: an advisory lock of the two-integer form, a space apart
+ * from the one-bigint locks of hashed keys, so no key can be it.
+ */
+const EVERY_KEY = "0, 0";
+/** Transactions holding the key for every key exclusively, and those holding it shared (with keys of their own). */
+const holdingEvery = new WeakSet<Sql>();
+const holdingSome = new WeakSet<Sql>();
 
 /**
  * Makes transactions that touch the same keys (e.g. one agent process's rows) run one after the
- * other: on PostgreSQL an advisory lock per key, held to the end of the transaction and taken in
+ * other: on PostgreSQL an advisory lock per key (`shared` ones shared: they keep out only an
+ * exclusive holder of the key, not each other), held to the end of the transaction and taken in
  * sorted order so two batches never wait on each other in a cycle — all in one statement (the
  * function scan takes them in the array's order). SQLite runs one writing transaction at a time anyway.
- * Shared locks keep out only an exclusive holder of the key, not each other.
  *
  * PostgreSQL's lock table is shared by every connection and bounded (64 locks per connection by
  * default), and a 10 MiB batch can name tens of thousands of sessions: every transaction first
- * takes one key that stands for all of them, shared, and a transaction with more than MAX_KEYS
- * keys (or run again after the table was full) takes that key alone, exclusive: it holds every
- * key at the cost of one lock, and runs while no other transaction holds any.
+ * takes one key that stands for all of them, shared, and a transaction whose first keys are more
+ * than MAX_KEYS (or that runs again after the table was full) takes that key alone, exclusive:
+ * it holds every key at the cost of one lock, and runs while no other transaction holds any.
+ * A transaction that holds keys already never asks for it exclusive (an upgrade could deadlock).
  */
-export async function lockKeys(sql: Sql, keys: Iterable<string>, mode: "exclusive" | "shared" = "exclusive"): Promise<void> {
-  if (sql.dialect !== "postgres") return;
-  const sorted = [...new Set(keys)].sort();
-  if (!sorted.length) return;
-  if (sql.locksEverything || sorted.length > MAX_KEYS) {
-    sql.locksEverything = true; // the transaction's later keys are held already
-    return lockName(sql, EVERY_KEY);
+export async function lockKeys(sql: Sql, keys: Iterable<string>, shared: readonly string[] = []): Promise<void> {
+  if (sql.dialect !== "postgres" || holdingEvery.has(sql)) return;
+  const exclusive = [...new Set(keys)].sort();
+  const taken = new Set(exclusive);
+  const sharedOnly = [...new Set(shared)].filter((k) => !taken.has(k)).sort();
+  if (!exclusive.length && !sharedOnly.length) return;
+  if (!holdingSome.has(sql) && (sql.locksEverything || exclusive.length + sharedOnly.length > MAX_KEYS)) {
+    await sql.all(`SELECT COUNT(pg_advisory_xact_lock(${EVERY_KEY})) AS "n"`);
+    holdingEvery.add(sql);
+    return;
   }
-  const lock = mode === "shared" ? "pg_advisory_xact_lock_shared" : "pg_advisory_xact_lock";
-  // a read, not a run: when this resolves, the locks are held; the key for every key first
+  // a read, not a run: when this resolves, the locks are held; the key for every key first,
+  // then each key, marked x (exclusive) or s (shared)
+  const lock = (mode: string) => `${mode}(hashtextextended(substr(t.k, 2), 0))`;
   await sql.all(
-    `SELECT COUNT(CASE WHEN t.n = 1 THEN pg_advisory_xact_lock_shared(hashtextextended(t.k, 0)) ELSE ${lock}(hashtextextended(t.k, 0)) END) AS "n" ` +
+    `SELECT COUNT(CASE WHEN t.n = 1 THEN pg_advisory_xact_lock_shared(${EVERY_KEY}) ` +
+      `WHEN left(t.k, 1) = 'x' THEN ${lock("pg_advisory_xact_lock")} ELSE ${lock("pg_advisory_xact_lock_shared")} END) AS "n" ` +
       `FROM json_array_elements_text(?::json) WITH ORDINALITY AS t(k, n)`,
-    [JSON.stringify([EVERY_KEY, ...sorted])],
+    [JSON.stringify(["", ...exclusive.map((k) => `x${k}`), ...sharedOnly.map((k) => `s${k}`)])],
   );
+  holdingSome.add(sql);
 }
 
 /** An exclusive lock of one name to the end of the transaction (PostgreSQL), apart from the store's keys. */

@@ -83,13 +83,12 @@ export async function ingestRequests(db: Db, requests: IngestRequest[], cfg: Det
     // its conversation's previous call did not carry, and at most its last few (a history is
     // mostly stored already); the transaction reads any others it needs below.
     const toolCallsRead = toolCallRowIdsFrom(calls, (p) => Math.max(p.reused, p.inputTools.length - LIKELY_NEW_MESSAGES));
-    const [, , stored, probed, state] = await Promise.all([
+    const [, stored, probed, state] = await Promise.all([
       // a session's state is read, then rewritten; a conversation's stored messages are read (the
-      // sweep deletes them under its key); which calls are stored already is read
-      lockKeys(sql, [...calls.flatMap((p) => [p.keys.sessionId, p.keys.conversationId]), ...callLockKeys(calls.map((p) => p.call.call_id))]),
-      // a blob a call names stays until it commits (the sweep deletes unnamed ones under their keys);
-      // shared: every call of an agent names its prompt, and its transactions must not queue on it
-      lockKeys(sql, calls.flatMap(blobKeys), "shared"),
+      // sweep deletes them under its key); which calls are stored already is read. A blob a call
+      // names stays until it commits (the sweep deletes unnamed ones under their keys); shared:
+      // every call of an agent names its prompt, and its transactions must not queue on it
+      lockKeys(sql, [...calls.flatMap((p) => [p.keys.sessionId, p.keys.conversationId]), ...callLockKeys(calls.map((p) => p.call.call_id))], calls.flatMap(blobKeys)),
       existingIds(sql, "Call", calls.map((p) => p.call.call_id)),
       existingIds(sql, "Message", probedNodeIds(calls)),
       loadBatchState(sql, calls, toolCallsRead),

@@ -246,7 +246,7 @@ describe.runIf(testPostgresUrl())("retention beside ingest in another process (P
       db,
       "the blob's lock",
       async (sql) => {
-        await lockKeys(sql, [blobLockKey(blobId)], "shared");
+        await lockKeys(sql, [], [blobLockKey(blobId)]);
         // another ingest naming the same prompt does not wait for this one
         await ingestCalls(db, [{ ...call("blob-race-3", { session: "s-br2", conv: "conv-br2", at: T - 40n * DAY }), system_instructions: system }], defaults.detection);
       },
