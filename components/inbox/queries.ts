@@ -1,6 +1,5 @@
 // Server state for the inbox (TanStack Query): the paged list, the unresolved counts, the poll for
 // newer events, the agents for the filter, and the triage writes.
-import { useCallback } from "react";
 import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient, type InfiniteData, type QueryClient } from "@tanstack/react-query";
 import { api } from "@/components/api/client";
 import type { BulkResult, CountResponse, GroupSnoozeResult, InterruptionGroup, InterruptionRecord, ResolveResult, SnoozeRecord } from "@/components/api/types";
@@ -65,30 +64,21 @@ const NEW_LIMIT = 100;
 export const POLL_MS = 7_000;
 
 /**
- * How far before a list's cursor the poll reads: interruptions are stamped when detected, and a
- * transaction (another process's, on another clock) may commit one after the list was read with
- * a stamp before the cursor. The alert worker reads back as far (lib/alerts/worker.ts).
- */
-const ARRIVAL_LOOKBACK_NS = 10_000_000_000n;
-
-/**
  * Interruptions with the same filters stored after `arrivedThrough` (a list's cursor), whenever
- * they occurred, up to `endNs` (absent: up to now), that `shown` does not hold; polled. `more`
- * when past the limit.
+ * they occurred, up to `endNs` (absent: up to now), that `shown` does not hold (a refetch of the
+ * list may have brought them in); polled. `more` when past the limit.
  */
 export function useArrivedSince(filter: FilterQuery, arrivedThrough: string | null, shown: ReadonlySet<string>, endNs?: bigint) {
   const end = endNs === undefined ? undefined : String(endNs);
-  const after = arrivedThrough === null ? undefined : String(BigInt(arrivedThrough) > ARRIVAL_LOOKBACK_NS ? BigInt(arrivedThrough) - ARRIVAL_LOOKBACK_NS : 0n);
-  const query = compact({ ...filter, end_ns: end, arrived_after_ns: after, limit: String(NEW_LIMIT) });
-  const notShown = useCallback((ids: string[]) => ids.filter((id) => !shown.has(id)).length, [shown]);
+  const query = compact({ ...filter, end_ns: end, arrived_after_ns: arrivedThrough ?? undefined, limit: String(NEW_LIMIT) });
   return useQuery({
     queryKey: inboxKeys.fresh(query),
     queryFn: async () => {
       const page = await fetchPage(LIST_PATH, query);
       return { ids: page.rows.map((r) => r.interruption_id), more: page.next !== null };
     },
-    select: (d) => ({ count: notShown(d.ids), more: d.more }),
-    enabled: after !== undefined,
+    select: (d) => ({ count: d.ids.filter((id) => !shown.has(id)).length, more: d.more }),
+    enabled: arrivedThrough !== null,
     refetchInterval: POLL_MS,
     refetchIntervalInBackground: false,
     staleTime: 0,

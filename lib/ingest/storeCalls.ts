@@ -12,7 +12,7 @@ import { nowNs } from "../domain/time";
 import { emitDeadLoopDetections } from "./afterCommit";
 import { loadBatchState, loadToolCalls } from "./batchState";
 import { BatchDetection, interruptionContext } from "./detection";
-import { stampAgainIfLate } from "./interruptions";
+import { stampAtCommit } from "./interruptions";
 import { knownNodes, markNewSuffixes, MessageStore, probedNodeIds } from "./messageStore";
 import { blobLockKey, callLockKeys } from "./keys";
 import { prepareCall, ThinHistoryError, type Prepared } from "./prepare";
@@ -127,7 +127,7 @@ export async function ingestRequests(db: Db, requests: IngestRequest[], cfg: Det
     const requestOfCall = new Map(prepared.map((p) => [p.call.call_id, requestOf.get(p)!]));
     for (const row of created) results[requestOfCall.get(row.callId ?? "") ?? 0].interruptions += 1;
     await arrived();
-    await stampAgainIfLate(sql, created, startedNs); // last: the alert scan must see them as new when they commit
+    await stampAtCommit(sql, created, startedNs); // last: the alert scan must see them as new when they commit
     deadLoopSessions.push(...batch.detection.deadLoopSessions);
     return results;
   });

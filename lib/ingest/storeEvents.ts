@@ -7,7 +7,7 @@ import { insertRows } from "../db/multiRow";
 import { lockKeys, transaction, type Sql } from "../db/sql";
 import { judgeToolResult, type ToolResultFinding } from "../detect/toolResult";
 import { nowNs } from "../domain/time";
-import { buildInterruption, stampAgainIfLate, type InterruptionRow } from "./interruptions";
+import { buildInterruption, stampAtCommit, type InterruptionRow } from "./interruptions";
 import { deriveSessionId, interruptionId, sessionIdOf, toolCallRowId, toolInterruptionId } from "./keys";
 import { redactText, storedArguments } from "./redact";
 import type { LifecycleEvent, ProcessExitEvent, ToolResultEvent, TurnEndEvent } from "./schema";
@@ -190,7 +190,7 @@ export async function ingestPreparedEvents(db: Db, events: PreparedEvent[], cfg:
       result.interruptions = created.length;
       // events are not calls: they refresh the source's arrival time, not its call count (last: see ingestPrepared)
       await recordArrivals(sql, source, events.map((e) => ({ agentName: e.kind === "process_exit" ? e.agent_name : null, stored: false })));
-      await stampAgainIfLate(sql, created, startedNs); // last: the alert scan must see them as new when they commit
+      await stampAtCommit(sql, created, startedNs); // last: the alert scan must see them as new when they commit
       return result;
     },
     60_000,

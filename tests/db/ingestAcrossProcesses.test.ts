@@ -53,21 +53,23 @@ const failing = (id: string, session: string) =>
   });
 
 describe("ingest across processes", () => {
-  it.skipIf(!testPostgresUrl())("stamps the interruptions of a transaction that waited when it commits, not when they were detected", async () => {
+  // (a wait under a second: before, only a transaction that ran over a second was stamped again)
+  it.skipIf(!testPostgresUrl()).each([1_500, 700])("stamps the interruptions of a transaction that waited (%i ms) when it commits, not when they were detected", async (waitMs) => {
     const db = await open();
-    await ingestCalls(db, [failing("first", "s-first")], detection); // the agent's arrival row exists
+    const [second, exit] = [`s-second-${waitMs}`, `s-exit-${waitMs}`];
+    await ingestCalls(db, [failing(`first-${waitMs}`, `s-first-${waitMs}`)], detection); // the agent's arrival row exists
     // another transaction holds the row every batch of this agent updates last
-    const releasedAt = await whileHeld(`SELECT 1 FROM "IngestSource" WHERE "source" = 'api' AND "agentName" = 'late' FOR UPDATE`, 1_500, async () => {
+    const releasedAt = await whileHeld(`SELECT 1 FROM "IngestSource" WHERE "source" = 'api' AND "agentName" = 'late' FOR UPDATE`, waitMs, async () => {
       const [calls, events] = await Promise.all([
-        ingestCalls(db, [failing("second", "s-second")], detection),
-        ingestEvents(db, [{ kind: "process_exit", session_id: "s-exit", agent_name: "late", pid: 8, exit_code: 1, at_ns: T }], detection),
+        ingestCalls(db, [failing(`second-${waitMs}`, second)], detection),
+        ingestEvents(db, [{ kind: "process_exit", session_id: exit, agent_name: "late", pid: 8, exit_code: 1, at_ns: T }], detection),
       ]);
       expect([calls.interruptions, events.interruptions]).toEqual([1, 1]);
     });
-    const rows = await db.interruption.findMany({ where: { sessionId: { in: ["s-second", "s-exit"] } }, select: { id: true, type: true, createdAtNs: true } });
+    const rows = await db.interruption.findMany({ where: { sessionId: { in: [second, exit] } }, select: { id: true, type: true, createdAtNs: true } });
     expect(rows.map((r) => r.type).sort()).toEqual(["agent_crash", "llm_error"]);
     const doneAt = nowNs();
-    // before, both kept the stamp of their detection, 1.5 s before they could commit; now it is
+    // before, both kept the stamp of their detection, the wait before they could commit; now it is
     // their commit, near enough (the transaction's start is read just before its BEGIN reaches the
     // database: a busy machine puts it a little early), and not later
     const near = 300_000_000n;

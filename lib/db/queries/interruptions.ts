@@ -96,10 +96,10 @@ export type Flagged = Interruption & { regressed: boolean };
 
 /**
  * A page of `listInterruptions`; for a first page also the latest time an interruption was
- * stored when it was read (0 when none was; null for a later page), read before the page. A
- * stamp is taken when an interruption is detected, not when it commits: a transaction that
- * commits after the read may hold stamps before it, so a poll of what arrived since reads back
- * a few seconds and leaves out what it has shown (components/inbox/queries.ts).
+ * stored when it was read (0 when none was; null for a later page), read before the page. On
+ * PostgreSQL a transaction stamps what it created as it commits (stampAtCommit): one committing
+ * after the read carries a later stamp, but for the instant between its last statement and its
+ * commit, and for clocks of several processes that disagree.
  */
 export async function readListPage(db: Db, f: InterruptionFilter, o: ListOptions): Promise<{ rows: Flagged[]; arrivedThroughNs: bigint | null }> {
   const first = !o.cursor && !o.offset;
