@@ -1,6 +1,6 @@
 // The inserts of a call batch, parents before children, one multi-row statement per table
 // (`insertRows`): new rows are inserted, changed ones updated on conflict.
-import { existingIds, insertRows, upsertRows } from "../db/multiRow";
+import { existingIds, insertRows, selectIn, upsertRows } from "../db/multiRow";
 import type { Sql } from "../db/sql";
 import { nowNs } from "../domain/time";
 import { admitArrivals, asAdmitted } from "../triage/arrivals";
@@ -41,25 +41,33 @@ export async function writeBatch(sql: Sql, { state, messages, calls, detection }
  * One-off interruptions already stored (a replayed tool result, say) are left as they are. A
  * grouped one resolved since the batch read it (another process's triage) keeps what it had:
  * the batch's evidence opens its successor, which arrives as new (SPEC §3.4: it fires again).
+ * Which were resolved is read before snoozes count the batch (the successor is an arrival, not
+ * a repeat) and they lock their rows (snoozes first, as triage does); one resolved between
+ * that read and the update gets its successor after it.
  */
 async function writeInterruptions(sql: Sql, candidates: Map<string, InterruptionRow>, grouped: Map<string, GroupedState>): Promise<InterruptionRow[]> {
   const ids = [...candidates.keys()];
-  const stored = await existingIds(sql, "Interruption", ids);
-  const fresh = ids.filter((id) => !stored.has(id)).map((id) => candidates.get(id)!);
   const open = touched(grouped);
-  const opened = open.filter((g) => g.isNew).map((g) => g.row);
-  const repeated = open.filter((g) => !g.isNew);
+  const [stored, resolved] = await Promise.all([existingIds(sql, "Interruption", ids), resolvedIds(sql, open.filter((g) => !g.isNew).map((g) => g.row.id))]);
+  const fresh = ids.filter((id) => !stored.has(id)).map((id) => candidates.get(id)!);
+  const repeated = open.filter((g) => !g.isNew && !resolved.has(g.row.id));
+  const opened = [...open.filter((g) => g.isNew).map((g) => g.row), ...open.filter((g) => resolved.has(g.row.id)).map((g) => g.successor!)];
   // snoozes and mute rules (SPEC §4): new ones may arrive snoozed, repeats count toward snoozes
   const admission = await admitArrivals(sql, [...fresh, ...opened], repeated.map((g) => g.row), nowNs());
   await insertRows(sql, "Interruption", asAdmitted(fresh, admission), { key: ["id"], update: "nothing" });
   await insertRows(sql, "Interruption", asAdmitted(opened, admission), { key: ["id"], update: GROUPED_EVIDENCE });
   const kept = await upsertRows(sql, "Interruption", repeated.map((g) => g.row), { key: ["id"], update: GROUPED_EVIDENCE, where: `"Interruption"."status" <> 'resolved'` });
-  const successors = repeated.filter((g) => !kept.has(g.row.id)).map((g) => g.successor!);
-  if (successors.length) {
-    const admitted = asAdmitted(successors, await admitArrivals(sql, successors, [], nowNs()));
+  const late = repeated.filter((g) => !kept.has(g.row.id)).map((g) => g.successor!);
+  if (late.length) {
+    const admitted = asAdmitted(late, await admitArrivals(sql, late, [], nowNs()));
     await insertRows(sql, "Interruption", admitted, { key: ["id"], update: GROUPED_EVIDENCE });
   }
-  return [...fresh, ...opened, ...successors];
+  return [...fresh, ...opened, ...late];
+}
+
+/** Those of `ids` resolved now. */
+async function resolvedIds(sql: Sql, ids: string[]): Promise<Set<string>> {
+  return new Set((await selectIn(sql, "Interruption", "id", ids, '"id"', `"status" = 'resolved'`)).map((r) => String(r.id)));
 }
 
 const GROUPED_EVIDENCE = ["occurrences", "lastSeenNs", "detail"];

@@ -13,6 +13,7 @@ import { nowNs } from "@/lib/domain/time";
 import { ingestCalls } from "@/lib/ingest/storeCalls";
 import { ingestEvents } from "@/lib/ingest/storeEvents";
 import { callSchema } from "@/lib/ingest/schema";
+import { snoozeFingerprint } from "@/lib/triage/snooze";
 import { configDefaults } from "@/lib/config/load";
 import { createTestDatabase, testPostgresUrl, type TestDatabase } from "../support/database";
 
@@ -125,6 +126,42 @@ describe("a grouped interruption resolved while a batch adds evidence to it", ()
     // the next failure adds to the new one
     await ingestCalls(db, [inStorm(7)], detection);
     expect(await db.interruption.findUniqueOrThrow({ where: { id: rows[1].id }, select: { occurrences: true } })).toEqual({ occurrences: 2 });
+  }, 30_000);
+
+  it.skipIf(!testPostgresUrl())("counts the batch's evidence once toward a snooze of the group: as the successor's arrival, not also as a repeat", async () => {
+    const db = await open();
+    const inStorm = (n: number) => ({ ...failing(`snoozed-storm-${n}`, "s-snoozed-storm"), conversation_id: "c-snoozed-storm", start_ns: T + BigInt(n) * 1_000_000_000n });
+    await ingestCalls(db, [1, 2, 3, 4, 5].map(inStorm), detection);
+    const storm = await db.interruption.findFirstOrThrow({ where: { conversationId: "c-snoozed-storm", type: "retry_storm" } });
+    const snooze = await snoozeFingerprint(db, storm.fingerprint, { untilNs: null, untilOccurrences: 5, untilEscalates: false, reason: null, actor: "ana" });
+    await whileHeld(
+      `SELECT 1 FROM "Agent" WHERE "name" = 'late' FOR UPDATE; UPDATE "Interruption" SET "status" = 'resolved', "snoozeId" = NULL, "resolvedBy" = 'ana', "resolvedAtNs" = ${nowNs()} WHERE "id" = '${storm.id}'`,
+      500,
+      async () => void (await ingestCalls(db, [inStorm(6)], detection)),
+    );
+    // one occurrence of the group arrived (the successor); before, it counted twice
+    expect(await db.snooze.findUniqueOrThrow({ where: { id: snooze.id }, select: { occurrences: true } })).toEqual({ occurrences: 1 });
+    const successor = await db.interruption.findFirstOrThrow({ where: { conversationId: "c-snoozed-storm", type: "retry_storm", status: { not: "resolved" } } });
+    expect([successor.status, successor.snoozeId]).toEqual(["snoozed", snooze.id]);
+  }, 30_000);
+
+  it.skipIf(!testPostgresUrl())("opens the successor too when the group is resolved after the batch read its status, before it updates it", async () => {
+    const db = await open();
+    const inStorm = (n: number) => ({ ...failing(`late-storm-${n}`, "s-late-storm"), conversation_id: "c-late-storm", start_ns: T + BigInt(n) * 1_000_000_000n });
+    await ingestCalls(db, [1, 2, 3, 4, 5].map(inStorm), detection);
+    const storm = await db.interruption.findFirstOrThrow({ where: { conversationId: "c-late-storm", type: "retry_storm" } });
+    const snooze = await snoozeFingerprint(db, storm.fingerprint, { untilNs: null, untilOccurrences: 50, untilEscalates: false, reason: null, actor: "ana" });
+    // the batch waits for the snooze's row (it counts toward it) after reading the group as open
+    await whileHeld(
+      `SELECT 1 FROM "Snooze" WHERE "id" = '${snooze.id}' FOR UPDATE; UPDATE "Interruption" SET "status" = 'resolved', "snoozeId" = NULL, "resolvedBy" = 'ana', "resolvedAtNs" = ${nowNs()} WHERE "id" = '${storm.id}'`,
+      500,
+      async () => void (await ingestCalls(db, [inStorm(6)], detection)),
+    );
+    const rows = await db.interruption.findMany({ where: { conversationId: "c-late-storm", type: "retry_storm" }, orderBy: { occurredAtNs: "asc" } });
+    expect(rows.map((r) => [r.status, r.occurrences, r.callId])).toEqual([
+      ["resolved", 1, "late-storm-5"],
+      ["snoozed", 1, "late-storm-6"],
+    ]);
   }, 30_000);
 });
 
