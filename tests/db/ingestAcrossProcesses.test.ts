@@ -105,63 +105,49 @@ describe("ingest across processes", () => {
 });
 
 describe("a grouped interruption resolved while a batch adds evidence to it", () => {
-  it.skipIf(!testPostgresUrl())("keeps what it had, and the batch's evidence opens a new one (it fires again)", async () => {
+  /**
+   * Five failures in a row of conversation `name` (a retry storm), optionally snoozed; then a
+   * teammate resolves the storm (another process) in a transaction that holds `held` until a
+   * sixth failure's batch has read the storm as open; the storms of the conversation, oldest first.
+   */
+  async function resolvedUnderABatch(name: string, held: "agent" | "snooze", snoozeUntil?: number) {
     const db = await open();
-    const inStorm = (n: number) => ({ ...failing(`storm-${n}`, "s-storm"), conversation_id: "c-storm", start_ns: T + BigInt(n) * 1_000_000_000n });
-    await ingestCalls(db, [1, 2, 3, 4, 5].map(inStorm), detection); // 5 failures in a row: a retry storm
-    const storm = await db.interruption.findFirstOrThrow({ where: { conversationId: "c-storm", type: "retry_storm" } });
-    // a teammate resolves it (another process) after the next batch read it as open, before it writes
+    const inStorm = (n: number) => ({ ...failing(`${name}-${n}`, `s-${name}`), conversation_id: `c-${name}`, start_ns: T + BigInt(n) * 1_000_000_000n });
+    await ingestCalls(db, [1, 2, 3, 4, 5].map(inStorm), detection);
+    const storm = await db.interruption.findFirstOrThrow({ where: { conversationId: `c-${name}`, type: "retry_storm" } });
+    const snooze = snoozeUntil ? await snoozeFingerprint(db, storm.fingerprint, { untilNs: null, untilOccurrences: snoozeUntil, untilEscalates: false, reason: null, actor: "ana" }) : null;
+    // the agent's row: the batch waits before it reads the storm's status; the snooze's row: after
+    const hold = held === "agent" ? `SELECT 1 FROM "Agent" WHERE "name" = 'late' FOR UPDATE` : `SELECT 1 FROM "Snooze" WHERE "id" = '${snooze!.id}' FOR UPDATE`;
     await whileHeld(
-      `SELECT 1 FROM "Agent" WHERE "name" = 'late' FOR UPDATE; UPDATE "Interruption" SET "status" = 'resolved', "resolvedBy" = 'ana', "resolvedAtNs" = ${nowNs()} WHERE "id" = '${storm.id}'`,
+      `${hold}; UPDATE "Interruption" SET "status" = 'resolved', "snoozeId" = NULL, "resolvedBy" = 'ana', "resolvedAtNs" = ${nowNs()} WHERE "id" = '${storm.id}'`,
       500,
       async () => void (await ingestCalls(db, [inStorm(6)], detection)),
     );
-    const rows = await db.interruption.findMany({ where: { conversationId: "c-storm", type: "retry_storm" }, orderBy: { occurredAtNs: "asc" } });
+    const storms = await db.interruption.findMany({ where: { conversationId: `c-${name}`, type: "retry_storm" }, orderBy: { occurredAtNs: "asc" } });
+    return { db, storm, snooze, storms, inStorm };
+  }
+  const shape = (rows: { status: string; occurrences: number; callId: string | null }[]) => rows.map((r) => [r.status, r.occurrences, r.callId]);
+
+  it.skipIf(!testPostgresUrl())("keeps what it had, and the batch's evidence opens a new one (it fires again)", async () => {
+    const { db, storm, storms, inStorm } = await resolvedUnderABatch("storm", "agent");
     // before, the resolved one absorbed the sixth failure, and nothing fired again
-    expect(rows.map((r) => [r.status, r.occurrences, r.callId])).toEqual([
-      ["resolved", 1, "storm-5"],
-      ["open", 1, "storm-6"],
-    ]);
-    expect(rows[1].fingerprint).toBe(storm.fingerprint);
+    expect(shape(storms)).toEqual([["resolved", 1, "storm-5"], ["open", 1, "storm-6"]]);
+    expect(storms[1].fingerprint).toBe(storm.fingerprint);
     // the next failure adds to the new one
     await ingestCalls(db, [inStorm(7)], detection);
-    expect(await db.interruption.findUniqueOrThrow({ where: { id: rows[1].id }, select: { occurrences: true } })).toEqual({ occurrences: 2 });
+    expect(await db.interruption.findUniqueOrThrow({ where: { id: storms[1].id }, select: { occurrences: true } })).toEqual({ occurrences: 2 });
   }, 30_000);
 
   it.skipIf(!testPostgresUrl())("counts the batch's evidence once toward a snooze of the group: as the successor's arrival, not also as a repeat", async () => {
-    const db = await open();
-    const inStorm = (n: number) => ({ ...failing(`snoozed-storm-${n}`, "s-snoozed-storm"), conversation_id: "c-snoozed-storm", start_ns: T + BigInt(n) * 1_000_000_000n });
-    await ingestCalls(db, [1, 2, 3, 4, 5].map(inStorm), detection);
-    const storm = await db.interruption.findFirstOrThrow({ where: { conversationId: "c-snoozed-storm", type: "retry_storm" } });
-    const snooze = await snoozeFingerprint(db, storm.fingerprint, { untilNs: null, untilOccurrences: 5, untilEscalates: false, reason: null, actor: "ana" });
-    await whileHeld(
-      `SELECT 1 FROM "Agent" WHERE "name" = 'late' FOR UPDATE; UPDATE "Interruption" SET "status" = 'resolved', "snoozeId" = NULL, "resolvedBy" = 'ana', "resolvedAtNs" = ${nowNs()} WHERE "id" = '${storm.id}'`,
-      500,
-      async () => void (await ingestCalls(db, [inStorm(6)], detection)),
-    );
+    const { db, snooze, storms } = await resolvedUnderABatch("snoozed-storm", "agent", 5);
     // one occurrence of the group arrived (the successor); before, it counted twice
-    expect(await db.snooze.findUniqueOrThrow({ where: { id: snooze.id }, select: { occurrences: true } })).toEqual({ occurrences: 1 });
-    const successor = await db.interruption.findFirstOrThrow({ where: { conversationId: "c-snoozed-storm", type: "retry_storm", status: { not: "resolved" } } });
-    expect([successor.status, successor.snoozeId]).toEqual(["snoozed", snooze.id]);
+    expect(await db.snooze.findUniqueOrThrow({ where: { id: snooze!.id }, select: { occurrences: true } })).toEqual({ occurrences: 1 });
+    expect([storms[1].status, storms[1].snoozeId]).toEqual(["snoozed", snooze!.id]);
   }, 30_000);
 
   it.skipIf(!testPostgresUrl())("opens the successor too when the group is resolved after the batch read its status, before it updates it", async () => {
-    const db = await open();
-    const inStorm = (n: number) => ({ ...failing(`late-storm-${n}`, "s-late-storm"), conversation_id: "c-late-storm", start_ns: T + BigInt(n) * 1_000_000_000n });
-    await ingestCalls(db, [1, 2, 3, 4, 5].map(inStorm), detection);
-    const storm = await db.interruption.findFirstOrThrow({ where: { conversationId: "c-late-storm", type: "retry_storm" } });
-    const snooze = await snoozeFingerprint(db, storm.fingerprint, { untilNs: null, untilOccurrences: 50, untilEscalates: false, reason: null, actor: "ana" });
-    // the batch waits for the snooze's row (it counts toward it) after reading the group as open
-    await whileHeld(
-      `SELECT 1 FROM "Snooze" WHERE "id" = '${snooze.id}' FOR UPDATE; UPDATE "Interruption" SET "status" = 'resolved', "snoozeId" = NULL, "resolvedBy" = 'ana', "resolvedAtNs" = ${nowNs()} WHERE "id" = '${storm.id}'`,
-      500,
-      async () => void (await ingestCalls(db, [inStorm(6)], detection)),
-    );
-    const rows = await db.interruption.findMany({ where: { conversationId: "c-late-storm", type: "retry_storm" }, orderBy: { occurredAtNs: "asc" } });
-    expect(rows.map((r) => [r.status, r.occurrences, r.callId])).toEqual([
-      ["resolved", 1, "late-storm-5"],
-      ["snoozed", 1, "late-storm-6"],
-    ]);
+    const { storms } = await resolvedUnderABatch("late-storm", "snooze", 50);
+    expect(shape(storms)).toEqual([["resolved", 1, "late-storm-5"], ["snoozed", 1, "late-storm-6"]]);
   }, 30_000);
 });
 
