@@ -235,7 +235,8 @@ const holdingSome = new WeakSet<Sql>();
  * Makes transactions that touch the same keys (e.g. one agent process's rows) run one after the
  * other: on PostgreSQL an advisory lock per key (`shared` ones shared: they keep out only an
  * exclusive holder of the key, not each other), held to the end of the transaction and taken in
- * sorted order so two batches never wait on each other in a cycle — all in one statement (the
+ * sorted order (the exclusive keys, then the shared ones: only the sweep takes those exclusive,
+ * alone) so two batches never wait on each other in a cycle — all in one statement (the
  * function scan takes them in the array's order). SQLite runs one writing transaction at a time anyway.
  *
  * PostgreSQL's lock table is shared by every connection and bounded (64 locks per connection by
