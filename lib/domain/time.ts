@@ -2,6 +2,8 @@
 
 export const NS_PER_MS = 1_000_000n;
 export const NS_PER_HOUR = 3_600_000_000_000n;
+/** The latest time a column can hold (a signed 64-bit integer of nanoseconds). */
+export const MAX_NS = 2n ** 63n - 1n;
 
 /** The current time, or the time `ms` (milliseconds since the epoch), in nanoseconds. */
 export function nowNs(ms: number = Date.now()): bigint {

@@ -2,15 +2,13 @@
 // produce the normalized types the store and the detectors work on.
 import { z } from "zod";
 import { MAX_INT, MIN_INT, type ChatMessage, type HttpExchange, type NormalizedCall, type Part } from "../domain/calls";
-
-/** The largest value of a BigInt column (a signed 64-bit integer). */
-const MAX_BIGINT = 2n ** 63n - 1n;
+import { MAX_NS } from "../domain/time";
 
 /** Integer nanoseconds: a JSON integer, or a string of digits (exact beyond 2^53). */
 export const nsSchema = z
   .union([z.bigint(), z.number().int().nonnegative(), z.string().regex(/^\d{1,20}$/, "expected integer nanoseconds")])
   .transform((v) => BigInt(v))
-  .refine((v) => v <= MAX_BIGINT, "expected integer nanoseconds below 2^63");
+  .refine((v) => v <= MAX_NS, "expected integer nanoseconds below 2^63");
 
 const optionalNs = nsSchema.nullish();
 const optionalText = z.string().max(1_000_000).nullish();

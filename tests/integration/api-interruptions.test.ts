@@ -343,6 +343,8 @@ describe("AgentSight-compatible routes (SPEC §5.1)", () => {
     expect((await list({ agent_name: agentName, arrived_after_ns: cursor })).map((r) => r.call_id)).toEqual([late.call_id]);
     expect((await get<CountBody>(`/api/interruptions/count?${q({ agent_name: agentName, arrived_after_ns: cursor })}`)).body.total).toBe(1);
     expectError(await get(`/api/interruptions?${q({ arrived_after_ns: "soon" })}`), 400, "arrived_after_ns");
+    // past a 64-bit integer: refused by name, not a database error
+    for (const name of ["arrived_after_ns", "start_ns", "end_ns"]) expectError(await get(`/api/interruptions?${q({ [name]: "99999999999999999999" })}`), 400, name);
   });
 
   describe("limit and cursor pagination", () => {

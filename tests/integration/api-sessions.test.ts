@@ -236,6 +236,7 @@ describe("a session's trajectory", () => {
     const deploy = await get<CallSummary[]>(`/api/sessions/${sessionId}/calls?conversation_id=${c2}`);
     expect(deploy.body.map((c) => c.call_id)).toEqual([k5.call_id]);
     expectError(await get(`/api/sessions/${sessionId}/calls?after=yesterday`), 400, /after/);
+    expectError(await get(`/api/sessions/${sessionId}/calls?after=99999999999999999999.c`), 400, /after/); // past 2^63: not a database error
     expectError(await get(`/api/sessions/${sessionId}/calls?limit=0`), 400, /limit/);
   });
 

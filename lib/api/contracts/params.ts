@@ -2,12 +2,16 @@
 // arrive as strings; each schema names the parameter in its error.
 import { z } from "zod";
 import { COUNT_SORTS, INTERRUPTION_TYPES, SEVERITIES, SORTS, STATUSES, type InterruptionFilter, type Sort, type Status, UNRESOLVED_STATUSES } from "../../domain/interruptions";
-import { NS_PER_HOUR, nowNs } from "../../domain/time";
+import { MAX_NS, NS_PER_HOUR, nowNs } from "../../domain/time";
 
 export const MAX_LIMIT = 5000;
 
-/** Integer nanoseconds in a query string. */
-export const nsParam = z.string().regex(/^\d{1,20}$/, "expected integer nanoseconds").transform((v) => BigInt(v));
+/** Integer nanoseconds in a query string (below 2^63: what a column holds). */
+export const nsParam = z
+  .string()
+  .regex(/^\d{1,20}$/, "expected integer nanoseconds")
+  .transform((v) => BigInt(v))
+  .refine((v) => v <= MAX_NS, "expected integer nanoseconds below 2^63");
 
 /** A comma-separated list whose items must be among `allowed`. */
 export function csvOf<T extends string>(allowed: readonly T[]) {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { contract } from "../contract";
+import { MAX_NS } from "../../domain/time";
 import { boolParam, csv, limitParam, MAX_LIMIT, nsParam } from "./params";
 
 const tag = "sessions";
@@ -45,7 +46,15 @@ export const sessionCalls = contract({
   query: z.object({
     conversation_id: z.string().min(1).optional(),
     limit: limitParam.optional(),
-    after: z.string().regex(/^\d{1,20}(\..+)?$/, "expected <start_ns>.<call_id> from the previous page").optional(),
+    after: z
+      .string()
+      .regex(/^\d{1,20}(\..+)?$/, "expected <start_ns>.<call_id> from the previous page")
+      .transform((v) => {
+        const dot = v.indexOf(".");
+        return { afterNs: BigInt(dot < 0 ? v : v.slice(0, dot)), afterId: dot < 0 ? undefined : v.slice(dot + 1) };
+      })
+      .refine((a) => a.afterNs <= MAX_NS, "expected integer nanoseconds below 2^63 before the dot")
+      .optional(),
   }),
   response: z.array(callSchema),
   summary: "A session's calls in time order with interruption markers; `after` continues from the last call of a page.",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { SCOPES } from "../../auth/scopes";
-import { nowNs } from "../../domain/time";
+import { MAX_NS, nowNs } from "../../domain/time";
 import { contract } from "../contract";
 
 const tag = "tokens";
@@ -15,8 +15,8 @@ const expiry = z
   .union([z.int().positive(), z.string().regex(/^\d{1,20}$/), z.iso.datetime({ offset: true })])
   .transform((v, ctx) => {
     const ns = typeof v === "string" && !/^\d+$/.test(v) ? nowNs(Date.parse(v)) : BigInt(v);
-    if (ns <= nowNs()) {
-      ctx.addIssue({ code: "custom", message: "must be in the future" });
+    if (ns <= nowNs() || ns > MAX_NS) {
+      ctx.addIssue({ code: "custom", message: ns <= nowNs() ? "must be in the future" : "must be before 2262 (2^63 ns)" });
       return z.NEVER;
     }
     return ns;
