@@ -345,6 +345,7 @@ describe("AgentSight-compatible routes (SPEC §5.1)", () => {
     expectError(await get(`/api/interruptions?${q({ arrived_after_ns: "soon" })}`), 400, "arrived_after_ns");
     // past a 64-bit integer: refused by name, not a database error
     for (const name of ["arrived_after_ns", "start_ns", "end_ns"]) expectError(await get(`/api/interruptions?${q({ [name]: "99999999999999999999" })}`), 400, name);
+    expectError(await get(`/api/interruptions?${q({ sort: "severity", offset: "999999999999999999999999" })}`), 400, "offset");
   });
 
   describe("limit and cursor pagination", () => {

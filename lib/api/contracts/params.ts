@@ -93,7 +93,12 @@ export const listQuery = z
     cursor: z.string().min(1).optional(),
     sort: z.enum(SORTS).optional().describe("time (default), severity, type or agent; ties newest first"),
     order: z.enum(["asc", "desc"]).optional().describe("desc (default) or asc"),
-    offset: z.string().regex(/^\d+$/, "expected a whole number").transform(Number).optional().describe("rows to skip (sorts other than time)"),
+    offset: z
+      .string()
+      .regex(/^\d{1,15}$/, "expected a whole number below 10^15")
+      .transform(Number)
+      .optional()
+      .describe("rows to skip (sorts other than time)"),
   })
   .transform((raw, ctx) => {
     const sort: Sort = { by: raw.sort ?? "time", order: raw.order ?? "desc" };
