@@ -5,6 +5,12 @@ export const NS_PER_HOUR = 3_600_000_000_000n;
 /** The latest time a column can hold (a signed 64-bit integer of nanoseconds). */
 export const MAX_NS = 2n ** 63n - 1n;
 
+/** Why `ns` cannot be a time still to come (an expiry, a snooze's end): null when it can. */
+export function notToCome(ns: bigint, now: bigint = nowNs()): string | null {
+  if (ns <= now) return "must be in the future";
+  return ns > MAX_NS ? "must be before 2262 (2^63 ns)" : null;
+}
+
 /** The current time, or the time `ms` (milliseconds since the epoch), in nanoseconds. */
 export function nowNs(ms: number = Date.now()): bigint {
   return BigInt(ms) * NS_PER_MS;

@@ -6,7 +6,7 @@ import type { Db } from "../db/client";
 import type { MuteRule } from "../db/generated/client";
 import { marks, readSql, transaction } from "../db/sql";
 import { invalid, notFound } from "../domain/errors";
-import { nowNs } from "../domain/time";
+import { notToCome, nowNs } from "../domain/time";
 import { insertSnooze, wakeRest } from "./snoozeStore";
 
 export type MuteRuleInput = {
@@ -59,7 +59,8 @@ export async function createMuteRule(db: Db, input: MuteRuleInput, actor: string
   if (byFingerprint === (input.agentName !== null || input.type !== null)) throw invalid("fingerprint: give a fingerprint, or an agent_name and an interruption_type");
   if (!byFingerprint && (input.agentName === null || input.type === null)) throw invalid(`${input.agentName === null ? "agent_name" : "interruption_type"}: required with the other`);
   const now = nowNs();
-  if (input.expiresAtNs !== null && input.expiresAtNs <= now) throw invalid("expires_at: must be in the future");
+  const why = input.expiresAtNs === null ? null : notToCome(input.expiresAtNs, now);
+  if (why) throw invalid(`expires_at: ${why}`);
   const rule = await transaction(db, async (sql, tx) => {
     const created = await tx.muteRule.create({
       data: { id: crypto.randomUUID(), fingerprint: input.fingerprint, agentName: input.agentName, type: input.type, reason: input.reason, expiresAtNs: input.expiresAtNs, createdBy: actor, createdAtNs: now },

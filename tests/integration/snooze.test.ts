@@ -88,6 +88,10 @@ describe("snoozing one interruption", () => {
     expectError(await request(server, "POST", route, {}), 400, /until_ns/);
     expectError(await request(server, "POST", route, { until: "2001-01-01T00:00:00Z" }), 400, /until: must be in the future/);
     expectError(await request(server, "POST", route, { for_secs: 3600, until_ns: "99999999999999999999" }), 400, /give one of/);
+    // past what a 64-bit column of nanoseconds holds (the year 2262): refused, not a database error
+    expectError(await request(server, "POST", route, { until_ns: "99999999999999999999" }), 400, /until_ns/);
+    expectError(await request(server, "POST", route, { until: "3000-01-01T00:00:00Z" }), 400, /until: /);
+    expectError(await request(server, "POST", "/api/mute-rules", { fingerprint: r.fingerprint, expires_at: "3000-01-01T00:00:00Z" }), 400, /expires_at: /);
     expectError(await request(server, "POST", route, { until_occurrences: 0 }), 400, /until_occurrences/);
     expectError(await request(server, "POST", "/api/interruptions/nope/snooze", { for_secs: 3600 }), 404, "Interruption not found");
     await ok("POST", `/api/interruptions/${r.interruption_id}/resolve`);

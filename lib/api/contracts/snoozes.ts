@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { INTERRUPTION_TYPES, SEVERITIES } from "../../domain/interruptions";
 import { SNOOZE_SCOPES, type SnoozeConditions } from "../../domain/snooze";
-import { nowNs } from "../../domain/time";
+import { notToCome, nowNs } from "../../domain/time";
 import { contract } from "../contract";
 import { boolParam, limitParam } from "./params";
 import { recordSchema } from "./schemas";
@@ -28,7 +28,8 @@ function timeOf(b: TimeFields, ctx: z.RefinementCtx, names: { ns: string; iso: s
   }
   const now = nowNs();
   const at = b.until_ns !== undefined ? BigInt(b.until_ns) : b.until !== undefined ? nowNs(Date.parse(b.until)) : b.for_secs !== undefined ? now + BigInt(b.for_secs) * 1_000_000_000n : null;
-  if (at !== null && at <= now) ctx.addIssue({ code: "custom", path: [b.until !== undefined ? names.iso : names.ns], message: "must be in the future" });
+  const why = at === null ? null : notToCome(at, now);
+  if (why) ctx.addIssue({ code: "custom", path: [b.until !== undefined ? names.iso : names.ns], message: why });
   return at;
 }
 

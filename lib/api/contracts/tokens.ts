@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { SCOPES } from "../../auth/scopes";
-import { MAX_NS, nowNs } from "../../domain/time";
+import { notToCome, nowNs } from "../../domain/time";
 import { contract } from "../contract";
 
 const tag = "tokens";
@@ -15,8 +15,9 @@ const expiry = z
   .union([z.int().positive(), z.string().regex(/^\d{1,20}$/), z.iso.datetime({ offset: true })])
   .transform((v, ctx) => {
     const ns = typeof v === "string" && !/^\d+$/.test(v) ? nowNs(Date.parse(v)) : BigInt(v);
-    if (ns <= nowNs() || ns > MAX_NS) {
-      ctx.addIssue({ code: "custom", message: ns <= nowNs() ? "must be in the future" : "must be before 2262 (2^63 ns)" });
+    const why = notToCome(ns);
+    if (why) {
+      ctx.addIssue({ code: "custom", message: why });
       return z.NEVER;
     }
     return ns;
