@@ -77,25 +77,25 @@ export function buildInterruption(
 }
 
 const RESTAMP_CHUNK = 500;
-/** How long the transaction has run, in ns (PostgreSQL: the clock now, less the transaction's start). */
-const RUNNING_NS = `CAST(EXTRACT(EPOCH FROM (clock_timestamp() - transaction_timestamp())) * 1000000000 AS BIGINT)`;
+/** The database's clock now, in ns (PostgreSQL: the time when the statement runs). */
+const DATABASE_NOW_NS = `CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000000 AS BIGINT)`;
 
 /**
  * The alert worker and the inbox's "N new" banner find new interruptions by createdAtNs (the
  * worker reading back 10 s behind the newest it has seen, lib/alerts/worker.ts; the banner not
  * at all): a row stamped when it was detected, in a transaction that committed later than that
- * (it ran long, or waited for row locks another process's transaction held), could commit after
- * a reader saw later stamps and be passed over. As its last statement, a PostgreSQL transaction
- * stamps the rows it created with its start (`startedNs`, read as it began) plus the time it has
- * run — its commit, near enough; never earlier than they were. The time run is the database's,
- * when the statement runs: statements are sent ahead of their results (lib/db/postgresSql.ts),
- * so a time read here could come before the waits. A SQLite transaction holds the write lock
- * from its start, and the stamps of one process follow its commits.
+ * (it ran long, or waited for row locks another process's transaction held), or stamped by a
+ * process whose clock runs behind the others', could commit after a reader saw later stamps and
+ * be passed over. As its last statement, a PostgreSQL transaction stamps the rows it created with
+ * the database's clock — its commit, near enough, on one clock for every process. The clock is
+ * read when the statement runs: statements are sent ahead of their results
+ * (lib/db/postgresSql.ts), so a time read here could come before the waits. A SQLite transaction
+ * holds the write lock from its start, and the stamps of its one process follow its commits.
  */
-export async function stampAtCommit(sql: Sql, rows: readonly Pick<InterruptionRow, "id">[], startedNs: bigint): Promise<void> {
+export async function stampAtCommit(sql: Sql, rows: readonly Pick<InterruptionRow, "id">[]): Promise<void> {
   if (!rows.length || sql.dialect !== "postgres") return;
   for (let i = 0; i < rows.length; i += RESTAMP_CHUNK) {
     const ids = rows.slice(i, i + RESTAMP_CHUNK).map((r) => r.id);
-    await sql.run(`UPDATE "Interruption" SET "createdAtNs" = GREATEST("createdAtNs", CAST(? AS BIGINT) + ${RUNNING_NS}) WHERE "id" IN (${marks(ids.length)})`, [startedNs, ...ids]);
+    await sql.run(`UPDATE "Interruption" SET "createdAtNs" = ${DATABASE_NOW_NS} WHERE "id" IN (${marks(ids.length)})`, ids);
   }
 }

@@ -8,7 +8,6 @@ import { detectionConfig, type DetectionConfig } from "../config/detection";
 import { existingIds } from "../db/multiRow";
 import type { Db } from "../db/client";
 import { lockKeys, sqlTransaction } from "../db/sql";
-import { nowNs } from "../domain/time";
 import { emitDeadLoopDetections } from "./afterCommit";
 import { loadBatchState, loadToolCalls } from "./batchState";
 import { BatchDetection, interruptionContext } from "./detection";
@@ -76,7 +75,6 @@ export async function ingestRequests(db: Db, requests: IngestRequest[], cfg: Det
   const requestOf = new Map<Prepared, number>(requests.flatMap((r, i) => r.calls.map((p) => [p, i] as const)));
   const deadLoopSessions: string[] = [];
   const results = await sqlTransaction(db, async (sql) => {
-    const startedNs = nowNs();
     // Everything the batch reads, issued at once (one round trip on PostgreSQL, after the
     // session locks it starts with), for all its calls: what belongs to calls stored already
     // is read for nothing. Tool calls are read for the messages a call most likely adds: those
@@ -127,7 +125,7 @@ export async function ingestRequests(db: Db, requests: IngestRequest[], cfg: Det
     const requestOfCall = new Map(prepared.map((p) => [p.call.call_id, requestOf.get(p)!]));
     for (const row of created) results[requestOfCall.get(row.callId ?? "") ?? 0].interruptions += 1;
     await arrived();
-    await stampAtCommit(sql, created, startedNs); // last: the alert scan must see them as new when they commit
+    await stampAtCommit(sql, created); // last: the alert scan must see them as new when they commit
     deadLoopSessions.push(...batch.detection.deadLoopSessions);
     return results;
   });

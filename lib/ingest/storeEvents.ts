@@ -176,8 +176,7 @@ export async function ingestPreparedEvents(db: Db, events: PreparedEvent[], cfg:
   return transaction(
     db,
     async (sql, tx) => {
-      const startedNs = nowNs();
-      await lockKeys(sql, events.map(sessionOf)); // call ingest rewrites the same session rows
+        await lockKeys(sql, events.map(sessionOf)); // call ingest rewrites the same session rows
       const result: EventResult = { received: events.length, interruptions: 0, withdrawn: 0 };
       const created: InterruptionRow[] = [];
       for (const e of events) {
@@ -190,7 +189,7 @@ export async function ingestPreparedEvents(db: Db, events: PreparedEvent[], cfg:
       result.interruptions = created.length;
       // events are not calls: they refresh the source's arrival time, not its call count (last: see ingestPrepared)
       await recordArrivals(sql, source, events.map((e) => ({ agentName: e.kind === "process_exit" ? e.agent_name : null, stored: false })));
-      await stampAtCommit(sql, created, startedNs); // last: the alert scan must see them as new when they commit
+      await stampAtCommit(sql, created); // last: the alert scan must see them as new when they commit
       return result;
     },
     60_000,

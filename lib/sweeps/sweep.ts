@@ -38,7 +38,7 @@ import { nowNs } from "../domain/time";
 import { existingIds, insertRows } from "../db/multiRow";
 import { foldOpenCounts } from "../db/openCounts";
 import { lockKeys, marks, type Sql } from "../db/sql";
-import { buildInterruption, type InterruptionRow } from "../ingest/interruptions";
+import { buildInterruption, stampAtCommit, type InterruptionRow } from "../ingest/interruptions";
 import { blobLockKey, interruptionId } from "../ingest/keys";
 import { batch, BATCH, deleteBatch, inBatches, sqlOf } from "./batches";
 import { lastSizeLeft, type SizeLeft } from "./runs";
@@ -475,9 +475,11 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
       const fresh = rows.filter((r) => stillStale.has(r.id) && !stored.has(r.id));
       // a mute rule or a snoozed group may make them arrive snoozed (SPEC §4)
       const admission = await admitArrivals(sql, fresh, [], now);
-      // stamped now, after the waits for locks: the alert scan finds new rows by this stamp
+      // stamped now, after the waits for locks, and on PostgreSQL again as it commits (the
+      // database's clock): the alert scan and the inbox's banner find new rows by this stamp
       const stamped = asAdmitted(fresh, admission).map((r) => ({ ...r, createdAtNs: nowNs() }));
       await insertRows(sql, "Interruption", stamped, { key: ["id"], update: "nothing" });
+      await stampAtCommit(sql, stamped);
       return fresh.length;
     }, { atomic: true });
     if (stale.length < BATCH) break;

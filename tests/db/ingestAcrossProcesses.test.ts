@@ -7,9 +7,11 @@
 //   committed with an older stamp.
 // - Two copies of one call sent at once are stored once, whatever keys each copy derives.
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { createDb, type Db } from "@/lib/db/client";
-import { nowNs } from "@/lib/domain/time";
+import { MAX_NS, nowNs } from "@/lib/domain/time";
+import { listInterruptions, readListPage } from "@/lib/db/queries/interruptions";
+import { flagUnsettledTurns } from "@/lib/sweeps/sweep";
 import { ingestCalls } from "@/lib/ingest/storeCalls";
 import { ingestEvents } from "@/lib/ingest/storeEvents";
 import { callSchema } from "@/lib/ingest/schema";
@@ -86,6 +88,32 @@ describe("ingest across processes", () => {
     const doneAt = nowNs();
     const row = await db.interruption.findFirstOrThrow({ where: { sessionId: "s-waited" }, select: { createdAtNs: true } });
     expect(row.createdAtNs).toBeLessThanOrEqual(doneAt); // before, the wait counted twice: 1.5 s in the future
+  }, 30_000);
+
+  it.skipIf(!testPostgresUrl())("stamps with the database's clock: what a process whose clock runs behind stores arrives after what was listed before", async () => {
+    const db = await open();
+    await ingestCalls(db, [failing("clock-right", "s-clock-right")], detection);
+    const window = { startNs: 0n, endNs: MAX_NS };
+    const { arrivedThroughNs } = await readListPage(db, window, { limit: 1 });
+    // this process's clock runs a minute behind the other processes' and the database's
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() - 60_000, shouldAdvanceTime: true });
+    try {
+      await ingestCalls(db, [failing("clock-behind", "s-clock-behind")], detection);
+      await ingestEvents(db, [
+        { kind: "process_exit", session_id: "s-clock-behind-exit", agent_name: "late", pid: 9, exit_code: 1, at_ns: T },
+        { kind: "turn_end", session_id: "s-clock-behind", turn_id: "t-clock-ended", reason: "completed", at_ns: T }, // the session reports its turns' ends
+      ], detection);
+      // the sweep (an hour on, as this process sees it) finds the call's turn unsettled
+      const sweep = { detection, retentionDays: 3650, activityRetentionDays: 3650, maxDbSizeMb: 100_000, staleTurnMinutes: 30, checkIntervalSecs: 60 };
+      expect(await flagUnsettledTurns(db, sweep, nowNs() + 3_600_000_000_000n)).toBeGreaterThan(0);
+    } finally {
+      vi.useRealTimers();
+    }
+    // before, they were stamped a minute before the cursor: the banner never announced them, and
+    // the alert scan (which reads 10 s behind the newest stamp it saw) never saw them
+    const arrived = await listInterruptions(db, { ...window, arrivedAfterNs: arrivedThroughNs! }, { limit: 100 });
+    const bySession = (id: string) => arrived.filter((r) => r.sessionId === id).map((r) => r.type).sort();
+    expect([bySession("s-clock-behind"), bySession("s-clock-behind-exit")]).toEqual([["llm_error", "state_machine_error"], ["agent_crash"]]);
   }, 30_000);
 
   it.skipIf(!testPostgresUrl())("stores two copies of one call sent at once once, though each names another session", async () => {
