@@ -59,6 +59,8 @@ export type AlertWorkerOptions = {
   log?: (message: string) => void;
   /** this process's name on leases and claims (tests give two workers two names) */
   holder?: string;
+  /** interruptions read per query of a scan (20 queries at most per tick) */
+  scanPage?: number;
 };
 
 export class AlertWorker {
@@ -75,6 +77,13 @@ export class AlertWorker {
   private current: Promise<void> | null = null;
   private timer: ReturnType<typeof setInterval> | null = null;
   private mark: bigint | null = null;
+  /**
+   * Where the last scan stopped when it read all the rows one tick may (a burst): the next goes
+   * on from there. Re-reading from the mark again would find the same rows, all decided, and
+   * never reach the ones after them when more than a tick's worth share a stamp (one batch's do).
+   */
+  private resume: { at: bigint; id: string } | null = null;
+  private readonly scanPage: number;
   private lastPruneNs = 0n;
   /** pairs already decided (queued or suppressed) within the lookback: `${webhookId}|${interruptionId}` → createdAtNs */
   private readonly decided = new Map<string, bigint>();
@@ -92,6 +101,7 @@ export class AlertWorker {
     this.perWebhook = o.perWebhook ?? 2;
     this.log = o.log ?? ((m) => console.error(`[alerts] ${m}`));
     this.holder = o.holder ?? processHolder();
+    this.scanPage = o.scanPage ?? PAGE;
   }
 
   start(intervalMs = 1000): void {
@@ -159,6 +169,7 @@ export class AlertWorker {
     const grant = await acquireLease(this.db, SCAN_LEASE, this.holder, this.now(), SCAN_LEASE_MS);
     if (grant === "taken") {
       this.mark = null;
+      this.resume = null;
       this.decided.clear();
       this.rates.evaluatedAt.clear();
     }
@@ -203,22 +214,27 @@ export class AlertWorker {
 
     let queued = 0;
     let high = mark;
-    let cursor: { at: bigint; id: string } | null = null;
-    for (let page = 0; page < MAX_PAGES; page++) {
+    let cursor = this.resume;
+    this.resume = null;
+    for (let page = 0; ; page++) {
       const rows: Interruption[] = await this.db.interruption.findMany({
         where: alertable({
           severity: { in: severities },
           ...(cursor ? { OR: [{ createdAtNs: { gt: cursor.at } }, { createdAtNs: cursor.at, id: { gt: cursor.id } }] } : { createdAtNs: { gt: lo } }),
         }),
         orderBy: [{ createdAtNs: "asc" }, { id: "asc" }],
-        take: PAGE,
+        take: this.scanPage,
       });
       if (!rows.length) break;
       queued += await this.queue(hooks, rows);
       const last = rows[rows.length - 1];
       cursor = { at: last.createdAtNs, id: last.id };
       if (last.createdAtNs > high) high = last.createdAtNs;
-      if (rows.length < PAGE) break;
+      if (rows.length < this.scanPage) break;
+      if (page + 1 === MAX_PAGES) {
+        this.resume = cursor; // a burst: the next tick goes on from here
+        break;
+      }
       if (!(await this.holdScanLease())) break; // a long backlog: keep the lease, or stop if another process took over
     }
     // Rows are dated by the clock of the process that ingested them: one dated ahead of this

@@ -124,6 +124,22 @@ describe("AlertWorker", () => {
     answer = 200;
   });
 
+  it("goes on where a burst stopped its scan: more interruptions of one stamp than a tick reads are all queued", async () => {
+    const worker = new AlertWorker({ db, now, fetch: fetchStub, scanPage: 5 }); // 20 pages: 100 rows a tick
+    clock += 100n * SEC;
+    await createWebhook(db, hookInput("Burst", { repeat_interval_secs: 0 }), "test");
+    clock += SEC;
+    // one batch's interruptions, stamped together as it committed
+    const burst = Array.from({ length: 130 }, (_, i) => `burst-${String(i).padStart(3, "0")}`);
+    await db.interruption.createMany({
+      data: burst.map((id) => ({ id, agentName: "Burst", type: "agent_crash", severity: "critical", occurredAtNs: clock, lastSeenNs: clock, detail: "{}", fingerprint: `fp-${id}`, status: "open", createdAtNs: clock })),
+    });
+    for (let i = 0; i < 3; i++) await worker.scan();
+    // before, each scan after the first read the same 100 again from the mark: the last 30 never alerted
+    expect(await db.alertDelivery.count({ where: { dedupeKey: { in: burst } } })).toBe(130);
+    await db.alertDelivery.updateMany({ where: { dedupeKey: { in: burst } }, data: { status: "delivered" } }); // not for the next test to send
+  });
+
   it("fails pending deliveries of a disabled webhook instead of sending them", async () => {
     sent.length = 0;
     const worker = new AlertWorker({ db, now, fetch: fetchStub });
