@@ -322,8 +322,11 @@ export class AlertWorker {
     if (free <= 0) return 0;
     const now = this.now();
     const unclaimedAt = { OR: [{ claimExpiresAtNs: null }, { claimExpiresAtNs: { lte: now } }] };
+    // not those of webhooks this process sends to as much as it may: a slow receiver's backlog
+    // would fill the list, and other webhooks' alerts wait behind it
+    const busy = [...this.inflightByHook].filter(([, n]) => n >= this.perWebhook).map(([id]) => id);
     const due = await this.db.alertDelivery.findMany({
-      where: { status: "pending", nextAttemptAtNs: { lte: now }, ...unclaimedAt },
+      where: { status: "pending", nextAttemptAtNs: { lte: now }, ...unclaimedAt, ...(busy.length ? { webhookId: { notIn: busy } } : {}) },
       orderBy: [{ nextAttemptAtNs: "asc" }, { id: "asc" }],
       take: Math.max(50, free * 4),
     });

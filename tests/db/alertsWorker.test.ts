@@ -140,6 +140,31 @@ describe("AlertWorker", () => {
     await db.alertDelivery.updateMany({ where: { dedupeKey: { in: burst } }, data: { status: "delivered" } }); // not for the next test to send
   });
 
+  it("sends other webhooks' alerts while a hanging receiver has a backlog", async () => {
+    const reached: string[] = [];
+    // the slow receiver answers nothing until the attempt times out
+    const hanging = (url: string, init: RequestInit) =>
+      url.endsWith("/Slow")
+        ? new Promise<Response>((_, reject) => init.signal?.addEventListener("abort", () => reject(init.signal!.reason)))
+        : (reached.push(url), Promise.resolve(new Response("ok")));
+    const worker = new AlertWorker({ db, now, fetch: hanging, timeoutMs: 300 });
+    clock += 100n * SEC;
+    await createWebhook(db, hookInput("Slow", { repeat_interval_secs: 0 }), "test");
+    await createWebhook(db, hookInput("Fast", { repeat_interval_secs: 0 }), "test");
+    clock += SEC;
+    for (let i = 0; i < 60; i++) await interruption({ agentName: "Slow" }); // a backlog longer than a dispatch lists
+    await worker.tick(); // queued; two of the slow ones in flight
+    clock += SEC;
+    await interruption({ agentName: "Fast" });
+    await worker.tick();
+    await worker.tick();
+    // before, each dispatch listed the 50 oldest due deliveries — all the slow receiver's — and
+    // left the fast one waiting until that backlog had drained
+    expect(reached).toEqual(["http://r.invalid/Fast"]);
+    await worker.settle();
+    await db.alertDelivery.updateMany({ where: { status: "pending" }, data: { status: "failed" } }); // not for the next test to send
+  });
+
   it("fails pending deliveries of a disabled webhook instead of sending them", async () => {
     sent.length = 0;
     const worker = new AlertWorker({ db, now, fetch: fetchStub });
