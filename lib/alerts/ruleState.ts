@@ -9,7 +9,7 @@
 // once, and never one without the other.
 import type { Db } from "../db/client";
 import type { AlertRuleState } from "../db/generated/client";
-import { execute } from "../coordination/sql";
+import { execute, queryRows } from "../coordination/sql";
 import { interruptionRecord } from "../wire/records";
 import { alertable, ruleWhere } from "./candidates";
 import { deliveryRowInKeyOrder, type QueuedAlert } from "./queue";
@@ -19,7 +19,7 @@ import { interruptionUrl } from "./rules";
 
 export const RATE_KEY = "rate";
 export const fingerprintKey = (fingerprint: string) => `fp:${fingerprint}`;
-/** Firing fingerprints looked at per webhook and pass (the rest on the next). */
+/** Fingerprints resolved per webhook and pass (the rest on the next). */
 const RESOLVE_BATCH = 200;
 
 /** The state row of (webhook, key), created quiet when there is none (read first: no write on the usual path). */
@@ -137,7 +137,17 @@ export async function queuePagedTrigger(db: Db, alert: QueuedAlert & { fingerpri
 export async function resolvePagedFingerprints(db: Db, hooks: RuledHook[], now: bigint, base: string): Promise<number> {
   let queued = 0;
   for (const hook of hooks) {
-    const firing = await db.alertRuleState.findMany({ where: { webhookId: hook.id, state: "firing", key: { startsWith: "fp:" } }, take: RESOLVE_BATCH });
+    // only those with no unresolved interruption left: a batch of the first firing ones, most
+    // still open, would be the same batch every pass, and the others never resolved
+    const resolvable = await queryRows<{ key: string }>(
+      db,
+      `SELECT "s"."key" FROM "AlertRuleState" AS "s" WHERE "s"."webhookId" = ? AND "s"."state" = 'firing' AND "s"."key" LIKE 'fp:%'
+          AND NOT EXISTS (SELECT 1 FROM "Interruption" AS "i" WHERE "i"."fingerprint" = substr("s"."key", 4) AND "i"."status" <> 'resolved')
+        LIMIT ?`,
+      [hook.id, RESOLVE_BATCH],
+    );
+    if (!resolvable.length) continue;
+    const firing = await db.alertRuleState.findMany({ where: { webhookId: hook.id, state: "firing", key: { in: resolvable.map((r) => r.key) } } });
     for (const state of firing) {
       const fingerprint = state.key.slice(3);
       const open = await db.interruption.findFirst({ where: { fingerprint, status: { not: "resolved" } }, select: { id: true } });

@@ -307,6 +307,25 @@ describe("PagerDuty, per fingerprint", () => {
     await updateWebhook(db, hook.id, { enabled: false });
   });
 
+  it("resolves a fingerprint however many others are still firing", async () => {
+    const w = worker();
+    // 200 fingerprints paged about and still open (nobody triages them), then one that is resolved
+    // (low: below the webhook's severity, so that the scan leaves them alone — they were paged already)
+    const open = Array.from({ length: 200 }, (_, k) => `fp-open-${k}`);
+    for (const fp of open) await interruption({ agentName: "P7", fingerprint: fp, severity: "low" });
+    const fixed = await interruption({ agentName: "P7", fingerprint: "fp-~fixed", severity: "low", status: "resolved" }); // its key sorts last
+    const hook = await createWebhook(db, { name: "pd-many", kind: "pagerduty", url: "http://pd.invalid/many", routing_key: "k-many", rule: "each", min_severity: "high", types: [], agents: ["P7"], repeat_interval_secs: 0, enabled: true }, "test");
+    await db.alertRuleState.createMany({ data: [...open, "fp-~fixed"].map((fp) => ({ webhookId: hook.id, key: `fp:${fp}`, state: "firing", seq: 1, firedAtNs: clock })) });
+    clock += SEC;
+    await tick(w);
+    await tick(w);
+    // before, every pass looked at the same first 200 firing fingerprints, all open, and never at this one
+    const resolves = await db.alertDelivery.findMany({ where: { webhookId: hook.id, event: "interruption.resolved" } });
+    expect(resolves.map((d) => [d.fingerprint, d.interruptionId])).toEqual([["fp-~fixed", fixed.id]]);
+    expect(await db.alertRuleState.count({ where: { webhookId: hook.id, state: "firing" } })).toBe(200);
+    await updateWebhook(db, hook.id, { enabled: false });
+  });
+
   it("sends a fingerprint's resolve only after its trigger, however long the trigger's retries take, and whichever process sends", async () => {
     const [a, b] = [worker(), worker("order-b")]; // a scans (it holds the lease), both send
     const hook = await createWebhook(db, { name: "pd-order", kind: "pagerduty", url: "http://pd.invalid/order", routing_key: "k-order", rule: "each", min_severity: "high", types: [], agents: ["P3"], repeat_interval_secs: 0, enabled: true }, "test");
