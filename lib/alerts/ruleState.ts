@@ -64,19 +64,26 @@ async function rateCounts(db: Db, where: ReturnType<typeof alertable>, count: nu
  * What the scanning process remembers between two evaluations, to skip the rules whose count
  * cannot have changed: the newest interruption it had seen, and when it last counted each rule.
  */
-export type RateMemory = { evaluatedAt: Map<string, bigint> };
+export type RateMemory = { evaluatedAt: Map<string, { at: bigint; version: bigint }> };
 export const rateMemory = (): RateMemory => ({ evaluatedAt: new Map() });
 /** Interruptions committed a little after ones with a later createdAtNs still count: arrivals are looked for this far back. */
 const ARRIVAL_LOOKBACK_NS = 10n * 1_000_000_000n;
 
 /**
- * Whether a rule must be counted now. A quiet rule's count only grows with new interruptions
+ * A quiet rule is counted again at least this often: a count can also grow without a new
+ * interruption (a snooze that wakes its interruptions into the window, a mute rule that ends).
+ */
+const RECOUNT_NS = 60n * 1_000_000_000n;
+
+/**
+ * Whether a rule must be counted now. A quiet rule's count grows with new interruptions
  * (`newestNs`: the newest createdAtNs), and a fire it held back (once per window) becomes
  * possible when that window ends; a firing rule's count falls with time alone, so it is counted
- * every pass; a rule this process has not counted yet is counted.
+ * every pass; a rule this process has not counted yet (or not as it is now: an edited webhook
+ * is counted again) is counted, and any rule once a minute.
  */
 export function rateDue(state: Pick<AlertRuleState, "state" | "firedAtNs"> | undefined, windowSecs: number, lastNs: bigint | undefined, newestNs: bigint, nowNs: bigint): boolean {
-  if (lastNs === undefined || state?.state === "firing") return true;
+  if (lastNs === undefined || state?.state === "firing" || nowNs - lastNs >= RECOUNT_NS) return true;
   if (newestNs > lastNs - ARRIVAL_LOOKBACK_NS) return true;
   const unblockAt = state?.firedAtNs == null ? null : state.firedAtNs + BigInt(windowSecs) * 1_000_000_000n;
   return unblockAt !== null && lastNs < unblockAt && unblockAt <= nowNs;
@@ -92,13 +99,19 @@ export async function evaluateRateRules(db: Db, hooks: RuledHook[], now: bigint,
   for (const hook of rated) {
     const rule = hook.rate!;
     const known = states.get(hook.id);
-    if (!rateDue(known, rule.windowSecs, memory.evaluatedAt.get(hook.id), newest, now)) continue;
-    memory.evaluatedAt.set(hook.id, now);
+    // an edited rule (a lower threshold, other filters) is counted at once
+    const last = memory.evaluatedAt.get(hook.id);
+    const counted = { at: now, version: hook.updatedAtNs };
+    if (!rateDue(known, rule.windowSecs, last?.version === hook.updatedAtNs ? last.at : undefined, newest, now)) continue;
     const window = rateWindow(rule.windowSecs, now);
     const where = alertable({ ...ruleWhere(rule), occurredAtNs: { gt: window.startNs, lte: window.endNs } });
     const count = await db.interruption.count({ where });
     const decision = rateDecision(known ?? { state: "ok", seq: 0, firedAtNs: null }, count, rule, now);
-    if (!decision) continue;
+    // remembered once counted and acted on: a pass that failed midway counts the rule again
+    if (!decision) {
+      memory.evaluatedAt.set(hook.id, counted);
+      continue;
+    }
     const state = known ?? (await stateOf(db, hook.id, RATE_KEY));
     const counts = await rateCounts(db, where, count);
     const common = { hook: { id: hook.id, name: hook.name }, rule, counts, window, base };
@@ -113,6 +126,7 @@ export async function evaluateRateRules(db: Db, hooks: RuledHook[], now: bigint,
       const alert: QueuedAlert = { webhookId: hook.id, event: "rate.resolved", dedupeKey: `rate:${since}:resolved`, payload, now };
       if (await transition(db, state, { state: "ok", resolvedAtNs: now, resolvedCount: count }, alert)) queued++;
     }
+    memory.evaluatedAt.set(hook.id, counted);
   }
   return queued;
 }

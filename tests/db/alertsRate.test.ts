@@ -242,6 +242,33 @@ describe("rate rules in the worker", () => {
     await updateWebhook(db, hook.id, { enabled: false });
   });
 
+  it("counts an edited rule at once, and a quiet one again within a minute (interruptions woken from a snooze)", async () => {
+    const w = worker();
+    clock += 10n * SEC;
+    const lowered = await createWebhook(db, rateHook("R5", { rate_threshold: 3 }), "test");
+    const woken = await createWebhook(db, rateHook("R6", { rate_threshold: 2 }), "test");
+    clock += SEC;
+    await interruption({ agentName: "R5" });
+    await interruption({ agentName: "R5" });
+    await interruption({ agentName: "R6" });
+    const held = await interruption({ agentName: "R6", status: "snoozed" });
+    await tick(w);
+    clock += 20n * SEC; // nothing new since (beyond the look-back for late commits)
+    await tick(w);
+    expect([bodiesTo("/R5"), bodiesTo("/R6")]).toEqual([[], []]);
+    // the threshold lowered to the count: fires at the next pass (before, only at the next interruption)
+    await updateWebhook(db, lowered.id, { rate_threshold: 2 });
+    // and the snoozed one wakes (its snooze ended): the count reaches the threshold with no new interruption
+    await db.interruption.update({ where: { id: held.id }, data: { status: "open" } });
+    clock += SEC;
+    await tick(w);
+    expect(bodiesTo("/R5")).toMatchObject([{ event: "rate.triggered", count: 2 }]);
+    clock += 60n * SEC;
+    await tick(w);
+    expect(bodiesTo("/R6")).toMatchObject([{ event: "rate.triggered", count: 2 }]); // before, never
+    for (const h of [lowered, woken]) await updateWebhook(db, h.id, { enabled: false });
+  });
+
   it("a rate rule over email and Slack: one message each, rendered for the channel", async () => {
     mails.length = 0;
     const w = worker();
