@@ -383,18 +383,25 @@ export async function enforceSizeCap(db: Db, o: SizeCapOptions, meter: StorageMe
 type TurnRef = { id: string; conversationId: string | null };
 const CALL_SUMMARY = { id: true, turnId: true, traceId: true, model: true, agentName: true } as const;
 
+/**
+ * Turns per read of their calls: each names its conversation and itself (two values), and
+ * Prisma refuses an ordered read of more than 999 values on SQLite (P2029) — a page of 500 would.
+ */
+const TURNS_PER_READ = 400;
+
 /** Each turn's latest call, by turn id (read through the conversation's index). */
 async function lastCallOfTurns(db: Db, turns: TurnRef[]) {
   const out = new Map<string, { id: string; traceId: string | null; model: string | null; agentName: string | null }>();
   const inConversations = turns.filter((t) => t.conversationId !== null);
-  const calls = inConversations.length
-    ? await db.call.findMany({
-        where: { conversationId: { in: [...new Set(inConversations.map((t) => t.conversationId!))] }, turnId: { in: inConversations.map((t) => t.id) } },
-        orderBy: { startNs: "desc" },
-        select: CALL_SUMMARY,
-      })
-    : [];
-  for (const c of calls) if (!out.has(c.turnId!)) out.set(c.turnId!, c);
+  for (let i = 0; i < inConversations.length; i += TURNS_PER_READ) {
+    const chunk = inConversations.slice(i, i + TURNS_PER_READ);
+    const calls = await db.call.findMany({
+      where: { conversationId: { in: [...new Set(chunk.map((t) => t.conversationId!))] }, turnId: { in: chunk.map((t) => t.id) } },
+      orderBy: { startNs: "desc" },
+      select: CALL_SUMMARY,
+    });
+    for (const c of calls) if (!out.has(c.turnId!)) out.set(c.turnId!, c);
+  }
   for (const t of turns.filter((t) => t.conversationId === null)) {
     const c = await db.call.findFirst({ where: { conversationId: null, turnId: t.id }, orderBy: { startNs: "desc" }, select: CALL_SUMMARY });
     if (c) out.set(t.id, c);

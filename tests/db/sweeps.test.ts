@@ -564,6 +564,18 @@ describe("unsettled turns", () => {
     expect(await db.interruption.count({ where: { turnId: { in: ["t-done", "t-silent"] } } })).toBe(0);
   });
 
+  it("flags a full page of stale turns, each in its own conversation", async () => {
+    const { db } = await fresh("unsettled-page");
+    const t0 = T - 5n * MIN;
+    // 500 conversations (a page) of a session that reports turn ends, each left hanging after one call
+    const keys = Array.from({ length: 500 }, (_, k) => `p${k}`);
+    await ingestCalls(db, keys.map((k) => call(`${k}-1`, { session: "s-page", conv: `conv-${k}`, turn: `t-${k}`, at: t0, history: [user("go")] })), defaults.detection);
+    await ingestEvents(db, [{ kind: "turn_end", session_id: "s-page", conversation_id: "conv-ended", turn_id: "t-ended", reason: "completed", at_ns: t0 }], defaults.detection);
+    // before, the read of their last calls named 1,000 values, which Prisma refuses on SQLite: the sweep failed, every time
+    expect((await runSweep(db, cfg(), T + 40n * MIN)).unsettledTurns).toBe(500);
+    expect(await db.interruption.count({ where: { type: "state_machine_error", sessionId: "s-page" } })).toBe(500);
+  });
+
   it("judges a stale turn once: a resolved finding the size cap trimmed does not come back, a later call makes it a question again", async () => {
     const { db } = await fresh("unsettled-once");
     const t0 = T - 5n * MIN;
