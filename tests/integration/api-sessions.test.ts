@@ -134,10 +134,27 @@ describe("GET /api/sessions", () => {
     expect(nextLink(second.headers)).toBeNull();
   });
 
+  it("lists more sessions than SQLite binds values in one query (with_open, a page of 1,000), and pages ids with dots", async () => {
+    const many = uid("ManyAgent");
+    const ids = Array.from({ length: 1_100 }, (_, k) => `${many}.s.${k}`); // dots in ids, as a host name gives them
+    await ingestCalls(server, ids.map((session_id, k) => failingCall("llm_error", { agent_name: many, session_id }, 40_000 + k)));
+    // before, 500: the open sessions' ids (and a page's, for its counts) went into one query as
+    // bound values, over the 999 Prisma allows an ordered or grouped read on SQLite
+    const open = await sessions(`agent_name=${many}&with_open=true&limit=5000`);
+    expect(open.map((s) => s.session_id)).toEqual([...ids].reverse());
+    const page = await sessions(`agent_name=${many}&limit=1000`);
+    expect(page).toHaveLength(1_000);
+    expect(page.every((s) => s.open_interruptions.total === 1 && s.conversation_count === 1)).toBe(true);
+    // the cursor keeps the whole id (before, it was cut at its first dot: the next page began elsewhere)
+    const next = await get<SessionRecord[]>(routeOf(nextLink((await get<SessionRecord[]>(`/api/sessions?agent_name=${many}&limit=1000`)).headers)!, server.url));
+    expect(next.body.map((s) => s.session_id)).toEqual(ids.slice(0, 100).reverse());
+  }, 60_000);
+
   it("rejects bad parameters with 400 naming them", async () => {
     expectError(await get("/api/sessions?with_open=maybe"), 400, /with_open/);
     expectError(await get("/api/sessions?limit=abc"), 400, /limit/);
     expectError(await get("/api/sessions?cursor=nonsense"), 400, /cursor/);
+    expectError(await get(`/api/sessions?cursor=${Buffer.from("99999999999999999999.x").toString("base64url")}`), 400, /cursor/); // past 2^63 ns: before, 500
   });
 });
 

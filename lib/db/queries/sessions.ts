@@ -5,21 +5,32 @@ import { ACTIVE_STATUSES, emptySeverityCounts, SEVERITIES } from "../../domain/i
 import type { ChatMessage } from "../../domain/calls";
 import type { Db, DbTx } from "../client";
 import type { Call, Prisma, Session } from "../generated/client";
-import { readSql } from "../sql";
+import { marks, readSql } from "../sql";
+import { MAX_NS } from "../../domain/time";
 
 // Unknown severities (imported from AgentSight as given) sort first here, as they always have.
 const SEVERITY_INDEX = (s: string) => (SEVERITIES as readonly string[]).indexOf(s);
 
 type OpenCounts = { total: number; by_severity: Record<string, number>; types: { interruption_type: string; severity: string; count: number }[] };
 
+/** Sessions per grouped read: Prisma refuses a grouped read of more than 999 values on SQLite (P2029). */
+const SESSIONS_PER_READ = 500;
+
+/** `read` of `ids` in chunks a grouped read takes, the results joined. */
+async function inChunks<T>(ids: string[], read: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < ids.length; i += SESSIONS_PER_READ) out.push(...(await read(ids.slice(i, i + SESSIONS_PER_READ))));
+  return out;
+}
+
 async function openCountsBySession(db: DbTx, sessionIds: string[]): Promise<Map<string, OpenCounts>> {
-  const groups = sessionIds.length
-    ? await db.interruption.groupBy({
-        by: ["sessionId", "type", "severity"],
-        where: { sessionId: { in: sessionIds }, status: { in: [...ACTIVE_STATUSES] } },
-        _count: { _all: true },
-      })
-    : [];
+  const groups = await inChunks(sessionIds, (chunk) =>
+    db.interruption.groupBy({
+      by: ["sessionId", "type", "severity"],
+      where: { sessionId: { in: chunk }, status: { in: [...ACTIVE_STATUSES] } },
+      _count: { _all: true },
+    }),
+  );
   const out = new Map<string, OpenCounts>();
   for (const g of groups) {
     const key = g.sessionId!;
@@ -58,34 +69,55 @@ function sessionRecord(s: Session, conversations: number, open: OpenCounts | und
 
 export type SessionListQuery = { ids?: string[]; agentNames?: string[]; withOpen?: boolean; startNs?: bigint; endNs?: bigint; limit: number; cursor?: string };
 
-// Cursor: "<last_seen_ns>.<id>" in base64url, newest first.
+// Cursor: "<last_seen_ns>.<id>" in base64url, newest first (the id may hold dots).
 function decodeSessionCursor(cursor: string) {
-  const [ns, id] = Buffer.from(cursor, "base64url").toString("utf8").split(".");
-  if (!/^\d{1,20}$/.test(ns ?? "") || !id) throw invalid("cursor: not a cursor this server issued");
+  const text = Buffer.from(cursor, "base64url").toString("utf8");
+  const dot = text.indexOf(".");
+  const [ns, id] = dot < 0 ? [text, ""] : [text.slice(0, dot), text.slice(dot + 1)];
+  if (!/^\d{1,20}$/.test(ns) || !id || BigInt(ns) > MAX_NS) throw invalid("cursor: not a cursor this server issued");
   return { ns: BigInt(ns), id };
 }
 export const encodeSessionCursor = (s: { last_seen_ns: bigint; session_id: string }) =>
   Buffer.from(`${s.last_seen_ns}.${s.session_id}`).toString("base64url");
 
-export async function listSessions(db: DbTx, q: SessionListQuery) {
-  const and: Prisma.SessionWhereInput[] = [];
-  const where: Prisma.SessionWhereInput = { AND: and };
-  if (q.ids) where.id = { in: q.ids };
-  if (q.agentNames?.length) where.agentName = { in: q.agentNames };
-  if (q.startNs !== undefined || q.endNs !== undefined) where.lastSeenNs = { gte: q.startNs, lte: q.endNs };
+/** The ids of a page of sessions, in order (one statement: its lists and the open filter are SQL, not bound id lists). */
+async function sessionPage(db: Db, q: SessionListQuery): Promise<string[]> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const inList = (column: string, values: string[]) => {
+    where.push(`${column} IN (${marks(values.length)})`);
+    params.push(...values);
+  };
+  if (q.ids) {
+    if (!q.ids.length) return [];
+    inList(`"id"`, q.ids);
+  }
+  if (q.agentNames?.length) inList(`"agentName"`, q.agentNames);
+  if (q.startNs !== undefined) (where.push(`"lastSeenNs" >= ?`), params.push(q.startNs));
+  if (q.endNs !== undefined) (where.push(`"lastSeenNs" <= ?`), params.push(q.endNs));
   if (q.withOpen) {
-    const open = await db.interruption.findMany({ where: { status: { in: [...ACTIVE_STATUSES] }, sessionId: { not: null } }, distinct: ["sessionId"], select: { sessionId: true } });
-    and.push({ id: { in: open.map((o) => o.sessionId!) } });
+    where.push(`EXISTS (SELECT 1 FROM "Interruption" AS "i" WHERE "i"."sessionId" = "Session"."id" AND "i"."status" IN (${marks(ACTIVE_STATUSES.length)}))`);
+    params.push(...ACTIVE_STATUSES);
   }
   if (q.cursor) {
     const c = decodeSessionCursor(q.cursor);
-    and.push({ OR: [{ lastSeenNs: { lt: c.ns } }, { lastSeenNs: c.ns, id: { lt: c.id } }] });
+    where.push(`("lastSeenNs" < ? OR ("lastSeenNs" = ? AND "id" < ?))`);
+    params.push(c.ns, c.ns, c.id);
   }
-  const sessions = await db.session.findMany({ where, orderBy: [{ lastSeenNs: "desc" }, { id: "desc" }], take: q.limit });
-  const ids = sessions.map((s) => s.id);
+  const rows = await readSql(db).all(
+    `SELECT "id" FROM "Session"${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY "lastSeenNs" DESC, "id" DESC LIMIT ?`,
+    [...params, q.limit],
+  );
+  return rows.map((r) => String(r.id));
+}
+
+export async function listSessions(db: Db, q: SessionListQuery) {
+  const ids = await sessionPage(db, q);
+  const found = new Map((ids.length ? await db.session.findMany({ where: { id: { in: ids } } }) : []).map((s) => [s.id, s]));
+  const sessions = ids.flatMap((id) => found.get(id) ?? []);
   const [open, conversations] = await Promise.all([
     openCountsBySession(db, ids),
-    ids.length ? db.conversation.groupBy({ by: ["sessionId"], where: { sessionId: { in: ids } }, _count: { _all: true } }) : [],
+    inChunks(ids, (chunk) => db.conversation.groupBy({ by: ["sessionId"], where: { sessionId: { in: chunk } }, _count: { _all: true } })),
   ]);
   const convCount = new Map(conversations.map((c) => [c.sessionId, c._count._all]));
   return sessions.map((s) => sessionRecord(s, convCount.get(s.id) ?? 0, open.get(s.id)));
