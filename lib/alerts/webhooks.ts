@@ -6,6 +6,7 @@ import crypto from "node:crypto";
 import { invalid, notFound } from "../domain/errors";
 import type { Db, DbTx } from "../db/client";
 import type { AlertDelivery, AlertRuleState, Webhook } from "../db/generated/client";
+import { raced } from "../db/raced";
 import type { Severity } from "../domain/interruptions";
 import { nowNs, NS_PER_MS } from "../domain/time";
 import { mailtoRecipients, mailtoUrl } from "./channels/email";
@@ -202,7 +203,7 @@ export async function updateWebhook(db: Db, id: string, patch: WebhookPatch, opt
   const ruleChanged = rule.rule !== current.rule;
   const row = await db.$transaction(async (tx) => {
     if (kindChanged || ruleChanged) await tx.alertRuleState.deleteMany({ where: { webhookId: id } });
-    return tx.webhook.update({
+    return raced(tx.webhook.update({
       where: { id },
       data: {
         name: patch.name,
@@ -217,7 +218,7 @@ export async function updateWebhook(db: Db, id: string, patch: WebhookPatch, opt
         ...(secret !== undefined ? { secret } : {}),
         updatedAtNs: nowNs(),
       },
-    });
+    }), { missing: "Webhook not found" });
   });
   const state = (await rateStates(db, [id])).get(id);
   // a secret is shown only when it is new
@@ -226,11 +227,14 @@ export async function updateWebhook(db: Db, id: string, patch: WebhookPatch, opt
 
 export async function deleteWebhook(db: Db, id: string) {
   const w = await findWebhook(db, id);
-  await db.$transaction([
-    db.alertDelivery.deleteMany({ where: { webhookId: id } }),
-    db.alertRuleState.deleteMany({ where: { webhookId: id } }),
-    db.webhook.delete({ where: { id } }),
-  ]);
+  await raced(
+    db.$transaction([
+      db.alertDelivery.deleteMany({ where: { webhookId: id } }),
+      db.alertRuleState.deleteMany({ where: { webhookId: id } }),
+      db.webhook.delete({ where: { id } }),
+    ]),
+    { missing: "Webhook not found" },
+  );
   return webhookRecord(w);
 }
 

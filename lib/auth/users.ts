@@ -3,6 +3,7 @@ import crypto from "node:crypto";
 import { conflict, invalid, notFound } from "../domain/errors";
 import type { DbTx } from "../db/client";
 import type { User } from "../db/generated/client";
+import { raced } from "../db/raced";
 import { nowNs } from "../domain/time";
 import { hashPassword, verifyPassword } from "./passwords";
 import type { Role } from "./roles";
@@ -19,9 +20,12 @@ export async function createUser(db: DbTx, input: { email: string; name?: string
   if (input.password.length < MIN_PASSWORD_LENGTH) throw invalid(`password: at least ${MIN_PASSWORD_LENGTH} characters`);
   const email = normalizeEmail(input.email);
   if (await db.user.findUnique({ where: { email } })) throw conflict(`A user with email ${email} exists`);
-  const user = await db.user.create({
-    data: { id: crypto.randomUUID(), email, name: input.name ?? null, role: input.role, passwordHash: await hashPassword(input.password), createdAtNs: nowNs() },
-  });
+  const user = await raced(
+    db.user.create({
+      data: { id: crypto.randomUUID(), email, name: input.name ?? null, role: input.role, passwordHash: await hashPassword(input.password), createdAtNs: nowNs() },
+    }),
+    { taken: `A user with email ${email} exists` },
+  );
   await liftRemoval(db, email);
   return userRecord(user);
 }
@@ -49,7 +53,7 @@ export async function setRole(db: DbTx, id: string, role: Role) {
   }
   if (user.role === role) return userRecord(user);
   // a new role ends the user's sessions: they sign in again and get the new role's rights
-  return userRecord(await db.user.update({ where: { id }, data: { role, sessionVersion: { increment: 1 } } }));
+  return userRecord(await raced(db.user.update({ where: { id }, data: { role, sessionVersion: { increment: 1 } } }), { missing: "User not found" }));
 }
 
 /** The user with these credentials, or null (same answer for an unknown email and a bad password). */
@@ -77,7 +81,7 @@ export async function setPassword(db: DbTx, id: string, password: string) {
   if (!(await db.user.findUnique({ where: { id } }))) throw notFound("User not found");
   // a new password ends every session signed in with the old one
   const data = { passwordHash: await hashPassword(password), sessionVersion: { increment: 1 } };
-  return userRecord(await db.user.update({ where: { id }, data }));
+  return userRecord(await raced(db.user.update({ where: { id }, data }), { missing: "User not found" }));
 }
 
 /**
@@ -91,7 +95,7 @@ export async function deleteUser(db: DbTx, id: string) {
   if (user.role === "admin" && (await adminCount(db)) === 1) {
     throw conflict("The last admin cannot be deleted");
   }
-  await db.user.delete({ where: { id } });
+  await raced(db.user.delete({ where: { id } }), { missing: "User not found" });
   await db.removedUser.create({ data: { id: crypto.randomUUID(), email: user.email, oidcSubject: user.oidcSubject, removedAtNs: nowNs() } });
   return userRecord(user);
 }

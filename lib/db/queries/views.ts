@@ -7,6 +7,7 @@ import { normalizeViewQuery, viewFilter } from "../../domain/inboxQuery";
 import { UNRESOLVED_STATUSES, type InterruptionFilter } from "../../domain/interruptions";
 import type { Db } from "../client";
 import type { SavedView } from "../generated/client";
+import { raced } from "../raced";
 import { readSql } from "../sql";
 import { filterSql } from "./filterSql";
 
@@ -139,13 +140,13 @@ export async function updateView(db: Db, id: string, patch: Partial<ViewInput>, 
   const name = patch.name ?? current.name;
   const shared = patch.shared ?? current.shared;
   if (name !== current.name || shared !== current.shared) await assertNameFree(db, name, shared, current.ownerKey, id);
-  const v = await db.savedView.update({ where: { id }, data: { name, query, shared, updatedAtNs: nowNs, updatedBy: caller.name } });
+  const v = await raced(db.savedView.update({ where: { id }, data: { name, query, shared, updatedAtNs: nowNs, updatedBy: caller.name } }), { missing: "View not found" });
   return viewRecord(v, caller, (await countViews(db, [v], caller, nowNs)).get(v.id) ?? 0);
 }
 
 export async function deleteView(db: Db, id: string, caller: ViewCaller) {
   const v = await findEditable(db, id, caller);
-  await db.savedView.delete({ where: { id } });
+  await raced(db.savedView.delete({ where: { id } }), { missing: "View not found" });
   return viewRecord(v, caller, null);
 }
 
