@@ -7,7 +7,7 @@
 // agree (through the API's query parsing) for every tab and filter.
 import { invalid } from "./errors";
 import { ACTIVE_STATUSES, INTERRUPTION_TYPES, SEVERITIES, SORTS, STATUSES, UNRESOLVED_STATUSES, type InterruptionFilter, type Status } from "./interruptions";
-import { NS_PER_HOUR, NS_PER_MS } from "./time";
+import { MAX_NS, NS_PER_HOUR, NS_PER_MS } from "./time";
 
 export const VIEW_RANGES = ["1h", "24h", "7d", "custom"] as const;
 export const VIEW_TABS = ["review", "unresolved", "acknowledged", "snoozed", "resolved"] as const;
@@ -92,6 +92,8 @@ function normalizeValue(key: string, spec: KeySpec, raw: string): string | null 
     case "date": {
       const ms = Date.parse(raw);
       if (Number.isNaN(ms)) throw invalid(`query.${key}: expected an ISO date and time`);
+      // a time in nanoseconds is between 0 (1970) and 2^63 (2262): a view names one it can count
+      if (ms < 0 || BigInt(ms) * NS_PER_MS > MAX_NS) throw invalid(`query.${key}: expected a date between 1970 and 2262`);
       return new Date(ms).toISOString();
     }
     case "text":

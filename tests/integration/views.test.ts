@@ -127,6 +127,10 @@ describe("saving views", () => {
     expectError(await as(alice).post("/api/views", { name: "x", query: "severity=urgent" }), 400, /query\.severity/);
     expectError(await as(alice).post("/api/views", { name: "x", query: "start_ns=1" }), 400, /unknown parameter 'start_ns'/);
     expectError(await as(alice).post("/api/views", { name: "x", query: "range=custom&from=someday" }), 400, /query\.from/);
+    // a year's typo: before, 500 after the view was stored, and the views list answered 500 from then on
+    const before = (await list(alice)).length;
+    expectError(await as(alice).post("/api/views", { name: uid("typo"), query: "range=custom&from=2925-01-01" }), 400, /query\.from/);
+    expect((await list(alice)).length).toBe(before);
     expectError(await as(alice).post("/api/views", { name: "x", query: "", shared: "yes" }), 400, /shared/);
     expectError(await as(alice).post(`/api/views/${(await list(alice))[0].id}`, {}), 400, /at least one field/);
     expectError(await as(null).get("/api/views"), 401);

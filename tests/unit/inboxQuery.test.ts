@@ -80,6 +80,9 @@ describe("a view's canonical query", () => {
     fails("tab=later", /query\.tab/);
     fails("range=2d", /query\.range/);
     fails("from=yesterday", /query\.from: expected an ISO date/);
+    // a typo of a year: before, stored, then every count of the views answered 500
+    fails("range=custom&from=2925-01-01", /query\.from: expected a date between 1970 and 2262/);
+    fails("range=custom&to=1600-01-01", /query\.to: expected a date between 1970 and 2262/);
     fails("unresolved=maybe", /query\.unresolved: expected true or false/);
     fails("q=" + "x".repeat(201), /query\.q: at most 200/);
     fails("start_ns=1", /query: unknown parameter 'start_ns'/);
