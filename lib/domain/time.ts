@@ -11,6 +11,15 @@ export function notToCome(ns: bigint, now: bigint = nowNs()): string | null {
   return ns > MAX_NS ? "must be before 2262 (2^63 ns)" : null;
 }
 
+/**
+ * The width of each of `buckets` equal buckets from `startNs` to `endNs` (both included), rounded
+ * up; at most MAX_NS (one bucket over every time there is would be 2^63, past a 64-bit column).
+ */
+export function bucketWidthNs(startNs: bigint, endNs: bigint, buckets: number): bigint {
+  const width = (endNs - startNs + 1n + BigInt(buckets) - 1n) / BigInt(buckets);
+  return width > MAX_NS ? MAX_NS : width;
+}
+
 /** The current time, or the time `ms` (milliseconds since the epoch), in nanoseconds. */
 export function nowNs(ms: number = Date.now()): bigint {
   return BigInt(ms) * NS_PER_MS;

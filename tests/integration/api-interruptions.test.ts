@@ -595,6 +595,7 @@ describe("errors", () => {
       ["status=closed", /status/],
       ["cursor=not-a-cursor", /cursor/],
       [`cursor=${Buffer.from("12.").toString("base64url")}`, /cursor/],
+      [`cursor=${Buffer.from("99999999999999999999.x").toString("base64url")}`, /cursor/], // past 2^63 ns: before, 500
     ];
     for (const [query, name] of cases) {
       expectError(await get(`/api/interruptions?${query}`), 400, name);
@@ -605,6 +606,11 @@ describe("errors", () => {
     }
     expectError(await get("/api/interruptions/timeseries?buckets=0"), 400, /buckets/);
     expectError(await get("/api/interruptions/timeseries?group_by=agent"), 400, /group_by/);
+    // one bucket over every time there is: its width (2^63 ns) does not fit a 64-bit column — before, 500
+    const whole = await get<{ buckets: unknown[] }>(`/api/interruptions/timeseries?start_ns=0&end_ns=${2n ** 63n - 1n}&buckets=1`);
+    expect(whole.status, whole.text).toBe(200);
+    expect(whole.body.buckets).toHaveLength(1);
+    expect((await get(`/api/interruptions/groups?start_ns=0&end_ns=${2n ** 63n - 1n}&buckets=1`)).status).toBe(200);
   });
 
   it("answers malformed JSON bodies with 400", async () => {

@@ -1,6 +1,7 @@
 // The grouped inbox (SPEC §3.4): interruptions grouped by fingerprint (type + agent + model +
 // error code), with counts per state, first/last seen, a small trend and the regressed flag.
 import { SEVERITIES, SEVERITY_WEIGHT, type InterruptionFilter } from "../../domain/interruptions";
+import { bucketWidthNs } from "../../domain/time";
 import type { Db } from "../client";
 import { asBigInt, asText, marks, readSql } from "../sql";
 import { filterSql, REGRESSED_SQL, SEVERITY_RANK_SQL } from "./filterSql";
@@ -28,7 +29,7 @@ export async function interruptionGroups(db: Db, q: GroupsQuery) {
     [...where.params, q.limit],
   );
   const fingerprints = rows.map((r) => String(r.fingerprint));
-  const width = (q.filter.endNs - q.filter.startNs + 1n + BigInt(q.buckets) - 1n) / BigInt(q.buckets);
+  const width = bucketWidthNs(q.filter.startNs, q.filter.endNs, q.buckets);
   const trend = new Map<string, number[]>(fingerprints.map((f) => [f, Array(q.buckets).fill(0)]));
   if (fingerprints.length) {
     const series = await sql.all(

@@ -3,6 +3,7 @@
 // shaped for the window index rather than ORM queries.
 import type { InterruptionFilter, Sort, Status } from "../../domain/interruptions";
 import { invalid } from "../../domain/errors";
+import { MAX_NS } from "../../domain/time";
 import { emptySeverityCounts, SEVERITIES, type SeverityCounts } from "../../domain/interruptions";
 import type { Db, DbTx } from "../client";
 import type { Interruption } from "../generated/client";
@@ -51,7 +52,7 @@ function decodeCursor(cursor: string): { ns: bigint; id: string } {
   const dot = text.indexOf(".");
   const ns = text.slice(0, dot);
   const id = text.slice(dot + 1);
-  if (dot < 0 || !/^\d{1,20}$/.test(ns) || !id) throw invalid("cursor: not a cursor this server issued");
+  if (dot < 0 || !/^\d{1,20}$/.test(ns) || !id || BigInt(ns) > MAX_NS) throw invalid("cursor: not a cursor this server issued");
   return { ns: BigInt(ns), id };
 }
 

@@ -1,14 +1,14 @@
 // Interruptions over time for charts: counts per time bucket, split by severity or type.
 import type { InterruptionFilter } from "../../domain/interruptions";
 import type { Db } from "../client";
+import { bucketWidthNs } from "../../domain/time";
 import { readSql } from "../sql";
 import { filterSql } from "./filterSql";
 
 export type SeriesQuery = { filter: InterruptionFilter; buckets: number; groupBy: "severity" | "type" };
 
 export async function interruptionSeries(db: Db, q: SeriesQuery) {
-  const span = q.filter.endNs - q.filter.startNs + 1n;
-  const width = (span + BigInt(q.buckets) - 1n) / BigInt(q.buckets);
+  const width = bucketWidthNs(q.filter.startNs, q.filter.endNs, q.buckets);
   const where = filterSql(q.filter);
   const column = q.groupBy === "type" ? '"type"' : '"severity"';
   const rows = await readSql(db).all(
