@@ -49,9 +49,24 @@ function reportCatalogTypesAsText<T>(result: T): T {
   return result;
 }
 
+// PostgreSQL text cannot hold U+0000, which an agent's output or a hostile request can: a
+// parameter holding one is refused (22021), and the request answered 500 — a sign-in form, a path
+// parameter, an OTLP export's tool output. Every parameter of every query on these connections
+// (Prisma's; the ingest SQL inlines its values through withoutNul) has it as U+FFFD instead.
+const nulSafe = (v: unknown): unknown =>
+  typeof v === "string" ? (v.includes("\u0000") ? v.replace(/\u0000/g, "\uFFFD") : v) : Array.isArray(v) ? v.map(nulSafe) : v;
+
+function withNulSafeValues(args: unknown[]): void {
+  const config = args[0] as { values?: unknown } | null;
+  if (config && typeof config === "object" && Array.isArray(config.values)) config.values = config.values.map(nulSafe);
+  if (Array.isArray(args[1])) args[1] = args[1].map(nulSafe);
+}
+
+/** pg's client with two fixes: catalog types reported as text, and no U+0000 in parameters. */
 class CatalogTypesAsTextClient extends pg.Client {
-  // pg's query() has many overloads (promise or callback); both paths go through the same fix.
+  // pg's query() has many overloads (promise or callback); both paths go through the same fixes.
   query(...args: unknown[]): never {
+    withNulSafeValues(args);
     const last = args[args.length - 1];
     if (typeof last === "function") {
       const callback = last as (err: Error | null, res?: unknown) => void;

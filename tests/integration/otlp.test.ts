@@ -178,6 +178,19 @@ describe("POST /api/otlp/v1/traces with the OpenTelemetry SDK's exporters", () =
     expect(JSON.parse(records[0].detail)).toMatchObject({ tool_call_id: "call_rm", tool_name: "bash" });
   });
 
+  it("a tool's output and error holding U+0000 are stored (as U+FFFD on PostgreSQL, whose text cannot hold it)", async () => {
+    const session = uid("otel-nul");
+    const sent = await send("json", (t) => {
+      span(t, "chat gpt-4o", chatAttributes(session), () => {}, 300);
+      span(t, "execute_tool cat", { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "cat", "gen_ai.tool.call.id": "call_ls", "gen_ai.tool.call.result": "bin\u0000ary", "session.id": session }, () => {}, 400);
+      span(t, "execute_tool cat", { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "cat", "gen_ai.tool.call.id": "call_rm", "session.id": session }, (s) => s.setStatus({ code: SpanStatusCode.ERROR, message: "cat: bin\u0000ary: exit 1" }), 500);
+    });
+    // before, on PostgreSQL: 500, with the call stored and the tool results not
+    const c = await getCall(idOf(sent.spans.find((s) => s.name === "chat gpt-4o")!));
+    expect(c.tool_calls).toEqual([expect.objectContaining({ tool_call_id: "call_ls", response: expect.stringMatching(/^bin[\u0000\uFFFD]ary$/) })]);
+    expect((await sessionInterruptions(server, session)).map((r) => r.interruption_type)).toEqual(["tool_failure"]);
+  });
+
   it("an OpenInference LLM span (JSON exporter)", async () => {
     const session = uid("oi");
     const sent = await send("json", (t) => span(t, "ChatCompletion", {

@@ -102,6 +102,9 @@ describe("password sign-in throttling", () => {
       expect(failed.status).toBe(401);
     }
     expect((await signIn(victim, "victim-password-1", newAddress())).status).toBe(429);
+    // U+0000 in the email, in a form or a JSON body: a failed sign-in (before, 500 on PostgreSQL, whose text cannot hold it)
+    expect((await raw("application/x-www-form-urlencoded", (t) => `email=a%00%40x.test&password=guess&csrfToken=${t}&json=true`)).status).toBe(401);
+    expect((await raw("application/json", (t) => JSON.stringify({ email: "b\u0000@x.test", password: "guess", csrfToken: t, json: "true" }))).status).toBe(401);
   });
 
   it("a successful sign-in before the limit clears the account's failures", async () => {

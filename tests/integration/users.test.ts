@@ -123,6 +123,7 @@ describe("users API", () => {
     expectError(await post(`/api/users/${u.id}`, { password: "short" }), 400, /^password:/);
     expectError(await post("/api/users/no-such-user", { role: "admin" }), 404, "User not found");
     expectError(await del("/api/users/no-such-user"), 404, "User not found");
+    expectError(await del("/api/users/a%00b"), 404, "User not found"); // U+0000 in a path: before, 500 on PostgreSQL
   });
 
   it("never leaves the server without an admin (409)", async () => {
