@@ -72,7 +72,10 @@ export function normalizeViewQuery(text: string): string {
     const value = normalizeValue(key, spec, raw);
     if (value !== null) out.set(key, value);
   }
-  return out.toString();
+  // as stored: its commas written %2C, a list is longer than it was given
+  const canonical = out.toString();
+  if (canonical.length > MAX_VIEW_QUERY) throw invalid(`query: at most ${MAX_VIEW_QUERY} characters (as stored, each comma written %2C)`);
+  return canonical;
 }
 
 function normalizeValue(key: string, spec: KeySpec, raw: string): string | null {

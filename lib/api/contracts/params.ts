@@ -26,7 +26,15 @@ export function csvOf<T extends string>(allowed: readonly T[]) {
   });
 }
 
-export const csv = z.string().transform((text) => text.split(",").map((s) => s.trim()).filter(Boolean));
+/**
+ * A comma-separated list of names (agents, fingerprints, assignees): at most MAX_LIMIT, which
+ * keeps a filter's statement within what the databases bind (SQLite: 32,766 values) — a bulk
+ * action's filter comes in a body, which no header limit bounds.
+ */
+export const csv = z
+  .string()
+  .transform((text) => text.split(",").map((s) => s.trim()).filter(Boolean))
+  .refine((items) => items.length <= MAX_LIMIT, `at most ${MAX_LIMIT} values`);
 
 export const limitParam = z
   .string()

@@ -28,7 +28,7 @@ export const listSessions = contract({
   method: "GET", path: "/api/sessions", tag, scope: "read",
   query: z.object({
     agent_name: csv.optional(),
-    session_id: csv.optional().refine((ids) => !ids || ids.length <= MAX_LIMIT, `at most ${MAX_LIMIT} ids`).describe("only these sessions, comma-separated"),
+    session_id: csv.optional().describe(`only these sessions, comma-separated (at most ${MAX_LIMIT})`),
     with_open: boolParam.optional().describe("only sessions with unresolved interruptions"),
     start_ns: nsParam.optional(), end_ns: nsParam.optional(),
     limit: limitParam.optional(), cursor: z.string().min(1).optional(),

@@ -24,8 +24,10 @@ export type ViewCaller = {
 
 export type ViewInput = { name: string; query: string; shared: boolean };
 
-/** Views counted per statement (SQLite allows 500 terms in a compound SELECT). */
+/** Views counted per statement (SQLite allows 500 terms in a compound SELECT)… */
 const COUNT_CHUNK = 100;
+/** …and values bound per statement (SQLite binds 32,766; a view of long lists binds thousands). */
+const COUNT_PARAMS = 10_000;
 
 const visible = (v: SavedView, c: ViewCaller) => v.shared || v.ownerKey === c.key;
 /** Owners change their views; admins change shared ones too. */
@@ -68,16 +70,19 @@ function countFilter(query: string, caller: ViewCaller, nowNs: bigint): Interrup
 export async function countViews(db: Db, views: SavedView[], caller: ViewCaller, nowNs: bigint): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   const sql = readSql(db);
-  for (let i = 0; i < views.length; i += COUNT_CHUNK) {
-    const parts: string[] = [];
-    const params: unknown[] = [];
-    for (const v of views.slice(i, i + COUNT_CHUNK)) {
-      const where = filterSql(countFilter(v.query, caller, nowNs));
-      parts.push(`SELECT CAST(? AS TEXT) AS "view", COUNT(*) AS "n" FROM "Interruption" WHERE ${where.sql}`);
-      params.push(v.id, ...where.params);
-    }
-    for (const r of await sql.all(parts.join(" UNION ALL "), params)) counts.set(String(r.view), Number(r.n));
+  let parts: string[] = [];
+  let params: unknown[] = [];
+  const flush = async () => {
+    if (parts.length) for (const r of await sql.all(parts.join(" UNION ALL "), params)) counts.set(String(r.view), Number(r.n));
+    [parts, params] = [[], []];
+  };
+  for (const v of views) {
+    const where = filterSql(countFilter(v.query, caller, nowNs));
+    if (parts.length === COUNT_CHUNK || params.length + 1 + where.params.length > COUNT_PARAMS) await flush();
+    parts.push(`SELECT CAST(? AS TEXT) AS "view", COUNT(*) AS "n" FROM "Interruption" WHERE ${where.sql}`);
+    params.push(v.id, ...where.params);
   }
+  await flush();
   return counts;
 }
 
