@@ -107,8 +107,18 @@ function isIdleScript(script: string): boolean {
   if (commands.length === 0) return false;
   return commands.every((c) => {
     const bin = c.split(/\s+/)[0].split("/").pop() ?? "";
-    return IDLE_COMMANDS.has(bin.replace(/[)};]+$/, ""));
+    return IDLE_COMMANDS.has(withoutClosers(bin));
   });
+}
+
+/**
+ * `word` without the closing brackets and semicolons it ends with (`date)` → `date`). A loop
+ * from the end: the regex /[)};]+$/ tries every start in a run of them (quadratic in its length).
+ */
+function withoutClosers(word: string): string {
+  let end = word.length;
+  while (end > 0 && (word[end - 1] === ")" || word[end - 1] === "}" || word[end - 1] === ";")) end--;
+  return word.slice(0, end);
 }
 
 export function isIdleToolCall(name: string, args: unknown): boolean {

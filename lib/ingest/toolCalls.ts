@@ -34,12 +34,18 @@ export const toolCallRowIdsAdded = (prepared: Prepared[]): string[] => toolCallR
 export function recordToolCalls(toolCalls: Map<string, ToolCallState>, p: Prepared): ToolFinding[] {
   const { call, keys } = p;
   const findings: ToolFinding[] = [];
-  // The name of a tool call answered here, from its stored row or, failing that, the history.
+  // The name of a tool call answered here, from its stored row or, failing that, the history
+  // (indexed once, when first needed: a scan per result would be quadratic in a history of
+  // results whose calls it does not hold).
+  let historyNames: Map<string, string> | null = null;
   const nameOf = (id: string) => {
     const named = p.answeredNames.get(id); // read in prepareCall for the results the call is first to carry
     if (named !== undefined) return named;
-    for (const parts of p.inputTools) for (const part of parts) if (part.type === "tool_call" && part.id === id) return part.name;
-    return "";
+    if (!historyNames) {
+      historyNames = new Map();
+      for (const parts of p.inputTools) for (const part of parts) if (part.type === "tool_call" && !historyNames.has(part.id)) historyNames.set(part.id, part.name);
+    }
+    return historyNames.get(id) ?? "";
   };
 
   // A tool call belongs to the call whose output made it; one first seen in a history (its

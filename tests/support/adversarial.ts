@@ -12,6 +12,10 @@ import { fingerprintArgs } from "@/lib/detect/text";
 import { normalizeExchange } from "@/lib/ingest/adapters";
 import { parseSse } from "@/lib/ingest/adapters/sse";
 import { redactText, storedArguments } from "@/lib/ingest/redact";
+import { isIdleToolCall } from "@/lib/detect/deadLoop";
+import { prepareCall } from "@/lib/ingest/prepare";
+import { recordToolCalls } from "@/lib/ingest/toolCalls";
+import { callSchema } from "@/lib/ingest/schema";
 import type { HttpExchange } from "@/lib/domain/calls";
 
 /** `unit` repeated to about `bytes` characters. */
@@ -35,6 +39,7 @@ export const HOSTILE_TEXTS: Record<string, (bytes: number) => string> = {
   "carriage returns": (n) => fill("\r", n),
   "open brackets": (n) => fill("[", n),
   "slashes": (n) => fill("/", n),
+  "closing brackets": (n) => `${fill(")", n)}x`,
 };
 
 export type HotPath = { name: string; run: (text: string) => unknown };
@@ -58,9 +63,33 @@ export const HOT_PATHS: HotPath[] = [
   { name: "tool result (judgeToolResult)", run: (t) => judgeToolResult({ response: t }) },
   { name: "tool fingerprint (fingerprintArgs)", run: (t) => fingerprintArgs(t) },
   { name: "event stream (parseSse)", run: (t) => parseSse(`data: ${t}\n\n`) },
+  { name: "idle command check (isIdleToolCall)", run: (t) => isIdleToolCall("bash", { command: t }) },
   {
     name: "raw exchange (normalizeExchange)",
     run: (t) => normalizeExchange(exchange(t)),
+  },
+];
+
+/**
+ * Ingest steps fed inputs of many small parts, where a per-part scan of the whole would be
+ * quadratic: `prepare(bytes)` builds the input once and returns the work to time.
+ */
+export type ShapedPath = { name: string; prepare: (bytes: number) => () => unknown };
+
+/** A call whose history holds about `bytes / 48` tool results, none answering a call it holds. */
+function orphanResults(bytes: number) {
+  const parts = Array.from({ length: Math.floor(bytes / 48) }, (_, i) => ({ type: "tool_call_response", id: `r${i}`, response: "ok" }));
+  return callSchema.parse({ call_id: "orphans", session_id: "adv", start_ns: "1767268800000000000", input_messages: [{ role: "tool", parts }] });
+}
+
+export const SHAPED_PATHS: ShapedPath[] = [
+  // each result's tool name was looked for in every part of the history
+  {
+    name: "tool results without their calls (prepareCall, recordToolCalls)",
+    prepare: (bytes) => {
+      const call = orphanResults(bytes);
+      return () => recordToolCalls(new Map(), prepareCall(call));
+    },
   },
 ];
 

@@ -3,7 +3,7 @@
 // quadratic reader takes four times as long at 4 MiB (the ratio, not an absolute time, is
 // asserted, so a slow or busy machine does not fail it).
 import { describe, expect, it } from "vitest";
-import { HOSTILE_TEXTS, HOT_PATHS } from "../support/adversarial";
+import { HOSTILE_TEXTS, HOT_PATHS, SHAPED_PATHS } from "../support/adversarial";
 
 const MiB = 1024 * 1024;
 /** Linear work gives ≈ 1; quadratic gives ≈ 4. */
@@ -16,7 +16,7 @@ function elapsedMs(work: () => void): number {
 }
 
 /** Time of one 4 MiB run over the time of four 1 MiB runs: the best of `trials` of each. */
-function growth(run: (text: string) => unknown, small: string, large: string, trials: number): { ratio: number; smallMs: number; largeMs: number } {
+function growth<T>(run: (input: T) => unknown, small: T, large: T, trials: number): { ratio: number; smallMs: number; largeMs: number } {
   let smallMs = Infinity;
   let largeMs = Infinity;
   for (let t = 0; t < trials; t++) {
@@ -45,6 +45,19 @@ describe("readers of untrusted text take linear time", () => {
         if (g.ratio > MAX_RATIO) slow.push(`${name}: 4 × 1 MiB ${g.smallMs.toFixed(1)} ms, 4 MiB ${g.largeMs.toFixed(1)} ms (×${g.ratio.toFixed(1)})`);
       }
       expect(slow).toEqual([]);
+    });
+  }
+});
+
+describe("ingest steps over inputs of many parts take linear time", () => {
+  for (const path of SHAPED_PATHS) {
+    it(path.name, { timeout: 120_000 }, () => {
+      const [small, large] = [path.prepare(MiB), path.prepare(4 * MiB)];
+      const run = (work: () => unknown) => work();
+      small(); // warm up
+      let g = growth(run, small, large, 1);
+      if (g.ratio > MAX_RATIO) g = growth(run, small, large, 4);
+      expect(g.ratio, `4 × 1 MiB ${g.smallMs.toFixed(1)} ms, 4 MiB ${g.largeMs.toFixed(1)} ms`).toBeLessThanOrEqual(MAX_RATIO);
     });
   }
 });
