@@ -35,13 +35,16 @@ export function holdsMoreMessagesThan(buf: Uint8Array, type: Type, limit: number
     if (!tag) return false;
     pos = tag[1];
     const wire = tag[0] % 8;
-    if (wire === 0) {
-      const skipped = varint(buf, pos, end);
-      if (!skipped) return false;
-      pos = skipped[1];
-    } else if (wire === 1) pos += 8;
-    else if (wire === 5) pos += 4;
-    else if (wire === 2) {
+    if (wire === 0 || wire === 1 || wire === 5) {
+      const next = skipScalar(buf, pos, end, wire);
+      if (next === null) return false;
+      pos = next;
+    } else if (wire === 3) {
+      // a group (unknown to OTLP; the decoder skips it): skipped, and the fields after it counted
+      const next = skipGroup(buf, pos, end);
+      if (next === null) return false;
+      pos = next;
+    } else if (wire === 2) {
       const length = varint(buf, pos, end);
       if (!length || length[1] + length[0] > end) return false;
       pos = length[1];
@@ -57,4 +60,33 @@ export function holdsMoreMessagesThan(buf: Uint8Array, type: Type, limit: number
     } else return false;
   }
   return false;
+}
+
+/** The position after a scalar of `wire` type at `pos`; null when malformed. */
+function skipScalar(buf: Uint8Array, pos: number, end: number, wire: number): number | null {
+  if (wire === 1) return pos + 8;
+  if (wire === 5) return pos + 4;
+  return varint(buf, pos, end)?.[1] ?? null;
+}
+
+/** The position after the group whose start tag ended at `pos` (its end tag included); null when malformed. */
+function skipGroup(buf: Uint8Array, pos: number, end: number): number | null {
+  for (let depth = 1; depth > 0; ) {
+    const tag = varint(buf, pos, end);
+    if (!tag) return null;
+    pos = tag[1];
+    const wire = tag[0] % 8;
+    if (wire === 3) depth++;
+    else if (wire === 4) depth--;
+    else if (wire === 2) {
+      const length = varint(buf, pos, end);
+      if (!length || length[1] + length[0] > end) return null;
+      pos = length[1] + length[0];
+    } else {
+      const next = wire === 0 || wire === 1 || wire === 5 ? skipScalar(buf, pos, end, wire) : null;
+      if (next === null) return null;
+      pos = next;
+    }
+  }
+  return pos;
 }

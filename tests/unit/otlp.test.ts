@@ -209,6 +209,9 @@ describe("OTLP protobuf decoding (protobufjs, opentelemetry-proto definitions)",
     expect(decodeMessage(emptySpans(5_000_000))).toMatch(/more than 500,000 protobuf messages.*smaller batches/);
     expect(decodeMessage(emptyAttributes(MAX_EXPORT_MESSAGES))).toMatch(/more than 500,000 protobuf messages/);
     expect(decodeMessage(emptySpans(MAX_EXPORT_MESSAGES - 1))).toMatch(/more than 500,000/); // with its resource and scope: one too many
+    // an (empty) group first: before, the count stopped there, and 2.5 million resources were decoded (800 MB)
+    const groupFirst = Buffer.concat([Buffer.from([...tag(15, 3), ...tag(15, 4)]), Buffer.from(new Uint8Array(2 * 2_000_000).map((_, i) => (i % 2 ? 0 : 0x0a)))]);
+    expect(decodeMessage(groupFirst)).toMatch(/more than 500,000 protobuf messages/);
     // what is counted: messages at every level the schema nests, not bytes, not scalars
     const request = Root.fromJSON(descriptor).lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest");
     request.root.resolveAll();
