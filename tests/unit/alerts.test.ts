@@ -139,7 +139,7 @@ describe("payloads", () => {
         }),
       ),
     );
-    expect(body.text).toBe("[CRITICAL] agent_crash (new) on <!channel> & co");
+    expect(body.text).toBe("[CRITICAL] agent_crash (new) on &lt;!channel&gt; &amp; co"); // the notification's text too (before, raw)
     const json = JSON.stringify(body.blocks);
     expect(json).toContain("&lt;!channel&gt; &amp; co");
     expect(json).not.toContain("<!channel>");

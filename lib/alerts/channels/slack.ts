@@ -39,7 +39,8 @@ export function slackPayload(p: StoredPayload) {
   const text = headline(p);
   const { icon, fields } = isRateAlert(p) ? rateFields(p) : interruptionFields(p);
   return {
-    text,
+    // the notification's text is read as mrkdwn too: an agent named "<!channel>" would ping everyone
+    text: slackEscape(text),
     blocks: [
       { type: "section", text: { type: "mrkdwn", text: `${icon} *${slackEscape(text)}*`.trim() } },
       { type: "section", fields },
