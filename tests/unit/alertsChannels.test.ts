@@ -207,7 +207,7 @@ describe("Slack, rate rules", () => {
   it("names the rule and the counts, escaping untrusted text", () => {
     const p = readPayload(triggered.replace('"name":"crash storm"', '"name":"<!channel> storm"'));
     const msg = slackPayload(p);
-    expect(msg.text).toBe("[FIRING] <!channel> storm: 7 interruptions in 10 min (at least 5)");
+    expect(msg.text).toBe("[FIRING] &lt;!channel&gt; storm: 7 interruptions in 10 min (at least 5)"); // the notification text is escaped too
     const blocks = JSON.stringify(msg.blocks);
     expect(blocks).toContain("&lt;!channel&gt; storm");
     expect(blocks).not.toContain("<!channel>");
