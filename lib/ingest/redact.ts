@@ -35,11 +35,15 @@ const SECRET_SHAPE = new RegExp(
 
 // The start of `name = value` / `name: value` where the name ends like a credential, in any
 // case, up to the value: bare, quoted, or quoted inside serialized JSON (`{\"api_key\": \"…\"}`),
-// after an optional auth scheme. Group 1: the opening quote of the value.
+// after an optional auth scheme. Group 1: the quote closing the name (a JSON key's); group 2:
+// the opening quote of the value.
 const SECRET_ASSIGNMENT = new RegExp(
-  `(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{0,64}?${SECRET_NAME_END}(?:[-_]?\\d{1,3})?(?:\\\\?["'])?${BLANKS}[=:]${BLANKS}(\\\\?["'])?(?:${SCHEME})?`,
+  `(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{0,64}?${SECRET_NAME_END}(?:[-_]?\\d{1,3})?(\\\\?["'])?${BLANKS}[=:]${BLANKS}(\\\\?["'])?(?:${SCHEME})?`,
   "gi",
 );
+
+/** A bare JSON value that is no secret: left as it is (so is a structure, which text masking cannot cut out and keep JSON). */
+const KEPT_BARE = /^(?:null|true|false)$/;
 
 /** A cheap first look: a credential name's ending followed by `=` or `:` (perhaps after a quote). */
 const MAYBE_ASSIGNMENT = new RegExp(`${SECRET_NAME_END}(?:[-_]?\\d{1,3})?\\\\?["']?(?:[ \\t]|\\\\t){0,64}[=:]`, "i");
@@ -57,6 +61,13 @@ function valueEnd(text: string, from: number, quoted: boolean): number {
   return at;
 }
 
+/** Where a bare JSON value (a number, a literal) starting at `from` ends: at a separator or a closing bracket. */
+function bareJsonEnd(text: string, from: number): number {
+  let at = from;
+  while (at < text.length && !BARE_END.has(text[at]) && text[at] !== "}" && text[at] !== "]") at++;
+  return at;
+}
+
 /** Credential values after credential names masked; the scan resumes after each value, so it is linear. */
 function maskAssignments(text: string): string {
   if (!MAYBE_ASSIGNMENT.test(text)) return text; // most text has no credential name before = or :
@@ -64,10 +75,20 @@ function maskAssignments(text: string): string {
   let copied = 0;
   SECRET_ASSIGNMENT.lastIndex = 0;
   for (let m = SECRET_ASSIGNMENT.exec(text); m; m = SECRET_ASSIGNMENT.exec(text)) {
+    const [, keyQuote, valueQuote] = m;
     const start = m.index + m[0].length;
-    const end = valueEnd(text, start, m[1] !== undefined);
+    let end = valueEnd(text, start, valueQuote !== undefined);
     if (end === start) continue; // a name with nothing after it
-    pieces.push(text.slice(copied, start), MASK);
+    let mask = MASK;
+    if (keyQuote !== undefined && valueQuote === undefined) {
+      // a quoted key's bare value, as in JSON (`"token": 123`, `"nextPageToken": null`): what
+      // masking it as text would leave is no longer JSON (and the call could not be read back)
+      if (text[start] === "[" || text[start] === "{") continue;
+      end = Math.min(end, bareJsonEnd(text, start));
+      if (KEPT_BARE.test(text.slice(start, end))) continue;
+      mask = `${keyQuote}${MASK}${keyQuote}`;
+    }
+    pieces.push(text.slice(copied, start), mask);
     copied = end;
     SECRET_ASSIGNMENT.lastIndex = end;
   }
@@ -107,7 +128,8 @@ function maskFields(value: unknown, maskText: TextMask): unknown {
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      out[k] = isSecretName(k) && v !== null && typeof v !== "object" && typeof v !== "boolean" ? MASK : maskFields(v, maskText);
+      // whatever a credential key holds (a string, a number, a list or an object of them), but nothing and yes/no
+      out[k] = isSecretName(k) && v !== null && v !== undefined && typeof v !== "boolean" ? MASK : maskFields(v, maskText);
     }
     return out;
   }

@@ -257,6 +257,15 @@ describe("a session's trajectory", () => {
     expectError(await get(`/api/sessions/${sessionId}/calls?limit=0`), 400, /limit/);
   });
 
+  it("GET /api/calls/{id}: a tool's answer whose credential-named keys hold no string reads back (before, 500)", async () => {
+    const answer = { nextPageToken: null, items: [1, 2], token: 12345678901 };
+    const c = call({ agent_name: agent, session_id: uid("paged"), input_messages: [u1, { ...tc1, finish_reason: "tool_calls" }, toolResponse("call_1", answer)] }, 9_000);
+    await ingestCalls(server, [c]);
+    const reply = await get<CallDetail>(`/api/calls/${c.call_id}`);
+    expect(reply.status, reply.text).toBe(200);
+    expect(reply.body.input_messages[2].parts).toEqual([expect.objectContaining({ response: { nextPageToken: null, items: [1, 2], token: "[redacted]" } })]);
+  });
+
   it("GET /api/calls/{id}: messages reconstructed exactly as sent", async () => {
     const reply = await get<CallDetail>(`/api/calls/${k2.call_id}`);
     expect(reply.status, reply.text).toBe(200);

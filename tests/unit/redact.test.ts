@@ -21,6 +21,18 @@ describe("redaction of stored text", () => {
     expect(redactText(json)).not.toContain("ghp_ABCDEF");
   });
 
+  it("keeps serialized JSON valid when a credential key holds no string (before, the call could not be read back: 500)", () => {
+    const parts = JSON.stringify([{ type: "tool_call_response", id: "c1", response: { nextPageToken: null, items: [1], password: ["hunter2hunter2"], api_key: { value: "plainsecret99" }, token: 12345678901, ok: true } }]);
+    const masked = redactText(parts);
+    expect(() => JSON.parse(masked)).not.toThrow();
+    expect(JSON.parse(masked)[0].response).toMatchObject({ nextPageToken: null, items: [1], token: "[redacted]", ok: true });
+    // inside a string holding JSON (a tool's output): escaped quotes kept as they were
+    const nested = JSON.stringify({ out: JSON.stringify({ token: 987654321, refresh_token: null }) });
+    expect(JSON.parse(JSON.parse(redactText(nested)).out)).toEqual({ token: "[redacted]", refresh_token: null });
+    // a quoted key with a bare value in plain text
+    expect(redactText('"password": hunter2 and more')).toBe('"password": "[redacted]" and more');
+  });
+
   it("drops credential keys from objects and leaves ordinary text alone", () => {
     expect(redactValue({ headers: { Authorization: "Bearer x", "X-Api-Key": "k", accept: "json" }, note: "the token count was 12" })).toEqual({
       headers: { accept: "json" },
@@ -47,6 +59,13 @@ describe("credential forms", () => {
     const asText = storedArguments(JSON.stringify(args));
     for (const secret of ["args-key-1", "args-pw-2", "args-hdr-3"]) expect(asText).not.toContain(secret);
     expect(JSON.parse(JSON.parse(asText) as string)).toMatchObject({ api_key: "[redacted]", url: "https://example.com" });
+  });
+
+  it("masks whatever a credential key of tool arguments holds: a list, an object, a number", () => {
+    const stored = storedArguments({ password: ["hunter2hunter2"], api_key: { value: "plainsecret99" }, pin: 1234, token: 99887766, refresh_token: null, secret: true });
+    // before, the list and the object were kept word for word
+    for (const secret of ["hunter2hunter2", "plainsecret99", "99887766"]) expect(stored).not.toContain(secret);
+    expect(JSON.parse(stored)).toEqual({ password: "[redacted]", api_key: "[redacted]", pin: 1234, token: "[redacted]", refresh_token: null, secret: true });
   });
 
   it("leaves ordinary text and counters alone", () => {
