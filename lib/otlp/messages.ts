@@ -105,7 +105,7 @@ const idlessToolPart = (p: Part): boolean => (p.type === "tool_call" || p.type =
  */
 export function withToolCallIds(input: ChatMessage[], output: ChatMessage[], scope: string): void {
   const seen = new Map<string, number>();
-  const open: { id: string; name: string }[] = [];
+  const open = new OpenCalls();
   for (const m of [...input, ...output]) {
     if (!m.parts.some(idlessToolPart)) continue;
     m.parts = m.parts.flatMap((p): Part[] => {
@@ -114,17 +114,51 @@ export function withToolCallIds(input: ChatMessage[], output: ChatMessage[], sco
         const n = seen.get(key) ?? 0;
         seen.set(key, n + 1);
         const id = `call_${crypto.createHash("sha256").update(`${scope}\u0000${key}\u0000${n}`).digest("hex").slice(0, 24)}`;
-        open.push({ id, name: p.name });
+        open.add(id, p.name);
         return [{ ...p, id }];
       }
       if (p.type === "tool_call_response" && !p.id) {
         const { name, ...rest } = p as typeof p & { name?: string };
-        const at = name ? open.findIndex((c) => c.name === name) : 0;
-        if (at < 0 || !open.length) return [];
-        return [{ ...rest, id: open.splice(at, 1)[0].id }];
+        const id = open.answer(name);
+        return id === null ? [] : [{ ...rest, id }];
       }
       return [p];
     });
+  }
+}
+
+type OpenCall = { id: string; answered: boolean };
+
+/**
+ * Id-less tool calls not answered yet, oldest first, in all and by name. Each queue is read from
+ * a head that only moves on (past calls answered through the other queue): a response costs
+ * constant time, however many calls are open (a scan of them per response was quadratic).
+ */
+class OpenCalls {
+  private readonly all: OpenCall[] = [];
+  private head = 0;
+  private readonly byName = new Map<string, { calls: OpenCall[]; head: number }>();
+
+  add(id: string, name: string): void {
+    const call = { id, answered: false };
+    this.all.push(call);
+    const named = this.byName.get(name) ?? { calls: [], head: 0 };
+    named.calls.push(call);
+    this.byName.set(name, named);
+  }
+
+  /** The id of the oldest open call (of `name`, when given), now answered; null when there is none. */
+  answer(name: string | undefined): string | null {
+    const queue = name ? this.byName.get(name) : undefined;
+    if (name && !queue) return null;
+    const calls = queue ? queue.calls : this.all;
+    let at = queue ? queue.head : this.head;
+    while (at < calls.length && calls[at].answered) at++;
+    if (queue) queue.head = at;
+    else this.head = at;
+    if (at === calls.length) return null;
+    calls[at].answered = true;
+    return calls[at].id;
   }
 }
 

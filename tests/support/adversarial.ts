@@ -16,6 +16,8 @@ import { isIdleToolCall } from "@/lib/detect/deadLoop";
 import { prepareCall } from "@/lib/ingest/prepare";
 import { recordToolCalls } from "@/lib/ingest/toolCalls";
 import { callSchema } from "@/lib/ingest/schema";
+import { withToolCallIds } from "@/lib/otlp/messages";
+import type { ChatMessage } from "@/lib/domain/calls";
 import type { HttpExchange } from "@/lib/domain/calls";
 
 /** `unit` repeated to about `bytes` characters. */
@@ -82,7 +84,24 @@ function orphanResults(bytes: number) {
   return callSchema.parse({ call_id: "orphans", session_id: "adv", start_ns: "1767268800000000000", input_messages: [{ role: "tool", parts }] });
 }
 
+/** About `bytes / 96` id-less tool calls named "a", then as many id-less responses named "b" (OTLP, Gemini-style). */
+function idlessToolParts(bytes: number): () => ChatMessage[] {
+  const n = Math.floor(bytes / 96);
+  return () => [
+    { role: "assistant", parts: Array.from({ length: n }, () => ({ type: "tool_call" as const, id: "", name: "a", arguments: {} })) },
+    { role: "tool", parts: Array.from({ length: n }, () => ({ type: "tool_call_response" as const, id: "", name: "b", response: "ok" })) },
+  ] as ChatMessage[];
+}
+
 export const SHAPED_PATHS: ShapedPath[] = [
+  // each response looked for its call among all the open ones
+  {
+    name: "id-less tool calls and responses (withToolCallIds)",
+    prepare: (bytes) => {
+      const history = idlessToolParts(bytes);
+      return () => withToolCallIds(history(), [], "scope"); // it gives the parts their ids: a fresh history each run
+    },
+  },
   // each result's tool name was looked for in every part of the history
   {
     name: "tool results without their calls (prepareCall, recordToolCalls)",
