@@ -6,8 +6,11 @@ import { MAX_EXPORT_MESSAGES, newAttributes, OtlpDecodeError, tooManyMessages, t
 
 type Obj = Record<string, unknown>;
 
-/** Long integers of the *UnixNano keys are quoted before parsing, so JSON.parse keeps them exact. */
-const LONG_NANOS = /("(?:startTimeUnixNano|endTimeUnixNano|timeUnixNano|start_time_unix_nano|end_time_unix_nano|time_unix_nano)"\s*:\s*)(\d{16,})/g;
+/**
+ * Long integers of the *UnixNano keys are quoted before parsing, so JSON.parse keeps them exact
+ * (at most 20 digits: a longer run is no time, and an open-ended one overflowed the regex stack).
+ */
+const LONG_NANOS = /("(?:startTimeUnixNano|endTimeUnixNano|timeUnixNano|start_time_unix_nano|end_time_unix_nano|time_unix_nano)"\s*:\s*)(\d{16,20})(?!\d)/g;
 
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
 
