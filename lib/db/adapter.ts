@@ -2,6 +2,7 @@ import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
+import { withoutNul } from "./postgresSql";
 import { preparePrivateSqliteFile } from "./privateFiles";
 import { providerOf, sqliteFilePath } from "./url";
 
@@ -50,11 +51,10 @@ function reportCatalogTypesAsText<T>(result: T): T {
 }
 
 // PostgreSQL text cannot hold U+0000, which an agent's output or a hostile request can: a
-// parameter holding one is refused (22021), and the request answered 500 — a sign-in form, a path
-// parameter, an OTLP export's tool output. Every parameter of every query on these connections
-// (Prisma's; the ingest SQL inlines its values through withoutNul) has it as U+FFFD instead.
-const nulSafe = (v: unknown): unknown =>
-  typeof v === "string" ? (v.includes("\u0000") ? v.replace(/\u0000/g, "\uFFFD") : v) : Array.isArray(v) ? v.map(nulSafe) : v;
+// parameter holding one is refused (22021), and the request answered 500 — a sign-in form's
+// email, a path parameter. Every parameter of every query on these connections (Prisma's; the
+// ingest SQL inlines its values through withoutNul) has it as U+FFFD instead.
+const nulSafe = (v: unknown): unknown => (typeof v === "string" ? withoutNul(v) : Array.isArray(v) ? v.map(nulSafe) : v);
 
 function withNulSafeValues(args: unknown[]): void {
   const config = args[0] as { values?: unknown } | null;
