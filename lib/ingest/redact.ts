@@ -106,13 +106,24 @@ export function isSecretName(name: string): boolean {
   return name.length <= 128 && SECRET_NAME.test(name);
 }
 
-/** A deep copy of `value` without credential keys, with secret-looking strings masked. */
+/** Keys that name the credential a `value` key beside them holds: `{"name": "Authorization", "value": "Basic …"}` (a HAR header). */
+const PAIR_NAMES = ["name", "key", "header"] as const;
+
+/** Whether `o` is a name/value pair of a credential: its `value` is one. */
+function holdsCredentialValue(o: object): boolean {
+  if (!("value" in o)) return false;
+  const named = o as Record<string, unknown>;
+  return PAIR_NAMES.some((k) => typeof named[k] === "string" && isSecretName(named[k] as string));
+}
+
+/** A deep copy of `value` without credential keys (a credential pair's value masked), with secret-looking strings masked. */
 export function redactValue(value: unknown): unknown {
   if (typeof value === "string") return redactText(value);
   if (Array.isArray(value)) return value.map(redactValue);
   if (value && typeof value === "object") {
+    const pair = holdsCredentialValue(value);
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (!isSecretName(k)) out[k] = redactValue(v);
+    for (const [k, v] of Object.entries(value)) if (!isSecretName(k)) out[k] = pair && k === "value" ? MASK : redactValue(v);
     return out;
   }
   return value;
@@ -126,10 +137,12 @@ function maskFields(value: unknown, maskText: TextMask): unknown {
   if (typeof value === "string") return maskJsonText(value, maskText);
   if (Array.isArray(value)) return value.map((v) => maskFields(v, maskText));
   if (value && typeof value === "object") {
+    const pair = holdsCredentialValue(value);
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       // whatever a credential key holds (a string, a number, a list or an object of them), but nothing and yes/no
-      out[k] = isSecretName(k) && v !== null && v !== undefined && typeof v !== "boolean" ? MASK : maskFields(v, maskText);
+      const credential = isSecretName(k) || (pair && k === "value");
+      out[k] = credential && v !== null && v !== undefined && typeof v !== "boolean" ? MASK : maskFields(v, maskText);
     }
     return out;
   }
@@ -149,10 +162,10 @@ export const maskSecretFields = (value: unknown): unknown => maskFields(value, r
  */
 export const maskSecretKeys = (value: unknown): unknown => maskFields(value, keepText);
 
-/** Whether a JSON value has a credential-named field at any depth. */
+/** Whether a JSON value has a credential-named field (or name/value pair) at any depth. */
 function hasSecretField(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(hasSecretField);
-  if (value && typeof value === "object") return Object.entries(value).some(([k, v]) => isSecretName(k) || hasSecretField(v));
+  if (value && typeof value === "object") return holdsCredentialValue(value) || Object.entries(value).some(([k, v]) => isSecretName(k) || hasSecretField(v));
   return false;
 }
 

@@ -68,6 +68,15 @@ describe("credential forms", () => {
     expect(JSON.parse(stored)).toEqual({ password: "[redacted]", api_key: "[redacted]", pin: 1234, token: "[redacted]", refresh_token: null, secret: true });
   });
 
+  it("masks the value of a credential given as a name/value pair (HAR headers), as arguments and in evidence", () => {
+    const args = { url: "https://api.example", headers: [{ name: "Authorization", value: "Basic dXNlcjpzM2NyZXQ=" }, { name: "Accept", value: "json" }, { key: "X-Api-Key", value: "k-9f8e7d6c" }] };
+    const stored = storedArguments(args);
+    for (const secret of ["dXNlcjpzM2NyZXQ=", "k-9f8e7d6c"]) expect(stored).not.toContain(secret); // before, kept word for word
+    expect(JSON.parse(stored).headers).toEqual([{ name: "Authorization", value: "[redacted]" }, { name: "Accept", value: "json" }, { key: "X-Api-Key", value: "[redacted]" }]);
+    expect(storedArguments(JSON.stringify(args))).not.toContain("k-9f8e7d6c"); // as JSON text too
+    expect(redactValue({ request: args })).toEqual({ request: { ...args, headers: [{ name: "Authorization", value: "[redacted]" }, { name: "Accept", value: "json" }, { key: "X-Api-Key", value: "[redacted]" }] } });
+  });
+
   it("leaves ordinary text and counters alone", () => {
     for (const text of ["max_tokens: 4096", "input_tokens=1200", "the token count was 12", "password reset link sent", '{"tokens": 5}']) {
       expect(redactText(text)).toBe(text);
