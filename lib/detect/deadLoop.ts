@@ -96,10 +96,13 @@ function commandOf(name: string, rawArgs: unknown): string | null {
   return shellName ? asScript(args) : null;
 }
 
+/** Longer scripts are never idle: polling is a short command line (and a long one is not split and scanned on every call). */
+const MAX_IDLE_SCRIPT = 4096;
+
 /** Each command of the script (split on ; && || | and newlines) is an idle one. */
 function isIdleScript(script: string): boolean {
   // A command substitution may run anything, so such a script is never idle.
-  if (script.includes("$(") || script.includes("`")) return false;
+  if (script.length > MAX_IDLE_SCRIPT || script.includes("$(") || script.includes("`")) return false;
   const commands = script
     .split(/&&|\|\||[;|\n]/)
     .map((c) => c.trim().replace(/^[({\s]+/, ""))

@@ -87,6 +87,10 @@ describe("isIdleToolCall", () => {
     expect(isIdleToolCall("bash", { command: "" })).toBe(false);
     expect(isIdleToolCall("read_file", { path: "sleep" })).toBe(false);
     expect(isIdleToolCall("search", "sleep 5")).toBe(false);
+    // a long script is no polling (and is not split and scanned on every call)
+    expect(isIdleToolCall("bash", { command: `echo ${"x".repeat(5000)}` })).toBe(false);
+    expect(isIdleToolCall("bash", { command: `sleep 1${")".repeat(5000)}` })).toBe(false);
+    expect(isIdleToolCall("bash", { command: "(date)}" })).toBe(true); // closing brackets trimmed
   });
 });
 
