@@ -232,6 +232,9 @@ function UserRow({
     mutationFn: (role: Role) => api.post<UserRecord>(`/api/users/${encodeURIComponent(user.id)}`, { role }),
     onSuccess: (u) => {
       setPendingSelf(null);
+      // the row shows the new role at once: until the list is read again it would show the old
+      // one, and choosing that one back would look like no change and be ignored
+      queryClient.setQueryData<UserRecord[]>(USERS_KEY, (list) => list?.map((x) => (x.id === u.id ? u : x)));
       void refreshAfterWrite(queryClient, { queryKey: USERS_KEY });
       onNotice(`${u.email} is now ${u.role}.`);
       if (isMe) router.refresh(); // the shell and this page follow the new role

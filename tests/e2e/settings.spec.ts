@@ -1,7 +1,7 @@
 // Settings: API tokens (secret shown once, revoke with confirmation), users and roles (add a
 // user, change a role, the new user's view), what non-admins see, and the API refusing them.
 import { expect, test, type Page } from "@playwright/test";
-import { holdFirstAnswer, signIn, signInThroughForm, snapshot, unique } from "./fixtures";
+import { dashboardApi, holdFirstAnswer, signIn, signInThroughForm, snapshot, unique } from "./fixtures";
 
 const XSS_NAME = `<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>`;
 
@@ -80,6 +80,32 @@ test("a user added while the users list is still loading shows up in it", async 
   await Promise.race([page.waitForRequest((r) => new URL(r.url()).pathname === "/api/users" && r.method() === "GET"), page.waitForTimeout(2_000)]);
   release();
   await expect(page.locator(`[data-testid="user-row"][data-email="${email}"]`)).toBeVisible();
+});
+
+test("a role changed and changed back while the users list is slow to come back: each change shows at once and takes effect", async ({ page }) => {
+  const api = await dashboardApi();
+  const email = `${unique("twice")}@e2e.test`;
+  expect((await api.post("/api/users", { data: { email, role: "viewer", password: "twice-viewer-pass-1" } })).ok()).toBeTruthy();
+  await api.dispose();
+  await signIn(page, "admin");
+  await openSettings(page);
+  const role = page.locator(`[data-testid="user-row"][data-email="${email}"]`).getByLabel(`Role of ${email}`);
+  await expect(role).toHaveValue("viewer");
+  // the list, read again after the change, answers late (a busy server)
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route((url) => url.pathname === "/api/users", async (route) => {
+    const response = await route.fetch().catch(() => null);
+    await released;
+    if (response) await route.fulfill({ response }).catch(() => undefined); // the page may have stopped waiting for it
+  }, { times: 1 });
+  await role.selectOption("responder");
+  await expect(page.getByTestId("users-notice")).toContainText(`${email} is now responder`);
+  await expect(role).toHaveValue("responder"); // before, "viewer" again until the list came back
+  await role.selectOption("viewer"); // before, ignored: it looked like no change
+  await expect(page.getByTestId("users-notice")).toContainText(`${email} is now viewer`);
+  release();
+  await expect(role).toHaveValue("viewer");
 });
 
 test("an admin adds a viewer, who then sees no admin actions", async ({ page }) => {
