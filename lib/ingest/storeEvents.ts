@@ -176,7 +176,7 @@ export async function ingestPreparedEvents(db: Db, events: PreparedEvent[], cfg:
   return transaction(
     db,
     async (sql, tx) => {
-        await lockKeys(sql, events.map(sessionOf)); // call ingest rewrites the same session rows
+      await lockKeys(sql, events.map(sessionOf)); // call ingest rewrites the same session rows
       const result: EventResult = { received: events.length, interruptions: 0, withdrawn: 0 };
       const created: InterruptionRow[] = [];
       for (const e of events) {
