@@ -2,12 +2,11 @@
 // These are the hot read paths (the inbox, every AgentSight client), so they are plain SQL
 // shaped for the window index rather than ORM queries.
 import type { InterruptionFilter, Sort, Status } from "../../domain/interruptions";
-import { invalid } from "../../domain/errors";
-import { MAX_NS } from "../../domain/time";
 import { emptySeverityCounts, SEVERITIES, type SeverityCounts } from "../../domain/interruptions";
 import type { Db, DbTx } from "../client";
 import type { Interruption } from "../generated/client";
 import { asBigInt, asNumber, asText, readSql, type Row } from "../sql";
+import { decodeTimeCursor, encodeTimeCursor } from "./timeCursor";
 import { filterSql, REGRESSED_SQL, SEVERITY_RANK_SQL, unresolvedOnly } from "./filterSql";
 
 export const UNASSIGNED = "__unassigned__";
@@ -42,19 +41,8 @@ export function toInterruption(r: Row): Interruption {
   };
 }
 
-// Cursors are opaque to clients: "<occurred_at_ns>.<id>" in base64url.
-export function encodeCursor(i: Pick<Interruption, "occurredAtNs" | "id">): string {
-  return Buffer.from(`${i.occurredAtNs}.${i.id}`).toString("base64url");
-}
-
-function decodeCursor(cursor: string): { ns: bigint; id: string } {
-  const text = Buffer.from(cursor, "base64url").toString("utf8");
-  const dot = text.indexOf(".");
-  const ns = text.slice(0, dot);
-  const id = text.slice(dot + 1);
-  if (dot < 0 || !/^\d{1,20}$/.test(ns) || !id || BigInt(ns) > MAX_NS) throw invalid("cursor: not a cursor this server issued");
-  return { ns: BigInt(ns), id };
-}
+/** The cursor of the page after `i` (timeCursor.ts). */
+export const encodeCursor = (i: Pick<Interruption, "occurredAtNs" | "id">): string => encodeTimeCursor(i.occurredAtNs, i.id);
 
 function orderBy(sort: Sort): string {
   const dir = sort.order === "asc" ? "ASC" : "DESC";
@@ -81,7 +69,7 @@ export async function listInterruptions(db: Db, f: InterruptionFilter, o: ListOp
   const sort = o.sort ?? { by: "time", order: "desc" };
   const where = filterSql(f);
   if (o.cursor) {
-    const c = decodeCursor(o.cursor);
+    const c = decodeTimeCursor(o.cursor);
     const cmp = sort.order === "asc" ? ">" : "<";
     where.sql += ` AND ("occurredAtNs" ${cmp} ? OR ("occurredAtNs" = ? AND "id" ${cmp} ?))`;
     where.params.push(c.ns, c.ns, c.id);

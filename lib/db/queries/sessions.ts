@@ -1,12 +1,12 @@
 // Sessions and their trajectories: conversations → turns → calls, and a call's messages.
-import { invalid, notFound } from "../../domain/errors";
+import { notFound } from "../../domain/errors";
 import { toolBalance } from "../../detect/toolBalance";
 import { ACTIVE_STATUSES, emptySeverityCounts, SEVERITIES } from "../../domain/interruptions";
 import type { ChatMessage } from "../../domain/calls";
 import type { Db, DbTx } from "../client";
 import type { Call, Prisma, Session } from "../generated/client";
 import { marks, readSql } from "../sql";
-import { MAX_NS } from "../../domain/time";
+import { decodeTimeCursor, encodeTimeCursor } from "./timeCursor";
 
 // Unknown severities (imported from AgentSight as given) sort first here, as they always have.
 const SEVERITY_INDEX = (s: string) => (SEVERITIES as readonly string[]).indexOf(s);
@@ -69,16 +69,8 @@ function sessionRecord(s: Session, conversations: number, open: OpenCounts | und
 
 export type SessionListQuery = { ids?: string[]; agentNames?: string[]; withOpen?: boolean; startNs?: bigint; endNs?: bigint; limit: number; cursor?: string };
 
-// Cursor: "<last_seen_ns>.<id>" in base64url, newest first (the id may hold dots).
-function decodeSessionCursor(cursor: string) {
-  const text = Buffer.from(cursor, "base64url").toString("utf8");
-  const dot = text.indexOf(".");
-  const [ns, id] = dot < 0 ? [text, ""] : [text.slice(0, dot), text.slice(dot + 1)];
-  if (!/^\d{1,20}$/.test(ns) || !id || BigInt(ns) > MAX_NS) throw invalid("cursor: not a cursor this server issued");
-  return { ns: BigInt(ns), id };
-}
-export const encodeSessionCursor = (s: { last_seen_ns: bigint; session_id: string }) =>
-  Buffer.from(`${s.last_seen_ns}.${s.session_id}`).toString("base64url");
+/** The cursor of the page after `s`, newest first (timeCursor.ts). */
+export const encodeSessionCursor = (s: { last_seen_ns: bigint; session_id: string }) => encodeTimeCursor(s.last_seen_ns, s.session_id);
 
 /** The ids of a page of sessions, in order (one statement: its lists and the open filter are SQL, not bound id lists). */
 async function sessionPage(db: Db, q: SessionListQuery): Promise<string[]> {
@@ -100,7 +92,7 @@ async function sessionPage(db: Db, q: SessionListQuery): Promise<string[]> {
     params.push(...ACTIVE_STATUSES);
   }
   if (q.cursor) {
-    const c = decodeSessionCursor(q.cursor);
+    const c = decodeTimeCursor(q.cursor);
     where.push(`("lastSeenNs" < ? OR ("lastSeenNs" = ? AND "id" < ?))`);
     params.push(c.ns, c.ns, c.id);
   }
