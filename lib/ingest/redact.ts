@@ -53,18 +53,13 @@ const MASK = "[redacted]";
 const QUOTED_END = new Set(['"', "'", "\\", "\r", "\n"]);
 const BARE_END = new Set(['"', "'", "\\", ",", ";", "&", " ", "\t", "\r", "\n", "\f", "\v"]);
 
-/** Where a value starting at `from` ends: at its closing quote, or (bare) at a space or separator. */
-function valueEnd(text: string, from: number, quoted: boolean): number {
-  const ends = quoted ? QUOTED_END : BARE_END;
+/** A bare value after a quoted key, as in JSON (a number, a literal), ends at a closing bracket too. */
+const BARE_JSON_END = new Set([...BARE_END, "}", "]"]);
+
+/** Where a value starting at `from` ends: at the first of `ends` (its closing quote, or a space or separator). */
+function valueEnd(text: string, from: number, ends: ReadonlySet<string>): number {
   let at = from;
   while (at < text.length && !ends.has(text[at])) at++;
-  return at;
-}
-
-/** Where a bare JSON value (a number, a literal) starting at `from` ends: at a separator or a closing bracket. */
-function bareJsonEnd(text: string, from: number): number {
-  let at = from;
-  while (at < text.length && !BARE_END.has(text[at]) && text[at] !== "}" && text[at] !== "]") at++;
   return at;
 }
 
@@ -77,18 +72,14 @@ function maskAssignments(text: string): string {
   for (let m = SECRET_ASSIGNMENT.exec(text); m; m = SECRET_ASSIGNMENT.exec(text)) {
     const [, keyQuote, valueQuote] = m;
     const start = m.index + m[0].length;
-    let end = valueEnd(text, start, valueQuote !== undefined);
+    // a quoted key's bare value, as in JSON (`"token": 123`, `"nextPageToken": null`): what
+    // masking it as text would leave is no longer JSON (and the call could not be read back)
+    const jsonBare = keyQuote !== undefined && valueQuote === undefined;
+    if (jsonBare && (text[start] === "[" || text[start] === "{")) continue;
+    const end = valueEnd(text, start, valueQuote !== undefined ? QUOTED_END : jsonBare ? BARE_JSON_END : BARE_END);
     if (end === start) continue; // a name with nothing after it
-    let mask = MASK;
-    if (keyQuote !== undefined && valueQuote === undefined) {
-      // a quoted key's bare value, as in JSON (`"token": 123`, `"nextPageToken": null`): what
-      // masking it as text would leave is no longer JSON (and the call could not be read back)
-      if (text[start] === "[" || text[start] === "{") continue;
-      end = Math.min(end, bareJsonEnd(text, start));
-      if (KEPT_BARE.test(text.slice(start, end))) continue;
-      mask = `${keyQuote}${MASK}${keyQuote}`;
-    }
-    pieces.push(text.slice(copied, start), mask);
+    if (jsonBare && KEPT_BARE.test(text.slice(start, end))) continue;
+    pieces.push(text.slice(copied, start), jsonBare ? `${keyQuote}${MASK}${keyQuote}` : MASK);
     copied = end;
     SECRET_ASSIGNMENT.lastIndex = end;
   }
