@@ -94,6 +94,16 @@ export async function selectIn(sql: Sql, table: string, column: string, values: 
   return (await Promise.all(reads)).flat();
 }
 
+/**
+ * `read` of `items` by chunks of `size`, one after the other, the results joined in order: for
+ * ORM reads of id lists, which Prisma refuses past 999 values on SQLite when ordered or grouped (P2029).
+ */
+export async function inChunks<I, T>(items: readonly I[], size: number, read: (chunk: I[]) => Promise<T[]>): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < items.length; i += size) out.push(...(await read(items.slice(i, i + size))));
+  return out;
+}
+
 /** Which of `ids` exist as primary keys of `table`. */
 export async function existingIds(sql: Sql, table: string, ids: string[]): Promise<Set<string>> {
   return new Set((await selectIn(sql, table, "id", ids, '"id"')).map((r) => String(r.id)));

@@ -35,7 +35,7 @@
 import type { SightDeskConfig } from "../config/load";
 import type { Db, DbTx } from "../db/client";
 import { nowNs } from "../domain/time";
-import { existingIds, insertRows } from "../db/multiRow";
+import { existingIds, inChunks, insertRows } from "../db/multiRow";
 import { foldOpenCounts } from "../db/openCounts";
 import { lockKeys, marks, type Sql } from "../db/sql";
 import { buildInterruption, stampAtCommit, type InterruptionRow } from "../ingest/interruptions";
@@ -393,15 +393,15 @@ const TURNS_PER_READ = 400;
 async function lastCallOfTurns(db: Db, turns: TurnRef[]) {
   const out = new Map<string, { id: string; traceId: string | null; model: string | null; agentName: string | null }>();
   const inConversations = turns.filter((t) => t.conversationId !== null);
-  for (let i = 0; i < inConversations.length; i += TURNS_PER_READ) {
-    const chunk = inConversations.slice(i, i + TURNS_PER_READ);
-    const calls = await db.call.findMany({
+  // a turn's calls come in one chunk, newest first
+  const calls = await inChunks(inConversations, TURNS_PER_READ, (chunk) =>
+    db.call.findMany({
       where: { conversationId: { in: [...new Set(chunk.map((t) => t.conversationId!))] }, turnId: { in: chunk.map((t) => t.id) } },
       orderBy: { startNs: "desc" },
       select: CALL_SUMMARY,
-    });
-    for (const c of calls) if (!out.has(c.turnId!)) out.set(c.turnId!, c);
-  }
+    }),
+  );
+  for (const c of calls) if (!out.has(c.turnId!)) out.set(c.turnId!, c);
   for (const t of turns.filter((t) => t.conversationId === null)) {
     const c = await db.call.findFirst({ where: { conversationId: null, turnId: t.id }, orderBy: { startNs: "desc" }, select: CALL_SUMMARY });
     if (c) out.set(t.id, c);

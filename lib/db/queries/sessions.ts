@@ -5,6 +5,7 @@ import { ACTIVE_STATUSES, emptySeverityCounts, SEVERITIES } from "../../domain/i
 import type { ChatMessage } from "../../domain/calls";
 import type { Db, DbTx } from "../client";
 import type { Call, Prisma, Session } from "../generated/client";
+import { inChunks } from "../multiRow";
 import { marks, readSql } from "../sql";
 import { decodeTimeCursor, encodeTimeCursor } from "./timeCursor";
 
@@ -16,15 +17,8 @@ type OpenCounts = { total: number; by_severity: Record<string, number>; types: {
 /** Sessions per grouped read: Prisma refuses a grouped read of more than 999 values on SQLite (P2029). */
 const SESSIONS_PER_READ = 500;
 
-/** `read` of `ids` in chunks a grouped read takes, the results joined. */
-async function inChunks<T>(ids: string[], read: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
-  const out: T[] = [];
-  for (let i = 0; i < ids.length; i += SESSIONS_PER_READ) out.push(...(await read(ids.slice(i, i + SESSIONS_PER_READ))));
-  return out;
-}
-
 async function openCountsBySession(db: DbTx, sessionIds: string[]): Promise<Map<string, OpenCounts>> {
-  const groups = await inChunks(sessionIds, (chunk) =>
+  const groups = await inChunks(sessionIds, SESSIONS_PER_READ, (chunk) =>
     db.interruption.groupBy({
       by: ["sessionId", "type", "severity"],
       where: { sessionId: { in: chunk }, status: { in: [...ACTIVE_STATUSES] } },
@@ -109,7 +103,7 @@ export async function listSessions(db: Db, q: SessionListQuery) {
   const sessions = ids.flatMap((id) => found.get(id) ?? []);
   const [open, conversations] = await Promise.all([
     openCountsBySession(db, ids),
-    inChunks(ids, (chunk) => db.conversation.groupBy({ by: ["sessionId"], where: { sessionId: { in: chunk } }, _count: { _all: true } })),
+    inChunks(ids, SESSIONS_PER_READ, (chunk) => db.conversation.groupBy({ by: ["sessionId"], where: { sessionId: { in: chunk } }, _count: { _all: true } })),
   ]);
   const convCount = new Map(conversations.map((c) => [c.sessionId, c._count._all]));
   return sessions.map((s) => sessionRecord(s, convCount.get(s.id) ?? 0, open.get(s.id)));
