@@ -35,58 +35,49 @@ export function holdsMoreMessagesThan(buf: Uint8Array, type: Type, limit: number
     if (!tag) return false;
     pos = tag[1];
     const wire = tag[0] % 8;
-    if (wire === 0 || wire === 1 || wire === 5) {
-      const next = skipScalar(buf, pos, end, wire);
-      if (next === null) return false;
-      pos = next;
-    } else if (wire === 3) {
-      // a group (unknown to OTLP; the decoder skips it): skipped, and the fields after it counted
-      const next = skipGroup(buf, pos, end);
-      if (next === null) return false;
-      pos = next;
-    } else if (wire === 2) {
+    const field = wire === 2 ? current.fieldsById[Math.floor(tag[0] / 8)] : undefined;
+    if (field?.resolvedType instanceof Type) {
       const length = varint(buf, pos, end);
       if (!length || length[1] + length[0] > end) return false;
       pos = length[1];
-      const field = current.fieldsById[Math.floor(tag[0] / 8)];
-      if (field?.resolvedType instanceof Type) {
-        if (--left < 0) return true;
-        if (stack.length <= 100) {
-          stack.push([field.resolvedType, pos + length[0]]); // its fields next; the stack pops back to here at its end
-          continue;
-        }
+      if (--left < 0) return true;
+      if (stack.length <= 100) {
+        stack.push([field.resolvedType, pos + length[0]]); // its fields next; the stack pops back to here at its end
+        continue;
       }
       pos += length[0];
-    } else return false;
+    } else {
+      // any other field, or a group (unknown to OTLP; the decoder skips it): skipped, and the fields after it counted
+      const next = skipValue(buf, pos, end, wire);
+      if (next === null) return false;
+      pos = next;
+    }
   }
   return false;
 }
 
-/** The position after a scalar of `wire` type at `pos`; null when malformed. */
-function skipScalar(buf: Uint8Array, pos: number, end: number, wire: number): number | null {
+/**
+ * The position after a field's value of `wire` type starting at `pos` (a group with its end
+ * tag); null when malformed, or for an end tag with no group open.
+ */
+function skipValue(buf: Uint8Array, pos: number, end: number, wire: number): number | null {
+  if (wire === 0) return varint(buf, pos, end)?.[1] ?? null;
   if (wire === 1) return pos + 8;
   if (wire === 5) return pos + 4;
-  return varint(buf, pos, end)?.[1] ?? null;
-}
-
-/** The position after the group whose start tag ended at `pos` (its end tag included); null when malformed. */
-function skipGroup(buf: Uint8Array, pos: number, end: number): number | null {
+  if (wire === 2) {
+    const length = varint(buf, pos, end);
+    return !length || length[1] + length[0] > end ? null : length[1] + length[0];
+  }
+  if (wire !== 3) return null;
   for (let depth = 1; depth > 0; ) {
     const tag = varint(buf, pos, end);
     if (!tag) return null;
-    pos = tag[1];
-    const wire = tag[0] % 8;
-    if (wire === 3) depth++;
-    else if (wire === 4) depth--;
-    else if (wire === 2) {
-      const length = varint(buf, pos, end);
-      if (!length || length[1] + length[0] > end) return null;
-      pos = length[1] + length[0];
-    } else {
-      const next = wire === 0 || wire === 1 || wire === 5 ? skipScalar(buf, pos, end, wire) : null;
-      if (next === null) return null;
-      pos = next;
-    }
+    const inner = tag[0] % 8;
+    if (inner === 3) depth++;
+    if (inner === 4) depth--;
+    const next = inner === 3 || inner === 4 ? tag[1] : skipValue(buf, tag[1], end, inner);
+    if (next === null) return null;
+    pos = next;
   }
   return pos;
 }
