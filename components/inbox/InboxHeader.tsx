@@ -52,20 +52,24 @@ export function InboxNotices() {
   const { newCount, fresh } = view;
   return (
     <>
+      {/* Floats over the page instead of pushing the table down: a row aimed at as an action's
+          notice appears must stay where it was; clicks pass through all but its close button. */}
       {notice && (
-        <div
-          role={notice.tone === "error" ? "alert" : "status"}
-          data-testid="inbox-notice"
-          className={`flex items-start justify-between gap-3 rounded-md border px-3 py-2 text-sm ${
-            notice.tone === "error"
-              ? "border-red-300 bg-red-50 text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
-              : "border-green-300 bg-green-50 text-green-800 dark:border-green-900 dark:bg-green-950 dark:text-green-200"
-          }`}
-        >
-          <span>{notice.text}</span>
-          <button type="button" aria-label="Dismiss" onClick={actions.dismiss} className="opacity-70 hover:opacity-100">
-            ×
-          </button>
+        <div className="pointer-events-none fixed inset-x-0 bottom-4 z-40 flex justify-center px-4">
+          <div
+            role={notice.tone === "error" ? "alert" : "status"}
+            data-testid="inbox-notice"
+            className={`pointer-events-none flex max-w-2xl items-start justify-between gap-3 rounded-md border px-3 py-2 text-sm shadow-lg ${
+              notice.tone === "error"
+                ? "border-red-300 bg-red-50 text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+                : "border-green-300 bg-green-50 text-green-800 dark:border-green-900 dark:bg-green-950 dark:text-green-200"
+            }`}
+          >
+            <span>{notice.text}</span>
+            <button type="button" aria-label="Dismiss" onClick={actions.dismiss} className="pointer-events-auto opacity-70 hover:opacity-100">
+              ×
+            </button>
+          </div>
         </div>
       )}
 

@@ -45,6 +45,29 @@ async function userPage(browser: Browser, who: Who): Promise<Page> {
   return page;
 }
 
+test("a notice does not move the rows: a click right after an action lands on the row aimed at", async ({ page }) => {
+  const agent = unique("notice-bot");
+  await ingest503(agent, 3);
+  await signIn(page, "responder");
+  await page.goto(`/inbox?agent_name=${agent}&tab=review`);
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(3);
+  const top = async () => (await inboxRows(page).nth(1).boundingBox())!.y;
+  const before = await top();
+
+  await page.keyboard.press("j");
+  await page.keyboard.press("m");
+  const notice = page.getByTestId("inbox-notice");
+  await expect(notice).toContainText("Assigned service_unavailable");
+  await expect(notice).toBeInViewport();
+  expect(await top()).toBe(before);
+  // The notice lets clicks through to what lies under it, but for its own close button.
+  await expect(notice).toHaveCSS("pointer-events", "none");
+  await notice.getByRole("button", { name: "Dismiss" }).click();
+  await expect(notice).toHaveCount(0);
+  expect(await top()).toBe(before);
+});
+
 test("two users split interruptions: assign to me by key and by row action, each sees who holds what", async ({ browser }) => {
   const agent = unique("split-bot");
   await ingest503(agent, 4);
