@@ -110,11 +110,24 @@ export async function sessionUser(db: DbTx, token: object | null | undefined): P
   return hit.user && hit.user.sessionVersion === version ? hit.user : null;
 }
 
+/**
+ * Whether the session cookie is the `__Secure-` one, decided as next-auth's sign-in decides it
+ * when it sets the cookie: by NEXTAUTH_URL's scheme, else (the host trusted, nextauth.ts) by the
+ * scheme a TLS-terminating proxy forwards. `getToken` alone looks at NEXTAUTH_URL only, and
+ * behind an https proxy without it read a cookie name the browser never had.
+ */
+function secureSessionCookie(headers: Headers): boolean {
+  const configured = process.env.NEXTAUTH_URL;
+  if (configured) return configured.startsWith("https://");
+  return (headers.get("x-forwarded-proto") ?? "http") !== "http";
+}
+
 /** The signed-in user of the request's session cookie, or null (none, or no longer valid). */
 export async function sessionActor(db: DbTx, req: Request): Promise<Actor | null> {
   // next-auth reads `req.cookies`: a NextRequest has them, a plain Request (the ingest routes
   // served beside Next, lib/server/directRoutes.ts) is given them from its header
   const withCookies = "cookies" in req ? req : { headers: req.headers, cookies: cookiesOf(req.headers.get("cookie")) };
-  const user = await sessionUser(db, await getToken({ req: withCookies as unknown as NextRequest, secret: sessionSecret() }));
+  const token = await getToken({ req: withCookies as unknown as NextRequest, secret: sessionSecret(), secureCookie: secureSessionCookie(req.headers) });
+  const user = await sessionUser(db, token);
   return user && { kind: "user", id: user.id, name: user.email, scopes: scopesOf(user.role), role: user.role };
 }

@@ -192,6 +192,20 @@ describe("session versions", () => {
   });
 });
 
+describe("behind a TLS-terminating proxy (X-Forwarded-Proto: https, no NEXTAUTH_URL)", () => {
+  it("signs in with a __Secure- cookie, which the API accepts as the pages do", async () => {
+    const address = email("proxied");
+    await createUser({ email: address, role: "viewer", password: "proxied-pass-1" });
+    const { cookie } = await passwordSignIn(server, address, "proxied-pass-1", newAddress(), true);
+    expect(cookie).toMatch(/^__Secure-next-auth\.session-token=/);
+    const https = { headers: { "x-forwarded-proto": "https" } };
+    expect((await withCookie(cookie!, "/", https)).status).toBe(200);
+    expect((await withCookie(cookie!, "/api/interruptions/count", https)).status).toBe(200);
+    // the same cookie sent over plain http (no proxy in between) is not the session's
+    expect((await withCookie(cookie!, "/api/interruptions/count")).status).toBe(401);
+  });
+});
+
 describe("single sign-on (fake OIDC issuer)", () => {
   type Sso = { cookie: string | null; location: string };
 

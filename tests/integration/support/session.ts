@@ -6,12 +6,17 @@ export const SESSION_COOKIE = /^(__Secure-)?next-auth\.session-token=[^;]+/;
 
 export type SignInAttempt = { status: number; retryAfter: string | null; cookie: string | null; body: Record<string, unknown> };
 
-/** One password sign-in through the credentials callback (from `address`, as X-Forwarded-For, when given). */
-export async function passwordSignIn(server: TestServer, email: string, password: string, address?: string): Promise<SignInAttempt> {
-  const csrf = await fetch(`${server.url}/api/auth/csrf`);
+/**
+ * One password sign-in through the credentials callback (from `address`, as X-Forwarded-For,
+ * when given; through a TLS-terminating proxy, as X-Forwarded-Proto: https, with `https`).
+ */
+export async function passwordSignIn(server: TestServer, email: string, password: string, address?: string, https = false): Promise<SignInAttempt> {
+  const proxied: Record<string, string> = https ? { "x-forwarded-proto": "https" } : {};
+  const csrf = await fetch(`${server.url}/api/auth/csrf`, { headers: proxied });
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
   const cookies = csrf.headers.getSetCookie().map((c) => c.split(";")[0]);
-  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", cookie: cookies.join("; "), origin: server.url };
+  const origin = https ? server.url.replace(/^http:/, "https:") : server.url;
+  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded", cookie: cookies.join("; "), origin, ...proxied };
   if (address) headers["x-forwarded-for"] = `${address}, 10.0.0.1`;
   const res = await fetch(`${server.url}/api/auth/callback/credentials`, {
     method: "POST",
