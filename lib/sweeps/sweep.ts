@@ -497,6 +497,15 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
 // ---------------------------------------------------------------------------------------------
 
 /**
+ * The start of what `days` of retention keep, never before 1970: a retention longer than the
+ * clock goes back ("1000000": keep forever) would otherwise reach below a 64-bit column's range.
+ */
+const retentionCutoff = (now: bigint, days: number): bigint => {
+  const cutoff = now - BigInt(days) * NS_PER_DAY;
+  return cutoff > 0n ? cutoff : 0n;
+};
+
+/**
  * One sweep at time `now` (integer ns): retention, size cap, unsettled turns. `signal` (the lease
  * lost to another process, which sweeps now) stops it between steps and between the cap's
  * deletes: two size caps trimming at once would each delete what is over the cap.
@@ -504,8 +513,8 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
 export async function runSweep(db: Db, cfg: SweepConfig, now: bigint, signal?: AbortSignal): Promise<SweepResult> {
   await foldOpenCounts(db); // the per-session counts' change log stays short even when nobody reads them
   signal?.throwIfAborted();
-  const retention = await deleteOlderThan(db, now - BigInt(cfg.retentionDays) * NS_PER_DAY);
-  retention.activity = await deleteActivityOlderThan(db, now - BigInt(cfg.activityRetentionDays) * NS_PER_DAY);
+  const retention = await deleteOlderThan(db, retentionCutoff(now, cfg.retentionDays));
+  retention.activity = await deleteActivityOlderThan(db, retentionCutoff(now, cfg.activityRetentionDays));
   signal?.throwIfAborted();
   // before the cap: what it writes (findings, judged marks) is in the size the cap leaves; its
   // failure fails the sweep, but only once the cap and the snoozes had their turn

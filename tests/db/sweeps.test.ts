@@ -128,6 +128,15 @@ describe("retention", () => {
     expect(Object.values(again.retention).every((v) => v === 0)).toBe(true);
   });
 
+  it("keeps everything when the retention is longer than the clock goes back (1,000,000 days: keep forever)", async () => {
+    const { db } = await fresh("retention-forever");
+    await ingestCalls(db, [call("ancient-1", { session: "s-a", conv: "conv-a", at: 1n, status: 500 })], defaults.detection);
+    const result = await runSweep(db, cfg({ retentionDays: 1_000_000, activityRetentionDays: 1_000_000 }), T);
+    expect(Object.values(result.retention).every((v) => v === 0)).toBe(true);
+    expect(await db.call.count()).toBe(1);
+    expect(await db.interruption.count()).toBe(1);
+  });
+
   it("deletes more rows than one batch holds (Prisma binds at most 999 ids per delete on SQLite)", async () => {
     const { db } = await fresh("retention-many");
     const n = 2 * BATCH + 100;
