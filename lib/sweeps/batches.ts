@@ -46,9 +46,12 @@ export async function batch<T>(db: Db, fn: (tx: DbTx, sql: Sql) => Promise<T>, o
 /**
  * Deletes up to BATCH rows of `table` that match `where` (SQL with `?` placeholders), the
  * `orderBy` first, in one statement (no round trip for the ids); returns how many went.
+ * `where` is asked again of the rows themselves: on PostgreSQL a row another transaction changed
+ * while the delete waited for it is judged as committed only by the conditions on the deleted
+ * table, not by the subquery that chose it (a reopened interruption is not deleted as resolved).
  */
 export function deleteBatch(db: Db, table: string, where: string, params: unknown[], orderBy = ""): Promise<number> {
   const t = quote(table);
-  const sql = `DELETE FROM ${t} WHERE "id" IN (SELECT "id" FROM ${t} WHERE ${where}${orderBy ? ` ORDER BY ${orderBy}` : ""} LIMIT ${BATCH})`;
-  return batch(db, (tx) => tx.$executeRawUnsafe(sqlOf(db, sql), ...params));
+  const sql = `DELETE FROM ${t} WHERE "id" IN (SELECT "id" FROM ${t} WHERE ${where}${orderBy ? ` ORDER BY ${orderBy}` : ""} LIMIT ${BATCH}) AND (${where})`;
+  return batch(db, (tx) => tx.$executeRawUnsafe(sqlOf(db, sql), ...params, ...params));
 }

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { configDefaults } from "@/lib/config/load";
 import { createDb, type Db } from "@/lib/db/client";
-import { waitingAdvisoryLocks } from "../support/advisoryLocks";
+import { waitingAdvisoryLocks, waitingRowLocks } from "../support/advisoryLocks";
 import { eventually } from "../support/waitFor";
 import { createTestDatabase, testPostgresUrl } from "../support/database";
 import { blobLockKey, interruptionId } from "@/lib/ingest/keys";
@@ -16,6 +16,7 @@ import { Sweeper } from "@/lib/sweeps/scheduler";
 import { foldOpenCounts } from "@/lib/db/openCounts";
 import { dialectOf, lockKeys, sqlTransaction, type Sql } from "@/lib/db/sql";
 import { boundWal, storageMeter } from "@/lib/sweeps/storage";
+import { deleteBatch } from "@/lib/sweeps/batches";
 import { BATCH, deleteOlderThan, nextCutoff, runSweep, type SweepConfig, type SweepResult } from "@/lib/sweeps/sweep";
 
 const SEC = 1_000_000_000n;
@@ -263,6 +264,36 @@ describe.runIf(testPostgresUrl())("retention beside ingest in another process (P
     );
     expect(result.retention).toMatchObject({ calls: 2, blobs: 0 });
     expect(await db.blob.findUnique({ where: { id: blobId } })).not.toBeNull();
+  });
+});
+
+describe.runIf(testPostgresUrl())("batched deletes beside a write to the same rows (PostgreSQL)", () => {
+  it("keeps a resolved interruption reopened while the delete waited for it: the condition is judged on the row as committed", async () => {
+    const { db } = await fresh("delete-recheck");
+    await ingestCalls(db, [call("recheck-1", { session: "s-rc", conv: "conv-rc", at: T - DAY, status: 500 })], defaults.detection);
+    const [{ id }] = await db.interruption.findMany({ select: { id: true } });
+    await db.interruption.update({ where: { id }, data: { status: "resolved" } });
+    let reopened = () => {};
+    const reopen = new Promise<void>((r) => (reopened = r));
+    let locked = () => {};
+    const rowLocked = new Promise<void>((r) => (locked = r));
+    // a reopen holding the row, committed once the delete waits for it
+    const writer = sqlTransaction(db, async (sql) => {
+      // a read, not a run: sent (and the row locked) before it resolves
+      await sql.all(`UPDATE "Interruption" SET "status" = 'open' WHERE "id" = ? RETURNING "id"`, [id]);
+      locked();
+      await reopen;
+    });
+    await rowLocked;
+    const deleted = deleteBatch(db, "Interruption", `"status" = 'resolved'`, [], `"occurredAtNs"`);
+    try {
+      await eventually("the delete to wait for the row", () => waitingRowLocks(db), (n) => n >= 1, { timeoutMs: 10_000, everyMs: 20 });
+    } finally {
+      reopened();
+    }
+    await writer;
+    expect(await deleted).toBe(0);
+    expect(await db.interruption.findUnique({ where: { id }, select: { status: true } })).toEqual({ status: "open" });
   });
 });
 

@@ -1,4 +1,4 @@
-// Waiting on PostgreSQL's advisory locks, as tests of lock holders and waiters see it.
+// Waiting on PostgreSQL's advisory and row locks, as tests of lock holders and waiters see it.
 import type { Db } from "@/lib/db/client";
 
 /**
@@ -9,5 +9,13 @@ export const waitingAdvisoryLocks = async (db: Db): Promise<number> =>
   Number(
     (await db.$queryRawUnsafe<{ n: bigint }[]>(
       `SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND "database" = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    ))[0].n,
+  );
+
+/** Transactions of this database waiting for another's row lock (a transaction id), as PostgreSQL shows them. */
+export const waitingRowLocks = async (db: Db): Promise<number> =>
+  Number(
+    (await db.$queryRawUnsafe<{ n: bigint }[]>(
+      `SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'transactionid' AND NOT granted AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`,
     ))[0].n,
   );
