@@ -7,6 +7,7 @@ import type { ApiToken } from "../db/generated/client";
 import { nowNs } from "../domain/time";
 import { isDashboardTokenId } from "./dashboardToken";
 import { forgetToken } from "./identity";
+import { scopesOf, type Role } from "./roles";
 import { parseScopes, type Scope } from "./scopes";
 import { hashToken, newSecret } from "./tokenSecrets";
 
@@ -50,4 +51,18 @@ export async function revokeToken(db: DbTx, id: string) {
   if (token.revokedAtNs === null) await db.apiToken.update({ where: { id }, data: { revokedAtNs: nowNs() } });
   forgetToken(token.hash);
   return tokenRecord((await db.apiToken.findUnique({ where: { id } }))!);
+}
+
+/**
+ * Revokes the tokens a user made that can do more than `role` allows (null: the user is removed,
+ * every one of them): a token must not keep rights its maker lost, such as an admin token a
+ * demoted admin could use to make herself admin again. Run it in the transaction that changes the user.
+ */
+export async function revokeTokensBeyond(db: DbTx, email: string, role: Role | null): Promise<void> {
+  const allowed = new Set<Scope>(role ? scopesOf(role) : []);
+  const made = await db.apiToken.findMany({ where: { createdBy: `user:${email}`, revokedAtNs: null } });
+  const beyond = made.filter((t) => parseScopes(t.scopes).some((s) => !allowed.has(s)));
+  if (!beyond.length) return;
+  await db.apiToken.updateMany({ where: { id: { in: beyond.map((t) => t.id) } }, data: { revokedAtNs: nowNs() } });
+  for (const t of beyond) forgetToken(t.hash);
 }

@@ -2,7 +2,7 @@ import { getServerSession } from "next-auth";
 import { db } from "../db/client";
 import { authOptions } from "./nextauth";
 import { scopesOf } from "./roles";
-import { tokenSessionVersion } from "./users";
+import { tokenSessionVersion } from "./sessionVersion";
 
 export type CurrentUser = { id: string; email: string; name: string | null; role: string; scopes: string[] };
 

@@ -15,7 +15,7 @@ import { scopesOf } from "./roles";
 import { parseScopes } from "./scopes";
 import { sessionSecret } from "./sessionSecret";
 import { hashToken } from "./tokenSecrets";
-import { tokenSessionVersion } from "./users";
+import { tokenSessionVersion } from "./sessionVersion";
 
 const LAST_USED_RESOLUTION_NS = 60_000_000_000n;
 

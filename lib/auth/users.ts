@@ -6,7 +6,9 @@ import type { User } from "../db/generated/client";
 import { raced } from "../db/raced";
 import { nowNs } from "../domain/time";
 import { hashPassword, verifyPassword } from "./passwords";
+import { revokeTokensBeyond } from "./apiTokens";
 import type { Role } from "./roles";
+import { tokenSessionVersion } from "./sessionVersion";
 
 export const MIN_PASSWORD_LENGTH = 8;
 
@@ -53,7 +55,9 @@ export async function setRole(db: DbTx, id: string, role: Role) {
   }
   if (user.role === role) return userRecord(user);
   // a new role ends the user's sessions: they sign in again and get the new role's rights
-  return userRecord(await raced(db.user.update({ where: { id }, data: { role, sessionVersion: { increment: 1 } } }), { missing: "User not found" }));
+  const changed = await raced(db.user.update({ where: { id }, data: { role, sessionVersion: { increment: 1 } } }), { missing: "User not found" });
+  await revokeTokensBeyond(db, user.email, role);
+  return userRecord(changed);
 }
 
 /** The user with these credentials, or null (same answer for an unknown email and a bad password). */
@@ -85,7 +89,7 @@ export async function setPassword(db: DbTx, id: string, password: string) {
 }
 
 /**
- * Deletes a user (their activity rows keep their name); never the last admin. Leaves a
+ * Deletes a user (their activity rows keep their name, their API tokens are revoked); never the last admin. Leaves a
  * tombstone so single sign-on does not create the user again (see lib/auth/oidc.ts). Run it in
  * a transaction.
  */
@@ -96,6 +100,7 @@ export async function deleteUser(db: DbTx, id: string) {
     throw conflict("The last admin cannot be deleted");
   }
   await raced(db.user.delete({ where: { id } }), { missing: "User not found" });
+  await revokeTokensBeyond(db, user.email, null);
   await db.removedUser.create({ data: { id: crypto.randomUUID(), email: user.email, oidcSubject: user.oidcSubject, removedAtNs: nowNs() } });
   return userRecord(user);
 }
@@ -109,12 +114,6 @@ export async function liftRemoval(db: DbTx, email: string): Promise<void> {
   if (removed.length === 0) return;
   const subjects = removed.map((r) => r.oidcSubject).filter((s): s is string => s !== null);
   await db.removedUser.deleteMany({ where: { OR: [{ email: normalizeEmail(email) }, ...(subjects.length ? [{ oidcSubject: { in: subjects } }] : [])] } });
-}
-
-/** The session version a session cookie carries (cookies from before versions count as 0). */
-export function tokenSessionVersion(token: object | null | undefined): number {
-  const sv = (token as { sv?: unknown } | null | undefined)?.sv;
-  return typeof sv === "number" ? sv : 0;
 }
 
 /**

@@ -192,6 +192,37 @@ describe("session versions", () => {
   });
 });
 
+describe("API tokens of a user whose role goes down", () => {
+  it("a demotion revokes the user's tokens beyond the new role, a removal all of them", async () => {
+    const address = email("token-maker");
+    await createUser({ email: email("other-admin"), role: "admin", password: "other-pass-1" }); // not the last admin
+    const maker = await createUser({ email: address, role: "admin", password: "maker-pass-1" });
+    const { cookie } = await signIn(address, "maker-pass-1", newAddress());
+    const make = async (scopes: string[]) => {
+      const reply = await withCookie(cookie!, "/api/tokens", { method: "POST", body: JSON.stringify({ name: uid("made"), scopes }) });
+      expect(reply.status).toBe(201);
+      return ((await reply.json()) as { id: string; token: string }).token;
+    };
+    const admin = await make(["admin"]);
+    const ingest = await make(["ingest"]);
+    const triage = await make(["read", "triage"]);
+    const read = await make(["read"]);
+    const bearer = (token: string, route: string) => fetch(`${server.url}${route}`, { headers: { authorization: `Bearer ${token}` } });
+    for (const t of [admin, ingest, triage, read]) expect((await bearer(t, "/api/sources")).status).not.toBe(401);
+
+    expect((await request(server, "POST", `/api/users/${maker.id}`, { role: "responder" })).status).toBe(200);
+    // the admin could make herself admin again with her admin token: it is revoked, as is the ingest one
+    expect((await bearer(admin, "/api/users")).status).toBe(401);
+    expect((await bearer(ingest, "/api/interruptions/count")).status).toBe(401);
+    expect((await bearer(triage, "/api/interruptions/count")).status).toBe(200);
+    expect((await bearer(read, "/api/interruptions/count")).status).toBe(200);
+
+    expect((await request(server, "DELETE", `/api/users/${maker.id}`)).status).toBe(200);
+    expect((await bearer(triage, "/api/interruptions/count")).status).toBe(401);
+    expect((await bearer(read, "/api/interruptions/count")).status).toBe(401);
+  });
+});
+
 describe("behind a TLS-terminating proxy (X-Forwarded-Proto: https, no NEXTAUTH_URL)", () => {
   it("signs in with a __Secure- cookie, which the API accepts as the pages do", async () => {
     const address = email("proxied");
