@@ -30,8 +30,14 @@ export const CACHE_MS = 5_000;
 const holder = globalThis as unknown as { sightdeskTokenCache?: Map<string, { row: TokenRow | null; at: number }> };
 const cache = (holder.sightdeskTokenCache ??= new Map());
 
+/** When each token was last forgotten here: a read begun before must not be cached after it (on globalThis, as the cache). */
+const forgottenTokenHolder = globalThis as unknown as { sightdeskForgottenTokens?: Map<string, number> };
+const forgottenTokens = (forgottenTokenHolder.sightdeskForgottenTokens ??= new Map());
+
 export function forgetToken(hash: string): void {
   cache.delete(hash);
+  forgottenTokens.set(hash, monotonicMs());
+  if (forgottenTokens.size > 10_000) forgottenTokens.clear();
 }
 
 async function lookup(db: DbTx, hash: string): Promise<TokenRow | null> {
@@ -39,8 +45,12 @@ async function lookup(db: DbTx, hash: string): Promise<TokenRow | null> {
   if (hit && monotonicMs() - hit.at < CACHE_MS) return hit.row;
   const at = monotonicMs(); // before the read: the row is at least this fresh
   const row = await db.apiToken.findUnique({ where: { hash } });
-  if (cache.size > 10_000) cache.clear();
-  cache.set(hash, { row, at });
+  // Only tokens that exist are kept (a secret naming none is any caller's choice: a flood of
+  // them must not evict the real ones), and not when revoked here while the read ran.
+  if (row && (forgottenTokens.get(hash) ?? -Infinity) < at) {
+    if (cache.size > 10_000) cache.clear();
+    cache.set(hash, { row, at });
+  }
   return row;
 }
 

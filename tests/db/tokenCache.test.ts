@@ -1,0 +1,24 @@
+// The token cache (lib/auth/identity.ts) on a real database: what a request can put in it.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createToken } from "@/lib/auth/apiTokens";
+import { tokenActor } from "@/lib/auth/identity";
+import { newSecret } from "@/lib/auth/tokenSecrets";
+import { useTestDb } from "../support/testDb";
+
+const db = useTestDb("token-cache");
+afterEach(() => vi.restoreAllMocks());
+
+describe("the token cache", () => {
+  it("keeps no entry for a secret that names no token: a flood of made-up secrets evicts nothing", async () => {
+    // the cache's clock stands still: entries stay fresh however long the flood takes
+    const now = performance.now();
+    vi.spyOn(performance, "now").mockReturnValue(now);
+    const made = await createToken(db(), { name: "kept", scopes: ["read"], createdBy: "user:test@example.test" });
+    expect((await tokenActor(db(), made.token)).name).toBe("kept"); // cached now
+    // the row goes without this process being told (as another process's change would, within 5 s)
+    await db().apiToken.deleteMany({ where: { id: made.id } });
+    for (let i = 0; i < 10_050; i++) await expect(tokenActor(db(), newSecret())).rejects.toThrow(/Invalid, expired or revoked/);
+    // still the cached entry: the unknown secrets did not take its place
+    expect((await tokenActor(db(), made.token)).name).toBe("kept");
+  });
+});
