@@ -18,6 +18,7 @@ import { createTestDatabase, testPostgresUrl, type TestDatabase } from "../suppo
 import { createToken, nsAgo, request, sleep, type InterruptionRecord } from "./support/http";
 import { uid } from "./support/payloads";
 import { startServer, type TestServer } from "./support/server";
+import { passwordSignIn, withCookie } from "./support/session";
 import { waitFor as poll, type PollOptions } from "../support/waitFor";
 
 const NS_PER_SEC = 1_000_000_000n;
@@ -191,6 +192,25 @@ describe.skipIf(!postgres)("three server processes on one PostgreSQL (needs TEST
     });
     expect(holders.slice(0, 2)).toContain(scan.holder);
   }, 240_000);
+
+  it("sign a user in through one process for every other, even one with a data directory of its own (no NEXTAUTH_SECRET)", async () => {
+    const [a, b] = servers; // the third was killed by the first test
+    const ownDir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-cluster-own-"));
+    const apart = await startServer(ENV, { dataDir: ownDir, databaseUrl: database.url });
+    try {
+      const address = `${uid("everywhere")}@example.test`.toLowerCase();
+      expect((await request(a, "POST", "/api/users", { email: address, role: "viewer", password: "everywhere-pass-1" })).status).toBe(201);
+      const { cookie } = await passwordSignIn(a, address, "everywhere-pass-1");
+      expect(cookie).not.toBeNull();
+      for (const s of [a, b, apart]) expect((await withCookie(s, cookie!, "/api/interruptions/count")).status).toBe(200);
+      // and the other way round: a cookie of the process apart works in the others
+      const other = await passwordSignIn(apart, address, "everywhere-pass-1");
+      for (const s of [a, b]) expect((await withCookie(s, other.cookie!, "/api/interruptions/count")).status).toBe(200);
+    } finally {
+      await apart.stop();
+      fs.rmSync(ownDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it("refuse a token revoked through one process in every other within 5 s", async () => {
     const [a, b] = servers;
