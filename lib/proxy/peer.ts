@@ -85,7 +85,9 @@ async function scan(batch: Wanted[]): Promise<void> {
       const inode = inodes.get(pair(w.clientPort, w.serverPort));
       if (!inode) continue;
       const target = `socket:[${inode}]`;
-      byTarget.set(target, [...(byTarget.get(target) ?? []), w]);
+      const sameSocket = byTarget.get(target);
+      if (sameSocket) sameSocket.push(w);
+      else byTarget.set(target, [w]);
     }
     const found = async (pid: number, link: string) => {
       const ws = byTarget.get(link)!;

@@ -10,6 +10,7 @@
 import { marks, type Sql } from "../db/sql";
 import { muteMatches, RATE_WINDOW_NS, wakeReason, type MuteMatch } from "../domain/snooze";
 import { endSnooze, insertActivity, ratePerHour, statusJson, SYSTEM_ACTOR, toSnooze, type ActivityRow, type SnoozeRow } from "./snoozeStore";
+import { groupBy } from "../groupBy";
 
 /** A new interruption about to be written. */
 export type Arrival = { id: string; fingerprint: string; agentName: string | null; type: string; severity: string; occurredAtNs: bigint };
@@ -83,10 +84,10 @@ export async function admitArrivals(sql: Sql, arrivals: Arrival[], repeats: Repe
   if (!active.length) return admission;
 
   const notes = new Map<string, { action: "snooze" | "mute"; note: string }>();
-  const byFingerprint = new Map<string, Arrival[]>();
-  for (const a of arrivals) byFingerprint.set(a.fingerprint, [...(byFingerprint.get(a.fingerprint) ?? []), a]);
+  const byFingerprint = groupBy(arrivals, (a) => a.fingerprint);
   const snoozedFingerprints = active.filter((s) => s.scope !== "mute");
-  const repeated = snoozedFingerprints.length ? await addedByRepeats(sql, repeats.filter((r) => snoozedFingerprints.some((s) => s.fingerprint === r.fingerprint))) : new Map<string, number>();
+  const snoozed = new Set(snoozedFingerprints.map((s) => s.fingerprint));
+  const repeated = snoozedFingerprints.length ? await addedByRepeats(sql, repeats.filter((r) => snoozed.has(r.fingerprint))) : new Map<string, number>();
 
   // fingerprint snoozes first (sorted: concurrent batches lock snooze rows in one order)
   for (const s of [...snoozedFingerprints].sort((a, b) => a.id.localeCompare(b.id))) {

@@ -8,6 +8,7 @@ import type { Call, Prisma, Session } from "../generated/client";
 import { inChunks } from "../multiRow";
 import { marks, readSql } from "../sql";
 import { decodeTimeCursor, encodeTimeCursor } from "./timeCursor";
+import { groupBy } from "../../groupBy";
 
 // Unknown severities (imported from AgentSight as given) sort first here, as they always have.
 const SEVERITY_INDEX = (s: string) => (SEVERITIES as readonly string[]).indexOf(s);
@@ -118,6 +119,7 @@ export async function sessionDetail(db: DbTx, id: string) {
     db.turn.findMany({ where: { sessionId: id }, orderBy: { firstSeenNs: "asc" } }),
     openCountsBySession(db, [id]),
   ]);
+  const turnsOf = groupBy(turns, (t) => t.conversationId);
   return {
     ...sessionRecord(session, conversations.length, open.get(id)),
     conversations: conversations.map((c) => ({
@@ -126,9 +128,7 @@ export async function sessionDetail(db: DbTx, id: string) {
       last_seen_ns: c.lastSeenNs,
       call_count: c.callCount,
       bricked_since_call_id: c.brickedSinceCallId,
-      turns: turns
-        .filter((t) => t.conversationId === c.id)
-        .map((t) => ({ turn_id: t.id, first_seen_ns: t.firstSeenNs, last_seen_ns: t.lastSeenNs, call_count: t.callCount, end_reason: t.endReason, ended_at_ns: t.endedAtNs })),
+      turns: (turnsOf.get(c.id) ?? []).map((t) => ({ turn_id: t.id, first_seen_ns: t.firstSeenNs, last_seen_ns: t.lastSeenNs, call_count: t.callCount, end_reason: t.endReason, ended_at_ns: t.endedAtNs })),
     })),
   };
 }

@@ -9,6 +9,7 @@ import { notFound } from "../../domain/errors";
 import { CALL_COST_TYPES, priceUsage, WASTED_CALL_TYPES, type CostSummary, type PriceTable, type UsageRow } from "../../domain/pricing";
 import type { Db } from "../client";
 import { asBigInt, asNumber, asText, marks, readSql, type Row, type Sql } from "../sql";
+import { groupBy } from "../../groupBy";
 
 /** The loop rules' thresholds (config `detection.loop.*`): how many calls first showed a loop. */
 export type LoopThresholds = { toolRepeat: number; similarityCount: number; tokenBurnCalls: number; busyWaitCalls: number };
@@ -176,11 +177,7 @@ async function loopUsage(sql: Sql, q: SpendQuery, t: LoopThresholds) {
 
 type Usage = ReturnType<typeof usageRow>;
 
-const byAgent = (rows: Usage[]) => {
-  const m = new Map<string | null, Usage[]>();
-  for (const r of rows) m.set(r.agent, [...(m.get(r.agent) ?? []), r]);
-  return m;
-};
+const byAgent = (rows: Usage[]) => groupBy(rows, (r) => r.agent);
 
 export type AgentSpend = {
   agent_name: string | null;
