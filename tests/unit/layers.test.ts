@@ -2,8 +2,8 @@
 // folders import each other, directly or round a loop. Layers, bottom to top (ARCHITECTURE.md):
 //
 //   0  lib/domain, lib/json,      the vocabulary (types, severities, statuses, the filter, the
-//      lib/memo                   normalized call, errors, time), bounded JSON parsing and bounded
-//                                 memos: pure
+//      lib/memo, lib/groupBy      normalized call, errors, time), bounded JSON parsing and bounded
+//                                 memos, one-pass grouping: pure
 //   1  lib/net                    outbound address rules and the pinned fetch (reads no config)
 //   2  lib/config, lib/detect,    the configuration (and the outbound policy it sets); detection
 //      lib/trajectory             rules and trajectory layout (pure)
@@ -25,7 +25,7 @@
 //    lib/alerts → lib/deadloop as well would fail);
 //  - every repository file imported from lib/, app/ or components/ lies in a declared layer
 //    (so nothing there imports tests/, scripts/ or bench/, and a new lib/ folder must be placed);
-//  - pure layers (lib/domain, lib/json, lib/memo, lib/detect, lib/trajectory): their runtime imports
+//  - pure layers (lib/domain, lib/json, lib/memo, lib/groupBy, lib/detect, lib/trajectory): their runtime imports
 //    (`import type` aside) reach only pure folders and no package but node:crypto (hashing);
 //  - components (browser code) may import types from anywhere; at runtime, nothing it reaches,
 //    however indirectly, may import a node: builtin or a server-only package (Prisma, the
@@ -40,7 +40,7 @@ import { describe, expect, it } from "vitest";
 import { filesUnder, REPO_ROOT } from "../support/repoFiles";
 
 const LAYERS: string[][] = [
-  ["lib/domain", "lib/json", "lib/memo"],
+  ["lib/domain", "lib/json", "lib/memo", "lib/groupBy"],
   ["lib/net"],
   ["lib/config", "lib/detect", "lib/trajectory"],
   ["lib/db", "lib/wire", "lib/coordination"],
@@ -50,7 +50,7 @@ const LAYERS: string[][] = [
   ["components"],
   ["app"],
 ];
-const PURE = new Set(["lib/domain", "lib/json", "lib/memo", "lib/detect", "lib/trajectory"]);
+const PURE = new Set(["lib/domain", "lib/json", "lib/memo", "lib/groupBy", "lib/detect", "lib/trajectory"]);
 const PURE_PACKAGES = new Set(["node:crypto"]);
 const SERVER_ONLY = /^(node:|@prisma\/|better-sqlite3$|pg$|next-auth(\/jwt|\/next)?$|next\/headers$)/;
 
