@@ -9,6 +9,13 @@ export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
  * them. A full 10 MiB batch of real calls holds far fewer (every message costs tens of bytes).
  */
 export const MAX_BODY_CONTAINERS = 1_000_000;
+/**
+ * The API's own routes (views, webhooks, users, triage; not ingest) take small bodies, parsed on
+ * the request thread: a bulk action's 100,000 ids (≈ 3.5 MB) at most, and few objects. A body
+ * past these is refused before it is parsed (at ingest's limits, 3 MB of `{}` cost 0.3 s).
+ */
+export const CONTROL_BODY_LIMIT = 4 * 1024 * 1024;
+export const MAX_CONTROL_BODY_CONTAINERS = 10_000;
 /** File uploads (multipart bodies, e.g. AgentSight's SQLite files) are larger than JSON batches. */
 export const DEFAULT_UPLOAD_LIMIT = 200 * 1024 * 1024;
 
@@ -67,11 +74,11 @@ const NUL_ESCAPE = /(?<!\\)((?:\\\\)*)\\u0000/g;
  * decoded as one string (`jsonArrayPieces`); a piece that does not parse sends the whole text to
  * `parseJsonText`, so that a fault is reported as it always was.
  */
-export function parseJsonBytes(bytes: Buffer, options: { allowEmpty?: boolean } = {}): unknown {
-  const pieces = jsonArrayPieces(bytes, MAX_BODY_CONTAINERS);
+export function parseJsonBytes(bytes: Buffer, options: { allowEmpty?: boolean; maxContainers?: number } = {}): unknown {
+  const pieces = jsonArrayPieces(bytes, options.maxContainers ?? MAX_BODY_CONTAINERS);
   if (pieces) {
     try {
-      return pieces.flatMap((piece) => parseJsonText(piece) as unknown[]);
+      return pieces.flatMap((piece) => parseJsonText(piece, options) as unknown[]);
     } catch {
       // reported below, on the whole text
     }
@@ -80,18 +87,18 @@ export function parseJsonBytes(bytes: Buffer, options: { allowEmpty?: boolean } 
 }
 
 /** The parsed body; an empty body is `undefined` where allowed (optional bodies), else a 400. */
-export async function readJsonBody(req: Request, options: { allowEmpty?: boolean; limit?: number } = {}): Promise<unknown> {
+export async function readJsonBody(req: Request, options: { allowEmpty?: boolean; limit?: number; maxContainers?: number } = {}): Promise<unknown> {
   return parseJsonBytes(await readBodyBytes(req, options.limit ?? bodyLimit()), options);
 }
 
 /** A body's text as JSON (exact `*_ns` integers, bounded depth); a 400 saying what is wrong. */
-export function parseJsonText(text: string, options: { allowEmpty?: boolean } = {}): unknown {
+export function parseJsonText(text: string, options: { allowEmpty?: boolean; maxContainers?: number } = {}): unknown {
   if (!text.trim()) {
     if (options.allowEmpty) return undefined;
     throw new ApiError(400, "Request body is empty: expected JSON");
   }
   try {
-    return parseJsonExact(text.includes("\\u0000") ? text.replace(NUL_ESCAPE, "$1\\ufffd") : text, MAX_BODY_CONTAINERS);
+    return parseJsonExact(text.includes("\\u0000") ? text.replace(NUL_ESCAPE, "$1\\ufffd") : text, options.maxContainers ?? MAX_BODY_CONTAINERS);
   } catch (e) {
     if (e instanceof JsonTooManyValuesError) throw new ApiError(400, `Request body holds ${e.message}: send fewer items per request`);
     throw new ApiError(400, `Malformed JSON: ${(e as Error).message}`);

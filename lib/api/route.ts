@@ -3,7 +3,7 @@
 import { db, type Db } from "../db/client";
 import type { Actor } from "../auth/actor";
 import { authenticate } from "./auth";
-import { readBodyBytes, readFormBody, readJsonBody } from "./body";
+import { bodyLimit, CONTROL_BODY_LIMIT, MAX_CONTROL_BODY_CONTAINERS, readBodyBytes, readFormBody, readJsonBody } from "./body";
 import type { Contract } from "./contract";
 import { httpError } from "./errors";
 import type { IngestKind, PreparedBatch } from "./ingest";
@@ -55,7 +55,11 @@ const ANONYMOUS: Actor = { kind: "token", id: "", name: "anonymous", scopes: [] 
 async function parseBody<B>(c: Contract<unknown, B>, req: Request, batch: boolean): Promise<B> {
   if (!c.body) return undefined as B;
   if (c.bodyType === "multipart") return parseOrThrow(c.body, await readFormBody(req));
-  const raw = await readJsonBody(req, { allowEmpty: !batch && c.body.safeParse(undefined).success });
+  const raw = await readJsonBody(req, {
+    allowEmpty: !batch && c.body.safeParse(undefined).success,
+    limit: Math.min(bodyLimit(), CONTROL_BODY_LIMIT),
+    maxContainers: MAX_CONTROL_BODY_CONTAINERS,
+  });
   return (batch ? parseBatch(c.body, raw) : parseOrThrow(c.body, raw)) as B;
 }
 

@@ -6,6 +6,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, json } from "./support/payloads";
 import { startServer, type TestServer } from "./support/server";
+import { request } from "./support/http";
 
 let server: TestServer;
 
@@ -123,6 +124,26 @@ describe("pages without a session", () => {
       expect(await formTarget(bad), bad).toBe("/");
     }
   });
+});
+
+describe("bodies of the API's own routes (not ingest)", () => {
+  it("refuse a body of many objects before parsing it, and one larger than a route can use, with the ingest limits kept for ingest", async () => {
+    const many = `[${Array(20_000).fill("{}").join(",")}]`;
+    const views = await request(server, "POST", "/api/views", many);
+    expect(views.status).toBe(400);
+    expect(views.text).toMatch(/more than 10,000 objects and arrays/);
+    const huge = JSON.stringify({ name: "x".repeat(5 * 1024 * 1024), query: "" });
+    expect((await request(server, "POST", "/api/views", huge)).status).toBe(413);
+    // a bulk action's 100,000 ids (its limit) still fit
+    const ids = Array.from({ length: 100_000 }, (_, i) => `00000000000000000000000000${String(i).padStart(6, "0")}`);
+    const bulk = await request<{ matched: number }>(server, "POST", "/api/interruptions/bulk", { action: "acknowledge", ids });
+    expect(bulk.status, bulk.text).toBe(200);
+    expect(bulk.body.matched).toBe(0);
+    // ingest keeps its own: a batch of 10,000 calls (≈ 100,000 objects and arrays, 6.5 MB) is taken
+    const calls = Array.from({ length: 10_000 }, (_, i) => call({ call_id: `many-objects-${Date.now()}-${i}` }));
+    const ingested = await request(server, "POST", "/api/ingest/calls", calls);
+    expect(ingested.status, ingested.text.slice(0, 300)).toBe(200);
+  }, 120_000);
 });
 
 describe("idle connections", () => {
