@@ -129,7 +129,7 @@ export const CallRow = memo(function CallRow({
   const c = node.call;
   const duration = callDurationMs(c);
   const failed = isFailedStatus(c.status_code, c.error);
-  const unbalanced = c.unbalanced_tool_calls && !c.unbalanced_tool_calls.balanced ? c.unbalanced_tool_calls : null;
+  const unbalanced = c.unbalanced_tool_calls;
   const barPct = duration === null || maxDurationMs <= 0 ? 0 : Math.max(2, Math.round((Math.sqrt(duration) / Math.sqrt(maxDurationMs)) * 100));
   return (
     <div
@@ -196,17 +196,17 @@ export const CallRow = memo(function CallRow({
               <Pill tone="danger" title="the request history breaks tool-call pairing">
                 {unbalanced.dangling.length > 0 && (
                   <>
-                    dangling <span className="font-mono">{unbalanced.dangling.join(", ")}</span>
+                    dangling <span className="font-mono">{listedIds(unbalanced.dangling, unbalanced.dangling_count)}</span>
                   </>
                 )}
                 {unbalanced.orphan.length > 0 && (
                   <>
-                    orphan <span className="font-mono">{unbalanced.orphan.join(", ")}</span>
+                    orphan <span className="font-mono">{listedIds(unbalanced.orphan, unbalanced.orphan_count)}</span>
                   </>
                 )}
                 {unbalanced.duplicate.length > 0 && (
                   <>
-                    duplicate <span className="font-mono">{unbalanced.duplicate.join(", ")}</span>
+                    duplicate <span className="font-mono">{listedIds(unbalanced.duplicate, unbalanced.duplicate_count)}</span>
                   </>
                 )}
               </Pill>
@@ -250,4 +250,10 @@ function CallMeta({ node }: { node: CallNode }) {
   const notRecorded = notRecordedSize(c.recording_truncated);
   if (notRecorded) items.push(["not recorded", notRecorded]); // beside the row's "recording truncated" chip
   return <Facts items={items} layout="wrap" className="mb-2 gap-x-4 gap-y-0.5 text-xs" />;
+}
+
+/** The ids a call keeps of its imbalance (the first few of each kind) and how many more there were. */
+function listedIds(ids: string[], count: number | undefined): string {
+  const more = (count ?? ids.length) - ids.length;
+  return more > 0 ? `${ids.join(", ")} and ${more} more` : ids.join(", ");
 }

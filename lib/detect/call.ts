@@ -2,7 +2,7 @@
 // then token_limit / slow_response for calls that did not fail. Keyword rules read only the
 // error text and non-2xx bodies, never the model's normal output.
 import type { DetectionConfig } from "../config/detection";
-import type { ToolBalance } from "./toolBalance";
+import type { Imbalance } from "./toolBalance";
 import type { InterruptionType } from "../domain/interruptions";
 import type { Finding } from "./types";
 
@@ -26,7 +26,7 @@ export type CallFacts = {
   outputTokens: number | null;
   responseInvalid: boolean;
   /** the input history's tool-call balance, when it is not balanced */
-  unbalanced: ToolBalance | null;
+  unbalanced: Imbalance | null;
   /** the conversation was bricked by this earlier call */
   brickedSinceCallId: string | null;
 };
@@ -117,10 +117,9 @@ function errorDetail(f: CallFacts, extra: Record<string, unknown> = {}): Record<
 
 function stateMachineFinding(f: CallFacts, text: string): Finding | null {
   if (f.unbalanced) {
-    const { dangling, orphan, duplicate } = f.unbalanced;
     return {
       type: "state_machine_error",
-      detail: errorDetail(f, { rule: "unbalanced_tool_calls", dangling, orphan, duplicate }),
+      detail: errorDetail(f, { rule: "unbalanced_tool_calls", ...f.unbalanced }),
     };
   }
   if (f.responseInvalid && is2xx(f.statusCode)) {

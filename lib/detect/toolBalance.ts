@@ -18,6 +18,36 @@ export type ToolBalance = {
   balanced: boolean;
 };
 
+/** Ids of each kind kept with a call and its finding: a history can name thousands. */
+export const MAX_LISTED_IDS = 20;
+
+/**
+ * What is kept of an unbalanced history with its call and its interruption (SPEC §3.2): the first
+ * ids of each kind and how many there were. Not the per-message series: it grows with the history,
+ * and every later call of a bricked conversation would store it again (the call's page works the
+ * whole balance out from its history).
+ */
+export type Imbalance = {
+  dangling: string[];
+  orphan: string[];
+  duplicate: string[];
+  dangling_count: number;
+  orphan_count: number;
+  duplicate_count: number;
+};
+
+export function imbalanceOf(b: ToolBalance): Imbalance | null {
+  if (b.balanced) return null;
+  return {
+    dangling: b.dangling.slice(0, MAX_LISTED_IDS),
+    orphan: b.orphan.slice(0, MAX_LISTED_IDS),
+    duplicate: b.duplicate.slice(0, MAX_LISTED_IDS),
+    dangling_count: b.dangling.length,
+    orphan_count: b.orphan.length,
+    duplicate_count: b.duplicate.length,
+  };
+}
+
 /** An ordered set: ids are reported once each, in order of discovery. */
 class IdList {
   private readonly ids = new Set<string>();

@@ -5,7 +5,7 @@
 // structured-cloneable data.
 import crypto from "node:crypto";
 import { summarizeCall, type CallSummary } from "../detect/deadLoop";
-import { toolBalance, type ToolBalance } from "../detect/toolBalance";
+import { imbalanceOf, toolBalance, type Imbalance } from "../detect/toolBalance";
 import { judgeToolResult, type ToolResultFinding } from "../detect/toolResult";
 import { callKeys, type CallKeys } from "./keys";
 import { chainNodes, rememberChain, type MessageNode } from "./messages";
@@ -47,7 +47,7 @@ export type Prepared = {
   /** index of the first input node not stored before this call (set in the transaction) */
   newInputStart: number;
   /** the history's tool-call imbalance (SPEC §3.2); null when balanced */
-  imbalance: ToolBalance | null;
+  imbalance: Imbalance | null;
   /** output parts that say something (a reasoning part with no text does not) */
   outputPartCount: number;
   /** the call's entry in its conversation's dead-loop window (masked, capped) */
@@ -145,7 +145,7 @@ export function prepareCall(raw: NormalizedCall): Prepared {
     thinInput: 0,
     reused,
     newInputStart: 0,
-    imbalance: balance.balanced ? null : balance,
+    imbalance: imbalanceOf(balance),
     outputPartCount: outputParts(output_messages),
     summary,
     ...toolFacts(carried, inputTools),

@@ -1,7 +1,7 @@
 // Shapes of the trajectory API responses as the browser sees them. Long nanosecond values
 // arrive as exact digit strings (components/api/client.ts); short ones (durations under
 // ~115 days) may arrive as plain numbers, so every `*_ns` value is `NsValue`.
-import type { ToolBalance } from "../detect/toolBalance";
+import type { Imbalance, ToolBalance } from "../detect/toolBalance";
 
 export type NsValue = string | number;
 
@@ -14,6 +14,9 @@ export type CallMarker = {
 
 /** The tool-call balance of a request history, as the API sends it (SPEC §3.2). */
 export type ToolBalanceInfo = ToolBalance;
+
+/** What a call keeps of an unbalanced history: its first ids of each kind, and how many (rows from before the counts lack them). */
+export type StoredImbalance = Pick<Imbalance, "dangling" | "orphan" | "duplicate"> & Partial<Imbalance>;
 
 export type CallSummary = {
   call_id: string;
@@ -40,7 +43,7 @@ export type CallSummary = {
   finish_reasons: string[];
   input_message_count?: number;
   output_message_count?: number;
-  unbalanced_tool_calls?: ToolBalanceInfo | null;
+  unbalanced_tool_calls?: StoredImbalance | null;
   interruptions: CallMarker[];
 };
 

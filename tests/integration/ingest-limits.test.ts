@@ -80,3 +80,32 @@ describe("numbers that do not fit a column", () => {
     expect(JSON.stringify(session.body)).toContain(`"output_tokens":${3 * (MAX_INT - 1)}`);
   });
 });
+
+describe("a history of tool calls that names many or long ids", () => {
+  it("refuses a tool-call id longer than 512 characters with a 400 naming it", async () => {
+    const long = "x".repeat(513);
+    const history = [
+      { role: "user", parts: [{ type: "text", content: "go" }] },
+      { role: "assistant", parts: [{ type: "tool_call", id: long, name: "bash", arguments: {} }] },
+    ];
+    const res = await post("/api/ingest/calls", call({ input_messages: history }));
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/^input_messages\[1\]\.parts\[0\]\.id: /);
+  });
+
+  it("keeps 20 ids of each kind with the call and its interruption, and how many there were", async () => {
+    const id = uid("many-dangling");
+    const calls = Array.from({ length: 1_000 }, (_, i) => ({ type: "tool_call", id: `${id}-tool-${i}`, name: "bash", arguments: {} }));
+    const history = [{ role: "user", parts: [{ type: "text", content: "go" }] }, { role: "assistant", parts: calls }, { role: "user", parts: [{ type: "text", content: "and?" }] }];
+    expect((await post("/api/ingest/calls", call({ call_id: id, session_id: id, input_messages: history, status_code: 400 }))).status).toBe(200);
+    const found = (await get(`/api/interruptions?session_id=${id}`)).body as unknown as { interruption_type: string; detail: string }[];
+    const detail = JSON.parse(found.find((i) => i.interruption_type === "state_machine_error")!.detail) as Record<string, unknown>;
+    expect(detail).toMatchObject({ rule: "unbalanced_tool_calls", dangling_count: 1_000, orphan_count: 0, duplicate_count: 0 });
+    expect(detail.dangling).toEqual(calls.slice(0, 20).map((c) => c.id));
+    const stored = (await get(`/api/sessions/${id}/calls`)).body as unknown as { unbalanced_tool_calls: Record<string, unknown> }[];
+    expect(stored[0].unbalanced_tool_calls).toEqual({ dangling: calls.slice(0, 20).map((c) => c.id), orphan: [], duplicate: [], dangling_count: 1_000, orphan_count: 0, duplicate_count: 0 });
+    // the call's own page still works out the whole balance from its history
+    const page = (await get(`/api/calls/${id}`)).body as { tool_balance: { dangling: string[] } };
+    expect(page.tool_balance.dangling).toHaveLength(1_000);
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_DETECTION } from "@/lib/config/detection";
 import { classifyCall, errorCode, streamCompleted, type CallFacts } from "@/lib/detect/call";
-import type { ToolBalance } from "@/lib/detect/toolBalance";
+import { imbalanceOf, type Imbalance, type ToolBalance } from "@/lib/detect/toolBalance";
 import { crashReason } from "@/lib/ingest/storeEvents";
 
 /** A successful, non-streamed 200 call that produced output text. */
@@ -32,15 +32,9 @@ const failureOf = (overrides: Partial<CallFacts> = {}) => classify(overrides).fa
 /** The extra (non-failure) types. */
 const extrasOf = (overrides: Partial<CallFacts> = {}) => classify(overrides).extras.map((e) => e.type);
 
-const balance = (b: Partial<ToolBalance>): ToolBalance => ({
-  dangling: [],
-  orphan: [],
-  duplicate: [],
-  series: [],
-  safeCuts: [],
-  balanced: false,
-  ...b,
-});
+/** An unbalanced history's imbalance with these ids (as imbalanceOf keeps it). */
+const balance = (b: Partial<Pick<ToolBalance, "dangling" | "orphan" | "duplicate">>): Imbalance =>
+  imbalanceOf({ dangling: [], orphan: [], duplicate: [], series: [], safeCuts: [], ...b, balanced: false })!;
 
 describe("classifyCall: a plain successful call", () => {
   it("has no failure and no extras", () => {
