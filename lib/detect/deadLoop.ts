@@ -133,6 +133,17 @@ export function isIdleToolCall(name: string, args: unknown): boolean {
 // ---------------------------------------------------------------------------------------------
 // Window
 
+/**
+ * Tool calls of one call kept in its summary: a summary is stored with the conversation's window
+ * (read and written again by every later call) and quoted by a finding. Past this many, the rest
+ * stand as one entry with the total, so two calls still compare equal only when their first
+ * MAX_SUMMARY_TOOLS and their counts are.
+ */
+const MAX_SUMMARY_TOOLS = 64;
+
+const capped = (list: string[]): string[] =>
+  list.length > MAX_SUMMARY_TOOLS ? [...list.slice(0, MAX_SUMMARY_TOOLS), `… ${list.length} tool calls`] : list;
+
 export function summarizeCall(
   callId: string,
   output: ChatMessage[],
@@ -153,8 +164,8 @@ export function summarizeCall(
   }
   return {
     callId,
-    tools,
-    toolNames,
+    tools: capped(tools),
+    toolNames: capped(toolNames),
     text: texts.join("\n").slice(0, TEXT_CAP),
     inputTokens: typeof inputTokens === "number" && Number.isFinite(inputTokens) ? inputTokens : null,
     idle: tools.length > 0 && idle,

@@ -19,13 +19,16 @@ const bytesLeftOut = z.number().int().nonnegative().transform((n) => Math.min(n,
 /** A pid or an exit code: an integer that fits an Int column. */
 const int = z.number().int().min(MIN_INT).max(MAX_INT);
 
-/** Providers' tool-call ids are tens of characters; the ids of an imbalance are kept with the call and its finding. */
+/**
+ * Providers' tool-call ids and tool names are tens of characters; ids of an imbalance and names
+ * of a dead loop are kept with the call, the conversation's window and the finding.
+ */
 const toolCallId = z.string().min(1).max(512);
 
 const partSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), content: z.string() }),
   z.object({ type: z.literal("reasoning"), content: z.string() }),
-  z.object({ type: z.literal("tool_call"), id: toolCallId, name: z.string(), arguments: z.unknown() }),
+  z.object({ type: z.literal("tool_call"), id: toolCallId, name: z.string().max(512), arguments: z.unknown() }),
   z.object({
     type: z.literal("tool_call_response"),
     id: toolCallId,

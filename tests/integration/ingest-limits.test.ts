@@ -82,7 +82,7 @@ describe("numbers that do not fit a column", () => {
 });
 
 describe("a history of tool calls that names many or long ids", () => {
-  it("refuses a tool-call id longer than 512 characters with a 400 naming it", async () => {
+  it("refuses a tool-call id or tool name longer than 512 characters with a 400 naming it", async () => {
     const long = "x".repeat(513);
     const history = [
       { role: "user", parts: [{ type: "text", content: "go" }] },
@@ -91,6 +91,8 @@ describe("a history of tool calls that names many or long ids", () => {
     const res = await post("/api/ingest/calls", call({ input_messages: history }));
     expect(res.status).toBe(400);
     expect(res.body.error).toMatch(/^input_messages\[1\]\.parts\[0\]\.id: /);
+    const named = [history[0], { role: "assistant", parts: [{ type: "tool_call", id: "t1", name: long, arguments: {} }] }];
+    expect((await post("/api/ingest/calls", call({ input_messages: named }))).body.error).toMatch(/^input_messages\[1\]\.parts\[0\]\.name: /);
   });
 
   it("keeps 20 ids of each kind with the call and its interruption, and how many there were", async () => {

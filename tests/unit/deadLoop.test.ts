@@ -117,6 +117,19 @@ describe("summarizeCall / pushWindow", () => {
       .toHaveLength(4000);
   });
 
+  it("keeps the first 64 tool calls of a call and how many there were, so a huge output stays small and still compares", () => {
+    const many = (n: number, command = "ls") => call({ tools: repeat(n, () => bash(command)) });
+    const a = many(10_000);
+    expect(a.tools).toHaveLength(65);
+    expect(a.toolNames).toHaveLength(65);
+    expect(a.tools.at(-1)).toBe("… 10000 tool calls");
+    expect(a.tools).toEqual(many(10_000).tools);
+    expect(a.tools).not.toEqual(many(10_001).tools);
+    expect(many(64).tools).toHaveLength(64);
+    // idle is judged on every tool call, not only those kept
+    expect(call({ tools: [...repeat(100, () => bash("sleep 1")), bash("rm -rf build")] }).idle).toBe(false);
+  });
+
   it("keeps the last `size` summaries", () => {
     let w: CallSummary[] = [];
     for (let i = 0; i < 12; i++) w = pushWindow(w, call({ text: `t${i}` }));
