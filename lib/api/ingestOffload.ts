@@ -2,7 +2,7 @@
 // few hundred milliseconds of CPU, and on the request thread that would stall every other request
 // (health checks, the dashboard) for as long. Small JSON bodies go there too: the request thread
 // is what limits ingest of one call per request, and preparing is about a fifth of its work per
-// call, while the worker runs on another core (BENCHMARKS.md). Small OTLP exports are prepared
+// call, while the worker runs on another core (BENCHMARKS.md). Small OTLP exports of few messages are prepared
 // inline, where the round trip would cost more than the work. If the worker cannot start (e.g.
 // outside the source tree), everything is prepared inline.
 import fs from "node:fs";
@@ -13,9 +13,27 @@ import type { WorkerReply, WorkerRequest } from "./ingestWorker";
 import { prepareOtlpBody, type OtlpEncoding } from "./otlpBody";
 import { ingestWorkerEntry } from "./ingestWorkerFiles";
 import type { OtlpBatch } from "../otlp/prepare";
+import { exportHoldsMoreMessagesThan } from "../otlp/protobuf";
+import { scanContainer, skipByteSpace } from "../json";
 
 /** OTLP exports from this size on go to the worker. */
 export const OFFLOAD_BYTES = 256 * 1024;
+/**
+ * And smaller ones of more messages than this (protobuf messages, JSON objects and arrays): 256 KiB
+ * of empty spans are 131,000 spans, ≈ 200 ms to prepare; a real export of that size a few hundred.
+ */
+export const OFFLOAD_MESSAGES = 2_000;
+
+/** Whether an OTLP export is worth the worker's round trip (else it is prepared on the request thread). */
+export function otlpGoesToWorker(encoding: OtlpEncoding, bytes: Uint8Array): boolean {
+  if (bytes.length >= OFFLOAD_BYTES) return true;
+  if (encoding === "protobuf") return exportHoldsMoreMessagesThan(bytes, OFFLOAD_MESSAGES);
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const at = skipByteSpace(text, 0);
+  if (text[at] !== 0x7b && text[at] !== 0x5b) return false; // not an object or array: refused at once inline
+  const scan = scanContainer(text, at + 1);
+  return scan !== null && scan.containers > OFFLOAD_MESSAGES;
+}
 
 type Pending = { resolve: (reply: Extract<WorkerReply, { batch: unknown }>) => void; reject: (e: unknown) => void };
 
@@ -134,5 +152,5 @@ export async function prepareIngest(kind: IngestKind, body: Buffer): Promise<Pre
 /** The prepared items of an OTLP export's (inflated) bytes: on the worker when large, else here. */
 export async function prepareOtlpOffloaded(encoding: OtlpEncoding, bytes: Uint8Array): Promise<OtlpBatch> {
   const inline = () => prepareOtlpBody(encoding, bytes);
-  return bytes.length >= OFFLOAD_BYTES ? onWorker((w) => w.prepareOtlp(encoding, bytes), inline) : inline();
+  return otlpGoesToWorker(encoding, bytes) ? onWorker((w) => w.prepareOtlp(encoding, bytes), inline) : inline();
 }

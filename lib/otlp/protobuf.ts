@@ -98,6 +98,9 @@ function decodeError(e: unknown): OtlpDecodeError {
 
 const asBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 
+/** Whether protobuf bytes of an ExportTraceServiceRequest hold more than `limit` messages (spans, attributes, …), by one linear walk. */
+export const exportHoldsMoreMessagesThan = (bytes: Uint8Array, limit: number): boolean => holdsMoreMessagesThan(bytes, ExportTraceServiceRequest, limit);
+
 /** An ExportTraceServiceRequest in protobuf; OtlpDecodeError when the bytes are not one. */
 export function decodeTraceRequestProtobuf(bytes: Uint8Array): OtlpTraceRequest {
   if (holdsMoreMessagesThan(bytes, ExportTraceServiceRequest, MAX_EXPORT_MESSAGES)) {
