@@ -1,7 +1,7 @@
 // The key that signs session cookies: NEXTAUTH_SECRET, or a random one kept in the data
 // directory (mode 0600) so sessions survive restarts with zero setup. On PostgreSQL, where several
-// processes may serve one database from data directories of their own, they all sign with the
-// key the first of them stored in the database (shareSessionSecret, at start).
+// processes may serve one database, a process that signs with another key than the others says so
+// at start (checkSessionSecretShared).
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -12,14 +12,10 @@ import { dataDir } from "../db/url";
 
 let cached: string | null = null;
 
-// On globalThis: Next.js may load this module once per route bundle, and every copy signs alike.
-const SHARED = Symbol.for("sightdesk.sharedSessionSecret");
-const shared = globalThis as unknown as { [SHARED]?: string };
-const SETTING_KEY = "session_secret";
+const DIGEST_KEY = "session_secret_digest";
 
 export function sessionSecret(): string {
   if (process.env.NEXTAUTH_SECRET) return process.env.NEXTAUTH_SECRET;
-  if (shared[SHARED]) return shared[SHARED];
   if (cached) return cached;
   const file = path.join(dataDir(), ".session_secret");
   let existing: string | null = null;
@@ -41,13 +37,21 @@ export function sessionSecret(): string {
 }
 
 /**
- * PostgreSQL without NEXTAUTH_SECRET: signs with the key the database holds, storing this
- * process's own when there is none yet (so a single process keeps the sessions it signed). Else a
- * cookie signed by one process of a cluster is refused by another with a data directory of its own.
+ * PostgreSQL without NEXTAUTH_SECRET: warns when this process signs session cookies with another
+ * key than the last process started on the database (a data directory of its own): a sign-in
+ * through one is then refused by the other. Only a digest of the key is stored, never the key:
+ * whoever reads the database must not be able to sign a session.
  */
-export async function shareSessionSecret(db: Db): Promise<void> {
+export async function checkSessionSecretShared(db: Db): Promise<void> {
   if (process.env.NEXTAUTH_SECRET || dialectOf(db) !== "postgres") return;
-  await db.$executeRawUnsafe(`INSERT INTO "Setting" ("key", "value") VALUES ($1, $2) ON CONFLICT ("key") DO NOTHING`, SETTING_KEY, sessionSecret());
-  const row = await db.setting.findUniqueOrThrow({ where: { key: SETTING_KEY } });
-  shared[SHARED] = row.value;
+  const mine = crypto.createHash("sha256").update(`sightdesk session key digest\n${sessionSecret()}`).digest("hex");
+  const before = await db.setting.findUnique({ where: { key: DIGEST_KEY } });
+  await db.setting.upsert({ where: { key: DIGEST_KEY }, create: { key: DIGEST_KEY, value: mine }, update: { value: mine } });
+  if (before && before.value !== mine) {
+    console.warn(
+      "[sightdesk] another server process on this database signed session cookies with a different key " +
+        `(this one's is ${path.join(dataDir(), ".session_secret")}): a sign-in through one is refused by the other. ` +
+        "Set NEXTAUTH_SECRET to one value in every process, or give them one data directory. (After replacing the key on purpose, ignore this once.)",
+    );
+  }
 }

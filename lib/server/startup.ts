@@ -3,7 +3,7 @@
 // the first admin) tolerates losing that race, and the background work they all start is
 // coordinated through the database (leases and claims, lib/coordination).
 import { ensureDashboardToken, dashboardTokenPath } from "../auth/dashboardToken";
-import { shareSessionSecret } from "../auth/sessionSecret";
+import { checkSessionSecretShared } from "../auth/sessionSecret";
 import { ensureFirstAdmin } from "../auth/users";
 import { db } from "../db/client";
 import { secureDataDir } from "../db/privateFiles";
@@ -47,7 +47,7 @@ export async function startup(): Promise<void> {
   const database = db();
   // Per-connection pragmas: WAL writes need only NORMAL sync; wait for a busy writer.
   await database.$queryRawUnsafe("PRAGMA synchronous = NORMAL").catch(() => undefined);
-  await shareSessionSecret(database); // before any request: cookies are signed alike by every process
+  await checkSessionSecretShared(database);
   await racing(() => ensureDashboardToken(database));
   console.log(`[sightdesk] API token file: ${dashboardTokenPath()}`);
   const admin = await racing(() => ensureFirstAdmin(database));

@@ -193,21 +193,35 @@ describe.skipIf(!postgres)("three server processes on one PostgreSQL (needs TEST
     expect(holders.slice(0, 2)).toContain(scan.holder);
   }, 240_000);
 
-  it("sign a user in through one process for every other, even one with a data directory of its own (no NEXTAUTH_SECRET)", async () => {
+  it("sign a user in through one process for every other with one key; a process with a key of its own says so at start", async () => {
     const [a, b] = servers; // the third was killed by the first test
+    const address = `${uid("everywhere")}@example.test`.toLowerCase();
+    expect((await request(a, "POST", "/api/users", { email: address, role: "viewer", password: "everywhere-pass-1" })).status).toBe(201);
+    const { cookie } = await passwordSignIn(a, address, "everywhere-pass-1");
+    expect(cookie).not.toBeNull();
+    expect((await withCookie(b, cookie!, "/api/interruptions/count")).status).toBe(200);
+
+    // a data directory of its own, no NEXTAUTH_SECRET: its own key, which it says at start
     const ownDir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-cluster-own-"));
     const apart = await startServer(ENV, { dataDir: ownDir, databaseUrl: database.url });
     try {
-      const address = `${uid("everywhere")}@example.test`.toLowerCase();
-      expect((await request(a, "POST", "/api/users", { email: address, role: "viewer", password: "everywhere-pass-1" })).status).toBe(201);
-      const { cookie } = await passwordSignIn(a, address, "everywhere-pass-1");
-      expect(cookie).not.toBeNull();
-      for (const s of [a, b, apart]) expect((await withCookie(s, cookie!, "/api/interruptions/count")).status).toBe(200);
-      // and the other way round: a cookie of the process apart works in the others
-      const other = await passwordSignIn(apart, address, "everywhere-pass-1");
-      for (const s of [a, b]) expect((await withCookie(s, other.cookie!, "/api/interruptions/count")).status).toBe(200);
+      expect(apart.log()).toMatch(/another server process on this database signed session cookies with a different key/);
+      expect((await withCookie(apart, cookie!, "/api/interruptions/count")).status).toBe(401);
     } finally {
       await apart.stop();
+    }
+    // the remedy it names: the same NEXTAUTH_SECRET (here the shared directory's key) in every process
+    const secret = fs.readFileSync(path.join(dataDir, ".session_secret"), "utf8").trim();
+    const keyed = await startServer({ ...ENV, NEXTAUTH_SECRET: secret }, { dataDir: ownDir, databaseUrl: database.url });
+    try {
+      expect((await withCookie(keyed, cookie!, "/api/interruptions/count")).status).toBe(200);
+      const other = await passwordSignIn(keyed, address, "everywhere-pass-1");
+      expect((await withCookie(a, other.cookie!, "/api/interruptions/count")).status).toBe(200);
+      // the database holds a digest of the key, never the key
+      const stored = await db.setting.findMany();
+      expect(stored.some((r) => r.value.includes(secret))).toBe(false);
+    } finally {
+      await keyed.stop();
       fs.rmSync(ownDir, { recursive: true, force: true });
     }
   }, 120_000);
