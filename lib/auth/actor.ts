@@ -2,7 +2,8 @@
 import { forbidden } from "../domain/errors";
 import type { Scope } from "./scopes";
 
-export type Actor = { kind: "token" | "user"; id: string; name: string; scopes: Scope[]; role?: string };
+/** `actsFor`: for a token a user made (directly, or through a token of theirs), that user ("user:<email>"). */
+export type Actor = { kind: "token" | "user"; id: string; name: string; scopes: Scope[]; role?: string; actsFor?: string };
 
 /** How an actor is named in activity rows and `*_by` fields. */
 export function actorName(actor: Actor): string {

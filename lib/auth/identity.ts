@@ -30,15 +30,31 @@ export const CACHE_MS = 5_000;
 const holder = globalThis as unknown as { sightdeskTokenCache?: Map<string, { row: TokenRow | null; at: number }> };
 const cache = (holder.sightdeskTokenCache ??= new Map());
 
-/** When each token was last forgotten here: a read begun before must not be cached after it (on globalThis, as the cache). */
+/** When each token (by hash) or each maker's tokens (`by <createdBy>`) were last forgotten here: a read begun before must not be cached after it (on globalThis, as the cache). */
 const forgottenTokenHolder = globalThis as unknown as { sightdeskForgottenTokens?: Map<string, number> };
 const forgottenTokens = (forgottenTokenHolder.sightdeskForgottenTokens ??= new Map());
 
 export function forgetToken(hash: string): void {
   cache.delete(hash);
-  forgottenTokens.set(hash, monotonicMs());
-  if (forgottenTokens.size > 10_000) forgottenTokens.clear();
+  remember(hash);
 }
+
+/** Forgets every token `createdBy` made (their rights just changed: called again once the change commits). */
+export function forgetTokensMadeBy(createdBy: string): void {
+  for (const [hash, hit] of cache) if (hit.row?.createdBy === createdBy) cache.delete(hash);
+  remember(`by ${createdBy}`);
+}
+
+/** Notes when `key` was forgotten; past 10,000 notes, those older than any read still worth refusing go. */
+function remember(key: string): void {
+  const now = monotonicMs();
+  if (forgottenTokens.size >= 10_000) for (const [k, at] of forgottenTokens) if (now - at > CACHE_MS) forgottenTokens.delete(k);
+  forgottenTokens.set(key, now);
+}
+
+/** Whether a row read from `at` on may be cached: neither it nor its maker was forgotten since. */
+const cacheable = (hash: string, row: TokenRow, at: number) =>
+  (forgottenTokens.get(hash) ?? -Infinity) < at && (row.createdBy === null || (forgottenTokens.get(`by ${row.createdBy}`) ?? -Infinity) < at);
 
 async function lookup(db: DbTx, hash: string): Promise<TokenRow | null> {
   const hit = cache.get(hash);
@@ -47,7 +63,7 @@ async function lookup(db: DbTx, hash: string): Promise<TokenRow | null> {
   const row = await db.apiToken.findUnique({ where: { hash } });
   // Only tokens that exist are kept (a secret naming none is any caller's choice: a flood of
   // them must not evict the real ones), and not when revoked here while the read ran.
-  if (row && (forgottenTokens.get(hash) ?? -Infinity) < at) {
+  if (row && cacheable(hash, row, at)) {
     if (cache.size > 10_000) cache.clear();
     cache.set(hash, { row, at });
   }
@@ -67,7 +83,7 @@ export async function tokenActor(db: DbTx, secret: string): Promise<Actor> {
     // by its hash, and no error when it is gone: the cached row may have been deleted or renamed since
     await db.apiToken.updateMany({ where: { hash: token.hash }, data: { lastUsedAtNs: now } });
   }
-  return { kind: "token", id: token.id, name: token.name, scopes };
+  return { kind: "token", id: token.id, name: token.name, scopes, ...(token.createdBy?.startsWith("user:") ? { actsFor: token.createdBy } : {}) };
 }
 
 type CachedUser = { id: string; email: string; role: string; sessionVersion: number };

@@ -3,6 +3,7 @@
 // the first admin) tolerates losing that race, and the background work they all start is
 // coordinated through the database (leases and claims, lib/coordination).
 import { ensureDashboardToken, dashboardTokenPath } from "../auth/dashboardToken";
+import { revokeTokensOfLostRights } from "../auth/apiTokens";
 import { checkSessionSecretShared } from "../auth/sessionSecret";
 import { ensureFirstAdmin } from "../auth/users";
 import { db } from "../db/client";
@@ -50,6 +51,8 @@ export async function startup(): Promise<void> {
   await checkSessionSecretShared(database);
   await racing(() => ensureDashboardToken(database));
   console.log(`[sightdesk] API token file: ${dashboardTokenPath()}`);
+  const revoked = await revokeTokensOfLostRights(database);
+  if (revoked) console.log(`[sightdesk] revoked ${revoked} API token(s) beyond what their makers' roles allow now`);
   const admin = await racing(() => ensureFirstAdmin(database));
   if (admin) console.log(`[sightdesk] created the first admin: ${admin}`);
   console.log(`[sightdesk] background work shared with other processes on this database as ${processHolder()}`);

@@ -48,3 +48,36 @@ describe("the token cache", () => {
     await expect(tokenActor(db(), made.token)).rejects.toThrow(/Invalid, expired or revoked/);
   });
 });
+
+describe("making a token", () => {
+  it("asks the database whether its user is an admin now, whatever the caller's cached role says", async () => {
+    const { createUser } = await import("@/lib/auth/users");
+    const { createTokenAs } = await import("@/lib/auth/apiTokens");
+    const user = await createUser(db(), { email: "was-admin@example.test", role: "responder", password: "was-admin-pass-1" });
+    // a session read before the demotion (another process's cache) still says admin
+    const stale = { kind: "user" as const, id: user.id, name: user.email, scopes: ["read", "triage", "ingest", "forwarder", "admin"] as const, role: "admin" };
+    await expect(createTokenAs(db(), { ...stale, scopes: [...stale.scopes] }, { name: "late", scopes: ["admin"] })).rejects.toThrow(/no longer an admin/);
+    // through a token of hers: the same
+    await expect(createTokenAs(db(), { kind: "token", id: "t", name: "hers", scopes: ["admin"], actsFor: `user:${user.email}` }, { name: "late-2", scopes: ["read"] })).rejects.toThrow(/no longer an admin/);
+    expect(await db().apiToken.count({ where: { createdBy: `user:${user.email}` } })).toBe(0);
+    // the token file's token makes tokens as itself
+    const made = await createTokenAs(db(), { kind: "token", id: "f", name: "dashboard token file", scopes: ["admin"] }, { name: "ok", scopes: ["read"] });
+    expect(made.created_by).toBe("token:dashboard token file");
+  });
+});
+
+describe("at start", () => {
+  it("revokes tokens beyond what their makers' roles allow now, and those of users no longer there", async () => {
+    const { createUser } = await import("@/lib/auth/users");
+    const { revokeTokensOfLostRights } = await import("@/lib/auth/apiTokens");
+    await createUser(db(), { email: "now-viewer@example.test", role: "viewer", password: "now-viewer-pass-1" });
+    const keep = await createToken(db(), { name: "reads", scopes: ["read"], createdBy: "user:now-viewer@example.test" });
+    const beyond = await createToken(db(), { name: "triages", scopes: ["read", "triage"], createdBy: "user:now-viewer@example.test" });
+    const orphan = await createToken(db(), { name: "gone", scopes: ["read"], createdBy: "user:gone@example.test" });
+    const file = await createToken(db(), { name: "by the file", scopes: ["admin"], createdBy: "token:dashboard token file" });
+    expect(await revokeTokensOfLostRights(db())).toBe(2);
+    const revoked = async (id: string) => (await db().apiToken.findUniqueOrThrow({ where: { id } })).revokedAtNs !== null;
+    expect([await revoked(keep.id), await revoked(beyond.id), await revoked(orphan.id), await revoked(file.id)]).toEqual([false, true, true, false]);
+    expect(await revokeTokensOfLostRights(db())).toBe(0);
+  });
+});

@@ -207,12 +207,19 @@ describe("API tokens of a user whose role goes down", () => {
     const ingest = await make(["ingest"]);
     const triage = await make(["read", "triage"]);
     const read = await make(["read"]);
-    const bearer = (token: string, route: string) => fetch(`${server.url}${route}`, { headers: { authorization: `Bearer ${token}` } });
+    const bearer = (token: string, route: string, init: RequestInit = {}) =>
+      fetch(`${server.url}${route}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" } });
     for (const t of [admin, ingest, triage, read]) expect((await bearer(t, "/api/sources")).status).not.toBe(401);
+    // a token made through her admin token is hers too
+    const minted = await bearer(admin, "/api/tokens", { method: "POST", body: JSON.stringify({ name: uid("minted"), scopes: ["admin"] }) });
+    expect(minted.status).toBe(201);
+    const second = (await minted.json()) as { token: string; created_by: string };
+    expect(second.created_by).toBe(`user:${address}`);
 
     expect((await request(server, "POST", `/api/users/${maker.id}`, { role: "responder" })).status).toBe(200);
-    // the admin could make herself admin again with her admin token: it is revoked, as is the ingest one
+    // the admin could make herself admin again with an admin token: both are revoked, as is the ingest one
     expect((await bearer(admin, "/api/users")).status).toBe(401);
+    expect((await bearer(second.token, "/api/users")).status).toBe(401);
     expect((await bearer(ingest, "/api/interruptions/count")).status).toBe(401);
     expect((await bearer(triage, "/api/interruptions/count")).status).toBe(200);
     expect((await bearer(read, "/api/interruptions/count")).status).toBe(200);

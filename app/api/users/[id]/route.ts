@@ -1,4 +1,4 @@
-import { forgetUser } from "@/lib/auth/identity";
+import { forgetTokensMadeBy, forgetUser } from "@/lib/auth/identity";
 import * as c from "@/lib/api/contracts/users";
 import { conflict, notFound } from "@/lib/domain/errors";
 import { handle } from "@/lib/api/route";
@@ -12,7 +12,9 @@ export const POST = handle(c.updateUser, async ({ db, body, params }) => {
     if (body.password !== undefined) await setPassword(tx, params.id, body.password);
     return userRecord((await tx.user.findUnique({ where: { id: params.id } }))!);
   });
-  forgetUser(params.id); // a new role applies to the user's next request, not after the cache expires
+  // a new role applies to the user's next request (and their tokens'), not after the cache expires
+  forgetUser(params.id);
+  forgetTokensMadeBy(`user:${updated.email}`);
   return updated;
 });
 
@@ -20,5 +22,6 @@ export const DELETE = handle(c.deleteUser, async ({ db, params, actor }) => {
   if (actor.kind === "user" && actor.id === params.id) throw conflict("You cannot delete your own account");
   const deleted = await db.$transaction((tx) => deleteUser(tx, params.id));
   forgetUser(params.id);
+  forgetTokensMadeBy(`user:${deleted.email}`);
   return deleted;
 });
