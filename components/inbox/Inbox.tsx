@@ -21,7 +21,8 @@ export function Inbox() {
 
   return (
     <InboxContext value={state}>
-      <div className="space-y-3">
+      {/* room below the footer while a notice floats there, so it covers none of it */}
+      <div className={`space-y-3 ${actions.notice ? "pb-16" : ""}`}>
         <InboxHeader />
         <TriageTabs active={view.tab} counts={view.tabCounts} />
         <FilterBar params={view.params} onChange={view.update} onSearch={view.onSearch} searchRef={searchRef} />

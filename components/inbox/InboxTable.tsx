@@ -313,7 +313,8 @@ export function InboxTable(p: TableProps) {
               tabIndex={isFocused || (p.focused < 0 && i === 0) ? 0 : -1}
               onFocus={() => p.onFocusRow(i)}
               onClick={() => p.onFocusRow(i)}
-              className={`border-b border-default outline-none transition-colors ${isSelected ? "bg-[color-mix(in_srgb,var(--accent)_10%,transparent)]" : "hover:bg-subtle"} ${
+              // scroll-mb: a row moved to with j/k stops above the notice floating at the window's bottom
+              className={`scroll-mb-24 border-b border-default outline-none transition-colors ${isSelected ? "bg-[color-mix(in_srgb,var(--accent)_10%,transparent)]" : "hover:bg-subtle"} ${
                 isFocused ? "shadow-[inset_3px_0_0_var(--accent)] bg-subtle" : ""
               } ${p.dimResolved && r.status === "resolved" ? "opacity-55" : ""}`}
             >

@@ -140,6 +140,8 @@ export function isIdleToolCall(name: string, args: unknown): boolean {
  * MAX_SUMMARY_TOOLS and their counts are.
  */
 const MAX_SUMMARY_TOOLS = 64;
+/** Characters kept of a tool's name (the ingest schema refuses longer; adapters of raw exchanges do not). */
+const MAX_NAME_CHARS = 512;
 
 const capped = (list: string[]): string[] =>
   list.length > MAX_SUMMARY_TOOLS ? [...list.slice(0, MAX_SUMMARY_TOOLS), `… ${list.length} tool calls`] : list;
@@ -157,8 +159,9 @@ export function summarizeCall(
     for (const p of m.parts) {
       if (p.type === "text") texts.push(p.content);
       if (p.type !== "tool_call") continue;
-      tools.push(`${p.name}#${fingerprintArgs(p.arguments)}`);
-      toolNames.push(p.name);
+      const name = p.name.slice(0, MAX_NAME_CHARS);
+      tools.push(`${name}#${fingerprintArgs(p.arguments)}`);
+      toolNames.push(name);
       idle = idle && isIdleToolCall(p.name, p.arguments);
     }
   }

@@ -36,15 +36,35 @@ export type Imbalance = {
   duplicate_count: number;
 };
 
+/** Characters kept of each id: providers' ids are tens; the ingest schema refuses longer than this, adapters of raw exchanges do not. */
+export const MAX_ID_CHARS = 512;
+
+const listed = (ids: string[]) => ids.slice(0, MAX_LISTED_IDS).map((id) => id.slice(0, MAX_ID_CHARS));
+
 export function imbalanceOf(b: ToolBalance): Imbalance | null {
   if (b.balanced) return null;
   return {
-    dangling: b.dangling.slice(0, MAX_LISTED_IDS),
-    orphan: b.orphan.slice(0, MAX_LISTED_IDS),
-    duplicate: b.duplicate.slice(0, MAX_LISTED_IDS),
+    dangling: listed(b.dangling),
+    orphan: listed(b.orphan),
+    duplicate: listed(b.duplicate),
     dangling_count: b.dangling.length,
     orphan_count: b.orphan.length,
     duplicate_count: b.duplicate.length,
+  };
+}
+
+/** An imbalance as a call stored it; rows stored before counts were kept hold every id (and the series). */
+export type StoredImbalance = Pick<Imbalance, "dangling" | "orphan" | "duplicate"> & Partial<Imbalance>;
+
+/** A stored imbalance as it is sent: the ids and counts `imbalanceOf` keeps, whenever it was stored. */
+export function keptImbalance(stored: StoredImbalance): Imbalance {
+  return {
+    dangling: listed(stored.dangling),
+    orphan: listed(stored.orphan),
+    duplicate: listed(stored.duplicate),
+    dangling_count: stored.dangling_count ?? stored.dangling.length,
+    orphan_count: stored.orphan_count ?? stored.orphan.length,
+    duplicate_count: stored.duplicate_count ?? stored.duplicate.length,
   };
 }
 

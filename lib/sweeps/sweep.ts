@@ -307,7 +307,8 @@ async function trimTo(db: Db, meter: StorageMeter, target: number, signal?: Abor
     signal?.throwIfAborted();
     const n = await deleteBatch(db, "Interruption", `"status" = 'resolved'`, [], `"occurredAtNs"`);
     resolvedInterruptions += n;
-    if (n < BATCH) break;
+    // a short batch may only have lost rows reopened meanwhile (deleteBatch asks again): go on until none is left
+    if (n === 0) break;
   }
   // 2. the audit trail older than any call or interruption left (all of it when none is): of data trimmed already
   if ((await meter.liveBytes(deleted())) > target) rows.activity += await deleteOrphanActivityOlderThan(db, (await oldestDataNs(db)) ?? ALL_TIME);

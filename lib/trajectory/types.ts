@@ -15,9 +15,6 @@ export type CallMarker = {
 /** The tool-call balance of a request history, as the API sends it (SPEC §3.2). */
 export type ToolBalanceInfo = ToolBalance;
 
-/** What a call keeps of an unbalanced history: its first ids of each kind, and how many (rows from before the counts lack them). */
-export type StoredImbalance = Pick<Imbalance, "dangling" | "orphan" | "duplicate"> & Partial<Imbalance>;
-
 export type CallSummary = {
   call_id: string;
   trace_id?: string | null;
@@ -43,7 +40,7 @@ export type CallSummary = {
   finish_reasons: string[];
   input_message_count?: number;
   output_message_count?: number;
-  unbalanced_tool_calls?: StoredImbalance | null;
+  unbalanced_tool_calls?: Imbalance | null;
   interruptions: CallMarker[];
 };
 

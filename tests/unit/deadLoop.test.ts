@@ -126,6 +126,8 @@ describe("summarizeCall / pushWindow", () => {
     expect(a.tools).toEqual(many(10_000).tools);
     expect(a.tools).not.toEqual(many(10_001).tools);
     expect(many(64).tools).toHaveLength(64);
+    // a name of any length (a raw exchange's adapter does not refuse it) is kept to 512 characters
+    expect(call({ tools: [{ name: "n".repeat(10_000), args: {} }] }).toolNames[0]).toHaveLength(512);
     // idle is judged on every tool call, not only those kept
     expect(call({ tools: [...repeat(100, () => bash("sleep 1")), bash("rm -rf build")] }).idle).toBe(false);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ChatMessage } from "@/lib/domain/calls";
-import { toolBalance } from "@/lib/detect/toolBalance";
+import { imbalanceOf, keptImbalance, toolBalance } from "@/lib/detect/toolBalance";
 
 const text = (role: string, content: string): ChatMessage => ({ role, parts: [{ type: "text", content }] });
 const calls = (...ids: string[]): ChatMessage => ({
@@ -146,5 +146,31 @@ describe("toolBalance", () => {
       safeCuts: [],
       balanced: true,
     });
+  });
+});
+
+describe("imbalanceOf (what a call and its finding keep)", () => {
+  it("is null for a balanced history, else the first 20 ids of each kind, each at most 512 characters, and the counts", () => {
+    expect(imbalanceOf(toolBalance([]))).toBeNull();
+    const long = "L".repeat(2_000);
+    const history: ChatMessage[] = [
+      { role: "user", parts: [{ type: "text", content: "go" }] },
+      { role: "assistant", parts: [long, ...Array.from({ length: 30 }, (_, i) => `c${i}`)].map((id) => ({ type: "tool_call" as const, id, name: "bash", arguments: {} })) },
+      { role: "user", parts: [{ type: "text", content: "and?" }] },
+    ];
+    const kept = imbalanceOf(toolBalance(history))!;
+    expect(kept.dangling).toHaveLength(20);
+    expect(kept.dangling[0]).toBe("L".repeat(512));
+    expect(kept).toMatchObject({ orphan: [], duplicate: [], dangling_count: 31, orphan_count: 0, duplicate_count: 0 });
+    expect(kept).not.toHaveProperty("series");
+  });
+});
+
+describe("keptImbalance (a stored imbalance as it is sent)", () => {
+  it("trims a row stored before the counts (every id, the series) to what imbalanceOf keeps", () => {
+    const old = { dangling: Array.from({ length: 50 }, (_, i) => `d${i}`), orphan: ["o"], duplicate: [], series: [1, 2, 3], safeCuts: [], balanced: false };
+    expect(keptImbalance(old)).toEqual({ dangling: old.dangling.slice(0, 20), orphan: ["o"], duplicate: [], dangling_count: 50, orphan_count: 1, duplicate_count: 0 });
+    const kept = imbalanceOf({ ...old, series: [], balanced: false })!;
+    expect(keptImbalance(kept)).toEqual(kept);
   });
 });

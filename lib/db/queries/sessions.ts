@@ -9,7 +9,7 @@ import { inChunks } from "../multiRow";
 import { marks, readSql } from "../sql";
 import { decodeTimeCursor, encodeTimeCursor } from "./timeCursor";
 import { groupBy } from "../../groupBy";
-import type { StoredImbalance } from "../../trajectory/types";
+import { keptImbalance, type StoredImbalance } from "../../detect/toolBalance";
 
 // Unknown severities (imported from AgentSight as given) sort first here, as they always have.
 const SEVERITY_INDEX = (s: string) => (SEVERITIES as readonly string[]).indexOf(s);
@@ -159,8 +159,7 @@ function callSummary(c: Call, markers: { interruption_id: string; interruption_t
     finish_reasons: c.finishReasons ? (JSON.parse(c.finishReasons) as string[]) : [],
     input_message_count: c.inputCount,
     output_message_count: c.outputCount,
-    // Imbalance; rows stored before it kept the whole balance (the same lists, no counts)
-    unbalanced_tool_calls: c.balance ? (JSON.parse(c.balance) as StoredImbalance) : null,
+    unbalanced_tool_calls: c.balance ? keptImbalance(JSON.parse(c.balance) as StoredImbalance) : null,
     interruptions: markers,
   };
 }
