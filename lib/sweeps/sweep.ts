@@ -253,13 +253,16 @@ const CUTOFF_STEP = 10 * BATCH;
 
 /**
  * The timestamp just past the end of the oldest `share` of the calls (at most CUTOFF_STEP of them, at least one),
- * or of the interruptions when no call is left; null when there is nothing to trim.
+ * or of the interruptions when no call is left; null when there is nothing to trim. `callsLeft`:
+ * how many calls there are, when the caller keeps count (a count reads every call: once per trim,
+ * not once per step of CUTOFF_STEP calls).
  */
-export async function nextCutoff(db: Db, share: number): Promise<bigint | null> {
+export async function nextCutoff(db: Db, share: number, callsLeft?: number): Promise<bigint | null> {
   const step = (count: number) => Math.max(1, Math.min(CUTOFF_STEP, Math.ceil(count * share)));
-  const calls = await db.call.count();
+  const calls = callsLeft ?? (await db.call.count());
   if (calls) {
     const [row, next] = await db.call.findMany({ select: { startNs: true, endNs: true }, orderBy: { startNs: "asc" }, skip: step(calls) - 1, take: 2 });
+    if (!row) return callsLeft === undefined ? null : nextCutoff(db, share); // fewer calls than the caller counted: count them
     // past the call's end: its interruptions (which occur when it ends) go with it, not after it —
     // but never past the next call's start: one call that ended days later (or says so) must not
     // carry every call before its end away with it
@@ -313,12 +316,16 @@ async function trimTo(db: Db, meter: StorageMeter, target: number, signal?: Abor
   // 2. the audit trail older than any call or interruption left (all of it when none is): of data trimmed already
   if ((await meter.liveBytes(deleted())) > target) rows.activity += await deleteOrphanActivityOlderThan(db, (await oldestDataNs(db)) ?? ALL_TIME);
   // 3. then the oldest of everything, a cutoff moving forward at most CUTOFF_STEP calls at a time
+  let callsLeft: number | undefined;
   for (let live = await meter.liveBytes(deleted()); live > target; live = await meter.liveBytes(deleted())) {
     // drop about the share of rows that is over the target, oldest first, then measure again
     signal?.throwIfAborted();
-    const cutoff = await nextCutoff(db, (live - target) / live);
+    callsLeft ??= await db.call.count();
+    const cutoff = await nextCutoff(db, (live - target) / live, callsLeft);
     if (cutoff === null) break;
     const more = await deleteOlderThan(db, cutoff);
+    // ingest adds calls meanwhile (newer ones: the cutoff moves through the oldest); never below none
+    callsLeft = Math.max(0, callsLeft - more.calls);
     more.activity = await deleteOrphanActivityOlderThan(db, cutoff);
     rows = add(rows, more);
     if (Object.values(more).every((v) => v === 0)) break; // nothing left that can go

@@ -503,6 +503,9 @@ describe("the size cap's cutoff", () => {
     calls[1].end_ns = calls[1].start_ns + 10n * DAY; // the second oldest hung for days, or says so
     await ingestCalls(db, calls, defaults.detection);
     const cutoff = (await nextCutoff(db, 0.1))!; // the oldest 2 of 20
+    // with the calls counted by the caller: the same; counted too many (some went meanwhile): counted again
+    expect(await nextCutoff(db, 0.1, 20)).toBe(cutoff);
+    expect(await nextCutoff(db, 0.5, 100_000)).toBe(await nextCutoff(db, 0.5));
     await deleteOlderThan(db, cutoff);
     expect((await db.call.findMany({ select: { id: true }, orderBy: { id: "asc" } })).map((c) => c.id)).toEqual(calls.slice(2).map((c) => c.call_id));
   });
