@@ -48,22 +48,23 @@ export function useTriage(view: InboxView, selection: Selection) {
         return n;
       });
     const what = `${r.interruption_type}${r.agent_name ? ` of ${r.agent_name}` : ""}`;
-    rowAction.mutate(
-      { id, action, note, assignee },
-      {
-        onSuccess: () => {
+    // Each action's own promise: callbacks given to mutate() fire for the latest call only, so a
+    // second row's action sent before the first answered left the first row disabled and silent.
+    rowAction
+      .mutateAsync({ id, action, note, assignee })
+      .then(
+        () => {
           if (action === "resolve") setResolving(null);
           const done = { resolve: "Resolved", acknowledge: "Acknowledged", reopen: "Woke" } as const;
           say("ok", action === "assign" ? (assignee ? `Assigned ${what} to you.` : `Unassigned ${what}.`) : `${done[action]} ${what}.`);
         },
-        onError: (e) => {
+        (e: unknown) => {
           // A resolve runs from its dialog, which stays open to show why it failed.
           if (action === "resolve") setResolveError(errorText(e));
           else say("error", `Could not ${action === "assign" ? (assignee ? "assign" : "unassign") : action === "reopen" ? "wake" : action}: ${errorText(e)}`);
         },
-        onSettled: done,
-      },
-    );
+      )
+      .finally(done);
   };
   const acknowledge = (r: InterruptionRecord) => {
     if (!triage) return say("error", `Your role (${user.role}) cannot acknowledge interruptions.`);

@@ -3,7 +3,7 @@
 // grouped view with group actions, and the regressed marker. Every test ingests its own failures
 // (under an agent name of its own) so it neither depends on nor disturbs the seeded demo data.
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { BASE_URL, dashboardApi, inboxRows, inboxSettled, signIn, snapshot, tabCount, type Who, unique, USERS } from "./fixtures";
+import { BASE_URL, dashboardApi, holdFirstAnswer, inboxRows, inboxSettled, signIn, snapshot, tabCount, type Who, unique, USERS } from "./fixtures";
 
 const groupRows = (page: Page) => page.locator('[data-testid="group-table"] tbody tr');
 const assignees = (page: Page) => inboxRows(page).getByTestId("cell-assignee").allTextContents();
@@ -66,6 +66,28 @@ test("a notice does not move the rows: a click right after an action lands on th
   await notice.getByRole("button", { name: "Dismiss" }).click();
   await expect(notice).toHaveCount(0);
   expect(await top()).toBe(before);
+});
+
+test("two row actions in quick succession each finish: both rows change, neither stays disabled, both say so", async ({ page }) => {
+  const agent = unique("quick-bot");
+  await ingest503(agent, 3);
+  await signIn(page, "responder");
+  await page.goto(`/inbox?agent_name=${agent}&tab=review`);
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(3);
+  // the first acknowledge's answer is held until the second was sent
+  const release = await holdFirstAnswer(page, "**/api/interruptions/*/acknowledge");
+  await page.keyboard.press("j");
+  await page.keyboard.press("a");
+  await page.keyboard.press("j");
+  await page.keyboard.press("a");
+  await expect(inboxRows(page).nth(1).getByTestId("cell-status")).toHaveText("acknowledged");
+  release();
+  for (const i of [0, 1]) {
+    await expect(inboxRows(page).nth(i).getByTestId("cell-status")).toHaveText("acknowledged");
+    await expect(inboxRows(page).nth(i).getByRole("button", { name: "Assign to me" })).toBeEnabled();
+  }
+  await expect(page.getByTestId("inbox-notice")).toContainText("Acknowledged service_unavailable");
 });
 
 test("two users split interruptions: assign to me by key and by row action, each sees who holds what", async ({ browser }) => {
