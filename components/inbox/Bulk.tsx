@@ -106,8 +106,12 @@ export function BulkDialog({
   const bulk = useBulkAction();
   const [note, setNote] = useState("");
   const [shown, setShown] = useState<BulkIntent | null>(null);
+  // "all matching" acts on the filter its count was read under: the view's may change behind the
+  // open dialog (Back in the browser), and the dialog's number must stay the truth
+  const [counted, setCounted] = useState(filter);
   if (intent !== shown) {
     setShown(intent);
+    setCounted(filter);
     setNote("");
   }
   const { reset } = bulk;
@@ -121,7 +125,7 @@ export function BulkDialog({
     const target = intent.group
       ? { filter: intent.group.filter }
       : intent.all
-        ? { filter: compact({ ...filter, resolved: "false" }) }
+        ? { filter: compact({ ...counted, resolved: "false" }) }
         : { ids: intent.ids };
     const action = intent.action === "unassign" ? "assign" : intent.action;
     const assignee = intent.action === "assign" ? { assignee: me } : intent.action === "unassign" ? { assignee: null } : {};

@@ -229,6 +229,37 @@ test("bulk assign to me and unassign state N in the confirmation", async ({ page
   await expect.poll(() => assignees(page)).toEqual(["—", "—", "—"]);
 });
 
+test("resolve all matching acts on the filter it counted, though the view changed behind the open dialog", async ({ page }) => {
+  const agent = unique("counted-bot");
+  await ingest503(agent, 4);
+  const api = await dashboardApi();
+  const rows = (await (await api.get(`/api/interruptions?agent_name=${agent}`)).json()) as { interruption_id: string }[];
+  expect(rows).toHaveLength(4);
+  expect((await api.post("/api/interruptions/bulk", { data: { action: "acknowledge", ids: rows.slice(0, 2).map((r) => r.interruption_id) } })).ok()).toBeTruthy();
+  await signIn(page, "responder");
+  await page.goto(`/inbox?agent_name=${agent}&tab=unresolved`);
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(4);
+  await page.getByTestId("tab-acknowledged").click();
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(2);
+
+  await inboxRows(page).first().getByRole("checkbox").check();
+  await page.getByRole("button", { name: "Select all 2 matching" }).click();
+  await page.getByTestId("bulk-bar").getByRole("button", { name: /^Resolve/ }).click();
+  const dialog = page.getByRole("dialog", { name: "Resolve 2 interruptions?" });
+  await expect(dialog).toBeVisible();
+  await page.goBack(); // the view is all unresolved again, behind the dialog
+  await expect(page).toHaveURL(/[?&]tab=unresolved(&|$)/);
+  if (await dialog.isVisible()) {
+    await dialog.getByRole("button", { name: "Resolve 2", exact: true }).click();
+    await expect(dialog).toBeHidden();
+  }
+  const after = (await (await api.get(`/api/interruptions?agent_name=${agent}&status=open`)).json()) as unknown[];
+  expect(after).toHaveLength(2); // the two open ones were not in what was counted
+  await api.dispose();
+});
+
 test("grouped view: groups with counts and trend; resolving a group resolves its members", async ({ page }) => {
   const agent = unique("group-bot");
   await ingest503(agent, 3, "model-a");
