@@ -78,7 +78,11 @@ export function useInboxView() {
     setAnchor({ key: fk, ns: nowNs() });
     window.scrollTo({ top: 0, behavior: "smooth" });
   };
-  const loadMore = () => void setParams({ pages: loadedPages + 1 }, { history: "replace", scroll: false });
+  const loadMore = () => {
+    // after a page failed to load the URL asks for it already (the effect above waits): ask again
+    if (list.isFetchNextPageError && params.pages > loadedPages) return void list.fetchNextPage();
+    void setParams({ pages: loadedPages + 1 }, { history: "replace", scroll: false });
+  };
   const showMembers = (g: Group) => void setParams({ group: false, fingerprint: [g.fingerprint], pages: null });
 
   return {

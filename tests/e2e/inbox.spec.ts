@@ -120,6 +120,30 @@ test("sorting is done by the server, and Load more follows the Link header with 
   expect([...asc].sort((a, b) => b - a)).toEqual(asc);
 });
 
+test("a page that failed to load is asked for again by Load more", async ({ page }) => {
+  // pages of 10, as above; the next page's first answers fail
+  await page.route(/\/api\/interruptions\?/, (route) => {
+    const url = new URL(route.request().url());
+    if (url.searchParams.get("limit") === "50") url.searchParams.set("limit", "10");
+    return route.continue({ url: url.toString() });
+  });
+  await signIn(page, "viewer");
+  await page.goto("/inbox");
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(10);
+  await page.route(
+    (url) => url.pathname === "/api/interruptions" && url.searchParams.has("cursor"),
+    (route) => route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ error: "Internal server error" }) }),
+    { times: 2 }, // the request and the query's one retry
+  );
+  await page.getByRole("button", { name: "Load more" }).click();
+  await expect(page.getByText("Could not load more")).toBeVisible();
+  await expect(inboxRows(page)).toHaveCount(10);
+  await page.getByRole("button", { name: "Load more" }).click();
+  await expect(inboxRows(page)).toHaveCount(20);
+  await expect(page.getByText("Could not load more")).toHaveCount(0);
+});
+
 test("resolve from the inbox with a note updates the row and the counts", async ({ page }) => {
   await signIn(page, "responder");
   await page.goto("/inbox?agent_name=explorer&interruption_type=unauthorized_action");
