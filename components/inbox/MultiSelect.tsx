@@ -71,6 +71,7 @@ export function MultiSelect({
           id={panelId}
           role="group"
           aria-label={label}
+          data-popover
           className="absolute left-0 z-30 mt-1 w-64 rounded-md border border-default bg-[var(--bg)] p-1 text-sm shadow-lg"
         >
           {searchable && (

@@ -27,6 +27,9 @@ function isTyping(el: Element | null): boolean {
   return false;
 }
 
+/** Menus that open over the inbox: ViewMenu's panel (a dialog) and MultiSelect's (marked). */
+const POPOVERS = "[role=dialog], [data-popover]";
+
 /** Controls that already do something on Enter (a link, a button, a checkbox). */
 const isControl = (el: Element | null) => el instanceof HTMLElement && !!el.closest("a, button, input, select, textarea, summary, [role=button]");
 
@@ -41,6 +44,8 @@ export function useKeyboard(handlers: KeyHandlers) {
       const h = latest.current;
       if (!h.enabled || e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey || e.isComposing) return;
       if (isTyping(e.target as Element) || document.querySelector("dialog[open]")) return;
+      // inside an open menu (saved views, a filter's checkboxes) keys belong to it, not to the row behind
+      if ((e.target as Element)?.closest?.(POPOVERS)) return;
       const act = (fn: () => void) => {
         e.preventDefault();
         fn();

@@ -90,6 +90,25 @@ test("two row actions in quick succession each finish: both rows change, neither
   await expect(page.getByTestId("inbox-notice")).toContainText("Acknowledged service_unavailable");
 });
 
+test("keys pressed in an open filter menu stay in it: the focused row behind is not acknowledged", async ({ page }) => {
+  const agent = unique("menu-bot");
+  await ingest503(agent, 2);
+  await signIn(page, "responder");
+  await page.goto(`/inbox?agent_name=${agent}&tab=review`);
+  await inboxSettled(page);
+  await page.keyboard.press("j");
+  await expect(inboxRows(page).nth(0)).toBeFocused();
+  await page.getByTestId("filter-type").getByRole("button").first().click();
+  const menu = page.getByRole("group", { name: "Type" });
+  await menu.getByRole("checkbox").first().focus();
+  await page.keyboard.press("a");
+  await page.keyboard.press("m");
+  await page.keyboard.press("Escape");
+  await expect(menu).toBeHidden();
+  await expect(inboxRows(page).nth(0).getByTestId("cell-status")).toHaveText("open");
+  await expect(inboxRows(page).nth(0).getByTestId("cell-assignee")).toHaveText("—");
+});
+
 test("two users split interruptions: assign to me by key and by row action, each sees who holds what", async ({ browser }) => {
   const agent = unique("split-bot");
   await ingest503(agent, 4);
