@@ -27,6 +27,7 @@ import {
   type AgentCount,
   type ConversationCount,
   type CountBody,
+  type FailureType,
   type InterruptionRecord,
   type Reply,
   type SessionCount,
@@ -404,6 +405,55 @@ describe("AgentSight-compatible routes (SPEC §5.1)", () => {
 });
 
 // -----------------------------------------------------------------------------------------------
+describe("paging under every sort (the Link header's cursor)", () => {
+  // seven interruptions of one session: three severities, three types, two agents and none
+  const session = uid("paging");
+  const plan: Array<[FailureType, string | null]> = [
+    ["rate_limit", "agent-b"], ["service_unavailable", "agent-a"], ["auth_error", null], ["rate_limit", "agent-a"],
+    ["service_unavailable", null], ["auth_error", "agent-b"], ["rate_limit", "agent-a"],
+  ];
+  const sorts = [{ sort: "severity", order: "desc" }, { sort: "severity", order: "asc" }, { sort: "type", order: "asc" }, { sort: "agent", order: "asc" }, { sort: "agent", order: "desc" }, { sort: "time", order: "desc" }];
+
+  beforeAll(async () => {
+    await ingestCalls(server, plan.map(([type, agent], i) => failingCall(type, { session_id: session, agent_name: agent }, i * 1000)));
+    expect(await list({ session_id: session })).toHaveLength(7);
+  });
+
+  /** Every page of a list, `limit` at a time, following the Link header; `between` runs after each page. */
+  async function pages(params: Record<string, string | number>, between: (page: InterruptionRecord[]) => Promise<void> = async () => {}) {
+    const all: InterruptionRecord[] = [];
+    let route: string | null = `/api/interruptions?${q(params)}`;
+    while (route) {
+      const reply: Reply<InterruptionRecord[]> = await get<InterruptionRecord[]>(route);
+      expect(reply.status, reply.text).toBe(200);
+      all.push(...reply.body);
+      await between(reply.body);
+      const next = nextLink(reply.headers);
+      route = next ? routeOf(next, server.url) : null;
+    }
+    return all;
+  }
+
+  it("pages through every row once, in the order of the whole list", async () => {
+    for (const s of sorts) {
+      const whole = await list({ session_id: session, ...s, limit: 100 });
+      expect(ids(await pages({ session_id: session, ...s, limit: 2 })), JSON.stringify(s)).toEqual(ids(whole));
+    }
+  });
+
+  it("skips nothing when rows of a page leave the filter before the next is asked for (acknowledged from the inbox)", async () => {
+    for (const s of sorts.slice(0, 4)) {
+      // each sort on its own copy: reopen what the last one acknowledged
+      for (const r of await list({ session_id: session, limit: 100 })) if (r.status !== "open") await post(`/api/interruptions/${r.interruption_id}/reopen`, {});
+      const whole = await list({ session_id: session, status: "open", ...s, limit: 100 });
+      const seen = await pages({ session_id: session, status: "open", ...s, limit: 2 }, async (page) => {
+        for (const r of page) expect((await post(`/api/interruptions/${r.interruption_id}/acknowledge`, {})).status).toBe(200);
+      });
+      expect(ids(seen), JSON.stringify(s)).toEqual(ids(whole));
+    }
+  });
+});
+
 describe("lifecycle (SPEC §4)", () => {
   let bot: { token: string; name: string };
 

@@ -1,6 +1,6 @@
 import { resolveMe } from "@/lib/auth/actor";
 import * as c from "@/lib/api/contracts/interruptions";
-import { nextLinkHeader, nextOffsetHeader } from "@/lib/api/pagination";
+import { nextLinkHeader } from "@/lib/api/pagination";
 import { interruptionRecord } from "@/lib/wire/records";
 import { handle, json } from "@/lib/api/route";
 import { encodeCursor, readListPage } from "@/lib/db/queries/interruptions";
@@ -8,11 +8,7 @@ import { encodeCursor, readListPage } from "@/lib/db/queries/interruptions";
 export const GET = handle(c.listInterruptions, async ({ req, db, query, actor }) => {
   const { rows, arrivedThroughNs } = await readListPage(db, resolveMe(query.filter, actor), query);
   const more = rows.length === query.limit;
-  const headers = !more
-    ? {}
-    : query.sort.by === "time"
-      ? nextLinkHeader(req, encodeCursor(rows[rows.length - 1]))
-      : nextOffsetHeader(req, query.offset + rows.length);
+  const headers = more ? nextLinkHeader(req, encodeCursor(rows[rows.length - 1], query.sort)) : {};
   const arrival: Record<string, string> = arrivedThroughNs === null ? {} : { "x-arrived-through": String(arrivedThroughNs) };
   return json(rows.map(interruptionRecord), 200, { ...headers, ...arrival });
 });

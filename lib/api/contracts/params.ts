@@ -106,11 +106,10 @@ export const listQuery = z
       .regex(/^\d{1,15}$/, "expected a whole number below 10^15")
       .transform(Number)
       .optional()
-      .describe("rows to skip (sorts other than time)"),
+      .describe("rows to skip (the Link header's cursor pages without skipping or repeating rows that change meanwhile)"),
   })
   .transform((raw, ctx) => {
     const sort: Sort = { by: raw.sort ?? "time", order: raw.order ?? "desc" };
-    if (raw.cursor && sort.by !== "time") ctx.addIssue({ code: "custom", path: ["cursor"], message: "only with sort=time (use offset)" });
     return { filter: toFilter(raw, ctx), limit: raw.limit ?? 200, cursor: raw.cursor, sort, offset: raw.offset ?? 0 };
   });
 

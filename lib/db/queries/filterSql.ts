@@ -9,13 +9,17 @@ export type SqlWhere = { sql: string; params: unknown[] };
  * Severity as its weight (lib/domain's SEVERITY_WEIGHT: critical 4 … low 1), for sorting and
  * "worst of" aggregates; unknown values weigh as the least severe.
  */
+const LEAST_WEIGHT = Math.min(...Object.values(SEVERITY_WEIGHT));
+
 export const SEVERITY_RANK_SQL = severityRankSql();
 
 function severityRankSql(): string {
-  const byWeight = Object.entries(SEVERITY_WEIGHT).sort(([, a], [, b]) => b - a);
-  const least = byWeight.pop()!;
-  return `CASE "severity" ${byWeight.map(([s, w]) => `WHEN '${s}' THEN ${w}`).join(" ")} ELSE ${least[1]} END`;
+  const byWeight = Object.entries(SEVERITY_WEIGHT).filter(([, w]) => w !== LEAST_WEIGHT).sort(([, a], [, b]) => b - a);
+  return `CASE "severity" ${byWeight.map(([s, w]) => `WHEN '${s}' THEN ${w}`).join(" ")} ELSE ${LEAST_WEIGHT} END`;
 }
+
+/** A severity's weight as SEVERITY_RANK_SQL gives it (unknown values weigh as the least severe). */
+export const severityRank = (severity: string): number => SEVERITY_WEIGHT[severity as keyof typeof SEVERITY_WEIGHT] ?? LEAST_WEIGHT;
 
 /**
  * An interruption is regressed when another one of its fingerprint had been resolved before it

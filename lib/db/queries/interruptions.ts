@@ -7,7 +7,8 @@ import type { Db, DbTx } from "../client";
 import type { Interruption } from "../generated/client";
 import { asBigInt, asNumber, asText, readSql, type Row } from "../sql";
 import { decodeTimeCursor, encodeTimeCursor } from "./timeCursor";
-import { filterSql, REGRESSED_SQL, SEVERITY_RANK_SQL, unresolvedOnly } from "./filterSql";
+import { invalid } from "../../domain/errors";
+import { filterSql, REGRESSED_SQL, SEVERITY_RANK_SQL, severityRank, unresolvedOnly } from "./filterSql";
 
 export const UNASSIGNED = "__unassigned__";
 
@@ -41,8 +42,58 @@ export function toInterruption(r: Row): Interruption {
   };
 }
 
-/** The cursor of the page after `i` (timeCursor.ts). */
-export const encodeCursor = (i: Pick<Interruption, "occurredAtNs" | "id">): string => encodeTimeCursor(i.occurredAtNs, i.id);
+/**
+ * The cursor of the page after `i`: for the time sort a time cursor (timeCursor.ts); for the
+ * others the sort's key of `i` too ("<sort>:<key as JSON>:" before the time cursor, base64url):
+ * every sort pages by keyset, so rows that leave the filter (acknowledged from the inbox) or
+ * arrive between two pages neither shift the next page nor repeat in it, as offsets did.
+ */
+export function encodeCursor(i: Pick<Interruption, "occurredAtNs" | "id" | "severity" | "type" | "agentName">, sort: Sort = { by: "time", order: "desc" }): string {
+  const time = encodeTimeCursor(i.occurredAtNs, i.id);
+  return sort.by === "time" ? time : Buffer.from(`${sort.by}:${JSON.stringify(sortKeyOf(sort.by, i))}:${time}`).toString("base64url");
+}
+
+type KeyedSort = Exclude<Sort["by"], "time">;
+const SORT_KEY_SQL: Record<KeyedSort, string> = { severity: SEVERITY_RANK_SQL, type: '"type"', agent: '"agentName"' };
+
+function sortKeyOf(by: KeyedSort, i: Pick<Interruption, "severity" | "type" | "agentName">): number | string | null {
+  return by === "severity" ? severityRank(i.severity) : by === "type" ? i.type : i.agentName;
+}
+
+/** A keyed cursor's parts; a 400 naming `cursor` when it is not one of this sort's. */
+function decodeKeyedCursor(cursor: string, by: KeyedSort): { key: number | string | null; time: string } {
+  const text = Buffer.from(cursor, "base64url").toString("utf8");
+  const prefix = `${by}:`;
+  const end = text.lastIndexOf(":");
+  let key: unknown;
+  try {
+    key = text.startsWith(prefix) && end > prefix.length ? JSON.parse(text.slice(prefix.length, end)) : undefined;
+  } catch {
+    key = undefined;
+  }
+  const fits = by === "severity" ? typeof key === "number" : by === "type" ? typeof key === "string" : key === null || typeof key === "string";
+  if (!fits) throw invalid(`cursor: not a cursor of this list's sort (${by})`);
+  return { key: key as number | string | null, time: text.slice(end + 1) };
+}
+
+/** After the cursor's row in `sort`'s order (its key, then newest first, then id): SQL and params. */
+function afterCursor(cursor: string, sort: Sort): { sql: string; params: unknown[] } {
+  if (sort.by === "time") {
+    const c = decodeTimeCursor(cursor);
+    const cmp = sort.order === "asc" ? ">" : "<";
+    return { sql: `("occurredAtNs" ${cmp} ? OR ("occurredAtNs" = ? AND "id" ${cmp} ?))`, params: [c.ns, c.ns, c.id] };
+  }
+  const { key, time } = decodeKeyedCursor(cursor, sort.by);
+  const c = decodeTimeCursor(time);
+  const tie = `("occurredAtNs" < ? OR ("occurredAtNs" = ? AND "id" < ?))`;
+  const tieParams = [c.ns, c.ns, c.id];
+  const cmp = sort.order === "asc" ? ">" : "<";
+  const expr = SORT_KEY_SQL[sort.by];
+  // agents: no name sorts last either way (NULLS LAST)
+  if (sort.by === "agent" && key === null) return { sql: `("agentName" IS NULL AND ${tie})`, params: tieParams };
+  const nullsAfter = sort.by === "agent" ? ` OR "agentName" IS NULL` : "";
+  return { sql: `(${expr} ${cmp} ?${nullsAfter} OR (${expr} = ? AND ${tie}))`, params: [key, key, ...tieParams] };
+}
 
 function orderBy(sort: Sort): string {
   const dir = sort.order === "asc" ? "ASC" : "DESC";
@@ -62,17 +113,16 @@ function orderBy(sort: Sort): string {
 export type ListOptions = { limit: number; cursor?: string; sort?: Sort; offset?: number };
 
 /**
- * Newest first by default. With the time sort, `cursor` continues after the last row of the
- * previous page (keyset); other sorts page by `offset`.
+ * Newest first by default. `cursor` continues after the last row of the previous page (keyset,
+ * every sort); `offset` still skips rows for clients that page that way.
  */
 export async function listInterruptions(db: Db, f: InterruptionFilter, o: ListOptions): Promise<Flagged[]> {
   const sort = o.sort ?? { by: "time", order: "desc" };
   const where = filterSql(f);
   if (o.cursor) {
-    const c = decodeTimeCursor(o.cursor);
-    const cmp = sort.order === "asc" ? ">" : "<";
-    where.sql += ` AND ("occurredAtNs" ${cmp} ? OR ("occurredAtNs" = ? AND "id" ${cmp} ?))`;
-    where.params.push(c.ns, c.ns, c.id);
+    const after = afterCursor(o.cursor, sort);
+    where.sql += ` AND ${after.sql}`;
+    where.params.push(...after.params);
   }
   const rows = await readSql(db).all(
     `SELECT *, ${REGRESSED_SQL} AS "regressed" FROM "Interruption" WHERE ${where.sql} ORDER BY ${orderBy(sort)} LIMIT ? OFFSET ?`,
