@@ -49,11 +49,17 @@ function checked(choice: TokenChoice): TokenChoice {
   return choice;
 }
 
-export function resolveToken(flag: string | undefined, env: NodeJS.ProcessEnv): TokenChoice {
-  return checked(findToken(flag, env));
+export function resolveToken(flag: string | undefined, env: NodeJS.ProcessEnv, url = DEFAULT_URL): TokenChoice {
+  return checked(findToken(flag, env, url));
 }
 
-function findToken(flag: string | undefined, env: NodeJS.ProcessEnv): TokenChoice {
+/** A server on this machine: the only one the local token file (an all-scope token) is sent to. */
+function isLocal(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+  return host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+function findToken(flag: string | undefined, env: NodeJS.ProcessEnv, url: string): TokenChoice {
   if (flag !== undefined) {
     if (!flag.trim()) throw new UsageError("--token is empty");
     return { token: flag.trim(), tokenSource: "--token" };
@@ -61,6 +67,9 @@ function findToken(flag: string | undefined, env: NodeJS.ProcessEnv): TokenChoic
   const fromEnv = env.SIGHTDESK_TOKEN?.trim();
   if (fromEnv) return { token: fromEnv, tokenSource: "SIGHTDESK_TOKEN" };
   const file = dashboardTokenPath();
+  if (!isLocal(url)) {
+    throw new UsageError(`No API token for ${url}: pass --token or set SIGHTDESK_TOKEN (the local token file ${file} is sent only to a server on this machine)`);
+  }
   const fromFile = readTokenFile(file);
   if (fromFile) return { token: fromFile, tokenSource: `the token file ${file}` };
   throw new UsageError(
@@ -69,5 +78,6 @@ function findToken(flag: string | undefined, env: NodeJS.ProcessEnv): TokenChoic
 }
 
 export function resolveConnection(opts: GlobalOptions, env: NodeJS.ProcessEnv): Connection {
-  return { url: resolveUrl(opts.url, env), ...resolveToken(opts.token, env) };
+  const url = resolveUrl(opts.url, env);
+  return { url, ...resolveToken(opts.token, env, url) };
 }

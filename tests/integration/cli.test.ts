@@ -287,6 +287,16 @@ describe("where the server and token come from", () => {
     expect(r.stdout).toContain(auth.interruption_id);
   });
 
+  it("sends the local token file (an all-scope token) only to a server on this machine", async () => {
+    // the same server under a name that is not local: refused before anything is sent
+    const remote = server.url.replace("127.0.0.1", "sightdesk.example.test");
+    const r = await cli(["interruption", "list", "--url", remote], { auth: false, env: server.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/No API token for http:\/\/sightdesk\.example\.test:\d+: pass --token or set SIGHTDESK_TOKEN \(the local token file .* is sent only to a server on this machine\)/);
+    const local = await cli(["interruption", "count", "--url", server.url.replace("127.0.0.1", "localhost")], { auth: false, env: server.env });
+    expect(local.code, local.stderr).toBe(0);
+  });
+
   it("--token wins over SIGHTDESK_TOKEN", async () => {
     const r = await cli(["interruption", "count", "--url", server.url, "--token", "0".repeat(64)], { auth: false, env: { SIGHTDESK_TOKEN: server.token } });
     expect(r.code).toBe(1);
