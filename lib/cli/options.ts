@@ -44,12 +44,15 @@ export const parseSeverities = listParser(SEVERITIES);
 export const parseScopes = listParser(SCOPES);
 export const parseNames = listParser();
 
-/** An expiry: integer nanoseconds, or a date/time (sent as ISO 8601, UTC). */
-export function parseExpiry(value: string): string {
+/**
+ * A time: integer nanoseconds (16 to 20 digits: a shorter number is a year or a date, such as
+ * 2027, not a moment of 1970), or a date/time (sent as ISO 8601, UTC).
+ */
+export function parseTime(value: string): string {
   const text = value.trim();
-  if (/^\d{1,20}$/.test(text)) return text;
+  if (/^\d{16,20}$/.test(text)) return text;
   const ms = Date.parse(text);
-  if (Number.isNaN(ms)) throw new InvalidArgumentError("expected an ISO 8601 time, e.g. 2027-01-31 or 2027-01-31T12:00:00Z");
+  if (Number.isNaN(ms)) throw new InvalidArgumentError("expected an ISO 8601 time (e.g. 2027-01-31 or 2027-01-31T12:00:00Z) or integer nanoseconds");
   return new Date(ms).toISOString();
 }
 

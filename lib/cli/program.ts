@@ -24,7 +24,7 @@ import {
   ROLE_CHOICES,
   collectUpstream,
   parseAdvertise,
-  parseExpiry,
+  parseTime,
   parseHours,
   parseInterval,
   parseListen,
@@ -145,7 +145,7 @@ export function buildProgram(contextFor: ContextFactory, io: Io, version?: strin
     .description("set an interruption aside until a time, more occurrences or escalation (needs the triage scope)")
     .argument("<id>", "the interruption id")
     .option("--for <length>", "for 1h, 8h, 24h, 7d (or any N m|h|d)", snoozer.parseDuration)
-    .option("--until <time>", "until an ISO 8601 time or integer nanoseconds", snoozer.parseUntil)
+    .option("--until <time>", "until an ISO 8601 time or integer nanoseconds", parseTime)
     .option("--occurrences <n>", "until N more occurrences of its fingerprint", parsePositiveInt)
     .option("--escalates", "until it escalates: 3x its hourly rate when snoozed, or a more severe one")
     .option("--group", "snooze its whole fingerprint group, new arrivals included")
@@ -160,7 +160,7 @@ export function buildProgram(contextFor: ContextFactory, io: Io, version?: strin
     .description("create an API token; its secret is printed once")
     .requiredOption("--name <name>", "a name for the token", parseNonEmpty)
     .requiredOption("--scope <scopes>", "scopes: read,triage,ingest,forwarder,admin (comma-separated, repeatable; sightdesk forward needs ingest,forwarder)", parseScopes)
-    .option("--expires <time>", "expiry: an ISO 8601 time (e.g. 2027-01-31T12:00:00Z) or integer nanoseconds", parseExpiry)
+    .option("--expires <time>", "expiry: an ISO 8601 time (e.g. 2027-01-31T12:00:00Z) or integer nanoseconds", parseTime)
     .option("--json", "print the server's JSON response")
     .action((opts: token.CreateOptions, cmd: Command) => token.create(contextFor(cmd), opts));
 

@@ -32,15 +32,6 @@ export function parseDuration(value: string): number {
   return secs;
 }
 
-/** A time: integer nanoseconds, or a date/time (sent as ISO 8601). */
-export function parseUntil(value: string): string {
-  const text = value.trim();
-  if (/^\d{1,20}$/.test(text)) return text;
-  const ms = Date.parse(text);
-  if (Number.isNaN(ms)) throw new InvalidArgumentError("expected an ISO 8601 time (e.g. 2027-01-31T12:00:00Z) or integer nanoseconds");
-  return new Date(ms).toISOString();
-}
-
 function conditions(opts: SnoozeOptions): Record<string, unknown> {
   if (opts.for === undefined && opts.until === undefined && opts.occurrences === undefined && !opts.escalates) {
     throw new UsageError("Say until when: --for, --until, --occurrences or --escalates");
