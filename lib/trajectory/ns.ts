@@ -29,12 +29,13 @@ export function callEndNs(c: Pick<CallSummary, "start_ns" | "end_ns" | "duration
   return d !== null && d >= 0n ? start + d : start;
 }
 
-/** The call's duration in ms, or null when it never ended. */
+/** The call's duration in ms, or null when it never ended (or says it ended before it started, as callEndNs judges). */
 export function callDurationMs(c: Pick<CallSummary, "start_ns" | "end_ns" | "duration_ns">): number | null {
   const d = toBigNs(c.duration_ns);
-  if (d !== null) return Number(d) / 1e6;
+  if (d !== null && d >= 0n) return Number(d) / 1e6;
   const end = toBigNs(c.end_ns);
-  return end === null ? null : diffMs(callStartNs(c), end);
+  const start = callStartNs(c);
+  return end === null || end < start ? null : diffMs(start, end);
 }
 
 /** Time order of calls, as the API pages them: start, then call id. */

@@ -63,6 +63,9 @@ describe("ns helpers", () => {
     expect(callEndNs(call("a", 3, null))).toBe(BASE + 3n * S);
     expect(callDurationMs(call("a", 0, null))).toBeNull();
     expect(callDurationMs({ start_ns: String(BASE), end_ns: null, duration_ns: 1_500_000 })).toBe(1.5);
+    // an end before the start (a clock that stepped back) is no end: no negative duration, no NaN bar
+    expect(callDurationMs({ start_ns: String(BASE), end_ns: String(BASE - 500_000_000n), duration_ns: null })).toBeNull();
+    expect(callDurationMs({ start_ns: String(BASE), end_ns: null, duration_ns: -5 })).toBeNull();
   });
   it("formats offsets", () => {
     expect(formatOffset(0)).toBe("+0ms");
