@@ -133,6 +133,13 @@ function sqlFor(db: Db, tx: DbTx, locksEverything = false): Sql {
 }
 
 /**
+ * SQLite: a write as a transaction's first statement takes the write lock at once, waiting (busy
+ * timeout) for another connection's writer (`sightdesk import` beside the server): a transaction
+ * that read first cannot take it after that writer committed, and fails at once, "database is locked".
+ */
+const TAKE_WRITE_LOCK = `DELETE FROM "Setting" WHERE 0`;
+
+/**
  * Runs `fn` in one database transaction, with plain SQL and the Prisma transaction client.
  * PostgreSQL may abort a transaction that deadlocked with another; it is run again (twice at most).
  */
@@ -140,7 +147,14 @@ export async function transaction<T>(db: Db, fn: (sql: Sql, tx: DbTx) => Promise
   let locksEverything = false;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.$transaction((tx) => fn(sqlFor(db, tx, locksEverything), tx), { maxWait: 30_000, timeout: timeoutMs });
+      return await db.$transaction(
+        async (tx) => {
+          const sql = sqlFor(db, tx, locksEverything);
+          if (sql.dialect === "sqlite") await sql.run(TAKE_WRITE_LOCK);
+          return fn(sql, tx);
+        },
+        { maxWait: 30_000, timeout: timeoutMs },
+      );
     } catch (e) {
       if (attempt >= 3 || !runsAgain(e)) throw e;
       locksEverything ||= isOutOfLocks(e);
