@@ -151,6 +151,21 @@ export class AgentSightImporter {
     return this.marks;
   }
 
+  /**
+   * A mark past the file's last id: the file was made anew (AgentSight's data deleted, ids from 1
+   * again), and every row up to the old mark would be passed over in silence. Reads it from the start
+   * (rows imported before are not stored twice) and says so on stderr.
+   */
+  private async startOverIfNew(table: TableName, mark: bigint): Promise<bigint> {
+    const last = this.source.lastId(table);
+    if (mark === 0n || (last !== null && last >= mark)) return mark;
+    console.warn(
+      `[import] ${table}: the file's ids end at ${last ?? "nothing"}, below the ${mark} imported from it before: a new file (AgentSight started afresh?); reading it from the start`,
+    );
+    await this.saveMark(table, 0n);
+    return 0n;
+  }
+
   private async saveMark(table: TableName, value: bigint): Promise<void> {
     if (this.sink.kind !== "local" || !this.storeMarks) return;
     const key = this.markKey(table);
@@ -188,6 +203,7 @@ export class AgentSightImporter {
         throw e;
       }
     }
+    marks.calls = await this.startOverIfNew("genai_events", marks.calls);
     let cursor = marks.calls;
     const progress = this.progressOf("genai_events", cursor);
     for (;;) {
@@ -283,6 +299,7 @@ export class AgentSightImporter {
 
   private async passInterruptions(db: Db, stats: ImportStats): Promise<void> {
     const marks = await this.loadMarks();
+    marks.interruptions = await this.startOverIfNew("interruption_events", marks.interruptions);
     const progress = this.progressOf("interruption_events", marks.interruptions);
     for (;;) {
       const rows = this.source.interruptionsAfter(marks.interruptions, this.interruptionPageSize);

@@ -127,6 +127,12 @@ export class AgentSightSource {
     return Number(above < rows ? above : rows);
   }
 
+  /** The largest id of `table` (null when it is empty or absent): ids only grow in one file. */
+  lastId(table: TableName): bigint | null {
+    const t = table === "genai_events" ? this.genai : this.interruptions;
+    return t ? ((t.bounds.get() as { last: bigint | null }).last ?? null) : null;
+  }
+
   /** Up to `limit` genai_events rows with `id > after`, in id order. */
   callsAfter(after: bigint, limit: number): SourceRow[] {
     return this.genai ? (this.genai.page.all(after, limit) as SourceRow[]) : [];

@@ -259,6 +259,39 @@ describe("import agentsight: files built with AgentSight's DDL", () => {
     source.close();
   });
 
+  it("reads a file made anew (ids from 1 again, below the mark) from the start, and says so", async () => {
+    const db = await freshDb("made-anew");
+    const session = "1d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
+    const first = agentSightDir("made-anew-1");
+    for (let i = 0; i < 5; i++) insertCall(first.genai, { callId: `old-${i}`, session, conversation: `c-old-${i}`, startNs: BASE_NS + BigInt(i) * SECOND, input: [user("old")] });
+    const firstSource = AgentSightSource.open(first.dir);
+    expect((await new AgentSightImporter(firstSource, { kind: "local", db }).pass()).calls.imported).toBe(5);
+    firstSource.close();
+    // the same directory, its files deleted and made again by the daemon: ids start at 1
+    first.genai.close();
+    first.events.close();
+    for (const f of fs.readdirSync(first.dir)) fs.rmSync(path.join(first.dir, f));
+    const { genai, events } = createAgentSightFiles(first.dir);
+    cleanups.push(() => {
+      genai.close();
+      events.close();
+    });
+    for (let i = 0; i < 2; i++) insertCall(genai, { callId: `new-${i}`, session, conversation: `c-new-${i}`, startNs: BASE_NS + BigInt(10 + i) * SECOND, input: [user("new")] });
+    const warnings: string[] = [];
+    const warn = console.warn;
+    console.warn = (m: string) => void warnings.push(m);
+    try {
+      const source = AgentSightSource.open(first.dir);
+      const stats = await new AgentSightImporter(source, { kind: "local", db }).pass();
+      source.close();
+      expect(stats.calls.imported).toBe(2);
+    } finally {
+      console.warn = warn;
+    }
+    expect(await db.call.count({ where: { id: { in: ["new-0", "new-1"] } } })).toBe(2);
+    expect(warnings.join("\n")).toMatch(/genai_events: the file's ids end at 2, below the 5 imported from it before: a new file/);
+  });
+
   it("forwards calls only when the sink is a server", async () => {
     const { dir, genai, events } = agentSightDir("remote");
     insertCall(genai, { callId: "rm-1", session: "s-rm", conversation: "c-rm", startNs: BASE_NS, input: [user("hello")] });
