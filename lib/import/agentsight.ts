@@ -19,6 +19,9 @@ import type { AgentSightSource, SourceRow, TableName } from "./agentsightSource"
 export { IMPORT_ACTOR } from "./agentsightMap";
 
 /** Where the calls go: the local database, or a SightDesk server's ingest API. */
+/** The largest call sent to a server: its default request limit (10 MiB, SIGHTDESK_MAX_BODY_BYTES: lib/api/body.ts), less the array around it. */
+const MAX_REMOTE_CALL_BYTES = 10 * 1024 * 1024 - 2;
+
 export type Sink = { kind: "local"; db: Db } | { kind: "remote"; postCalls: (calls: WireCall[]) => Promise<IngestResult> };
 
 export type ImportStats = {
@@ -262,7 +265,11 @@ export class AgentSightImporter {
     const valid: WireCall[] = [];
     for (const c of batch) {
       const parsed = callSchema.safeParse(c);
-      if (parsed.success) {
+      const bytes = this.sink.kind === "remote" ? Buffer.byteLength(JSON.stringify(c)) : 0;
+      if (bytes > MAX_REMOTE_CALL_BYTES) {
+        // a server answers 413 to the request it is in, again and again
+        skip(stats, "calls", `call ${c.call_id}: ${bytes} bytes of JSON, more than a server takes in one request (${MAX_REMOTE_CALL_BYTES})`);
+      } else if (parsed.success) {
         calls.push(parsed.data);
         valid.push(c);
       } else {

@@ -314,6 +314,25 @@ describe("import agentsight: files built with AgentSight's DDL", () => {
     source.close();
   });
 
+  it("skips a call too large for a server's request, naming it, and forwards the rest (a forwarder would retry it forever)", async () => {
+    const { dir, genai } = agentSightDir("remote-large");
+    insertCall(genai, { callId: "big-1", session: "s-big", conversation: "c-big", startNs: BASE_NS, input: [user("x".repeat(11 * 1024 * 1024))] });
+    insertCall(genai, { callId: "small-1", session: "s-big", conversation: "c-small", startNs: BASE_NS + SECOND, input: [user("hello")] });
+    const sent: string[] = [];
+    const source = AgentSightSource.open(dir);
+    const stats = await new AgentSightImporter(source, {
+      kind: "remote",
+      postCalls: async (calls) => {
+        sent.push(...calls.map((c) => c.call_id));
+        return { received: calls.length, accepted: calls.length, duplicates: 0, interruptions: 0 };
+      },
+    }).pass();
+    source.close();
+    expect(sent).toEqual(["small-1"]);
+    expect(stats.calls.imported).toBe(1);
+    expect(JSON.stringify(stats)).toMatch(/call big-1: \d+ bytes of JSON, more than a server takes in one request/);
+  });
+
   it("rejects a missing directory, missing files and wrong tables", async () => {
     expect(() => AgentSightSource.open(path.join(tmp, "nope"))).toThrow(SourceError);
     const empty = path.join(tmp, "empty");
