@@ -38,6 +38,19 @@ export function nsOf(v: unknown): bigint | null {
   return null;
 }
 
+/**
+ * Below this a time is not in nanoseconds since 1970 (it is 1973-03-03): seconds or milliseconds
+ * (1718000000, 1718000000000) written by another tool would be stored as moments of 1970, out of
+ * every window and the first rows retention deletes.
+ */
+const MIN_EPOCH_NS = 100_000_000_000_000_000n;
+
+/** Why a time column cannot be taken, or null when it can. */
+function notEpochNs(column: string, ns: bigint | null): string | null {
+  if (ns === null) return `no ${column}`;
+  return ns < MIN_EPOCH_NS ? `${column} ${ns} is not in nanoseconds since 1970 (seconds or milliseconds?)` : null;
+}
+
 /** JSON text parsed leniently: invalid (or too deeply nested) JSON is returned as the text itself. */
 function parseLoose(v: unknown): unknown {
   if (v === null || v === undefined) return null;
@@ -133,7 +146,8 @@ export function mapCall(row: SourceRow, nowNs: bigint): CallMapping {
   const callId = nonEmpty(row.call_id);
   if (!callId) return { kind: "skip", reason: `row ${text(row.id)}: no call_id` };
   const start = nsOf(row.start_timestamp_ns);
-  if (start === null) return { kind: "skip", reason: `row ${text(row.id)} (${callId}): no start_timestamp_ns` };
+  const badStart = notEpochNs("start_timestamp_ns", start);
+  if (badStart !== null || start === null) return { kind: "skip", reason: `row ${text(row.id)} (${callId}): ${badStart}` };
   const status = (nonEmpty(row.status) ?? "complete").toLowerCase();
   if (status === "pending") {
     if (nowNs - start < STALE_PENDING_NS) return { kind: "pending" };
@@ -226,6 +240,8 @@ export function mapInterruption(row: SourceRow, link: CallLink | undefined, nowN
   const severity = nonEmpty(row.severity)?.toLowerCase() ?? null;
   const at = nsOf(row.occurred_at_ns);
   if (!type || !severity || at === null) return { kind: "skip", reason: `interruption ${id}: missing type, severity or occurred_at_ns` };
+  const badAt = notEpochNs("occurred_at_ns", at);
+  if (badAt !== null) return { kind: "skip", reason: `interruption ${id}: ${badAt}` };
   const agentName = nonEmpty(row.agent_name);
   const d = derived(type, agentName, link?.model ?? null, row.detail);
   const resolved = bool(row.resolved) === true;

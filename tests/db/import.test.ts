@@ -13,7 +13,7 @@ import { createAgentSightFiles, insertCall, insertInterruption, SECOND, user } f
 import { createTestDatabase } from "../support/database";
 import { waitFor } from "../support/waitFor";
 import { AgentSightImporter, follow, IMPORT_ACTOR, type ImportStats } from "@/lib/import/agentsight";
-import { mapCall } from "@/lib/import/agentsightMap";
+import { mapCall, mapInterruption } from "@/lib/import/agentsightMap";
 import { AgentSightSource, SourceError } from "@/lib/import/agentsightSource";
 
 const FIXTURE = path.resolve(__dirname, "../../../shared/fixtures/agentsight-sample");
@@ -217,6 +217,12 @@ describe("import agentsight: files built with AgentSight's DDL", () => {
     });
     expect(m.call.sse_done).toBeUndefined();
     expect(mapCall({ ...row, call_id: null }, BASE_NS).kind).toBe("skip");
+    // a time in seconds or milliseconds is not taken for nanoseconds of 1970
+    for (const wrong of [1_718_000_000n, 1_718_000_000_000n]) {
+      expect(mapCall({ ...row, start_timestamp_ns: wrong }, BASE_NS)).toEqual({ kind: "skip", reason: `row 7 (c-7): start_timestamp_ns ${wrong} is not in nanoseconds since 1970 (seconds or milliseconds?)` });
+    }
+    const interruption = { id: 1n, interruption_id: "abcdef", interruption_type: "llm_error", severity: "high", occurred_at_ns: 1_718_000_000n, detail: "{}" };
+    expect(mapInterruption(interruption, undefined, BASE_NS)).toEqual({ kind: "skip", reason: "interruption abcdef: occurred_at_ns 1718000000 is not in nanoseconds since 1970 (seconds or milliseconds?)" });
   });
 
   it("--follow picks up rows written after it started", async () => {
