@@ -2,7 +2,7 @@
 // turned into a message a person can act on (CliError, exit 1).
 import { parseJsonExact } from "../wire/json";
 import type { Connection } from "./config";
-import { CliError } from "./errors";
+import { CliError, EXIT_REQUEST } from "./errors";
 import { isObj } from "./replies";
 import { safeLine } from "./format";
 
@@ -133,11 +133,9 @@ export class SightDeskClient {
     const where = this.conn.url;
     switch (res.status) {
       case 401:
-        return new CliError(
-          `Token rejected by ${where}: ${message ?? "unauthorized"} (the token came from ${this.conn.tokenSource})`,
-        );
+        return new CliError(`Token rejected by ${where}: ${message ?? "unauthorized"} (the token came from ${this.conn.tokenSource})`, EXIT_REQUEST, 401);
       case 403:
-        return new CliError(message ?? `Forbidden by ${where}`);
+        return new CliError(message ?? `Forbidden by ${where}`, EXIT_REQUEST, 403);
       case 404:
         if (message === null) return new CliError(`Not found at ${where} (HTTP 404): is this a SightDesk server?`);
         return new CliError(notFound ?? message);

@@ -11,6 +11,8 @@ export class CliError extends Error {
   constructor(
     message: string,
     readonly exitCode: number = EXIT_REQUEST,
+    /** the server's HTTP status, when it answered */
+    readonly status?: number,
   ) {
     super(message);
   }

@@ -102,7 +102,15 @@ export type ImporterOptions = {
 const MARK_PREFIX = "import.agentsight:";
 
 /** The error when a batch could not be delivered; the marks stay where they were. */
-export class DeliveryError extends Error {}
+/** Calls that could not be stored or sent; `permanent` when asking again cannot help (the server refused the token). */
+export class DeliveryError extends Error {
+  constructor(
+    message: string,
+    readonly permanent = false,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * Imports one AgentSight directory. `pass()` imports whatever is new since the last pass (or,
@@ -437,15 +445,20 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  */
 export async function follow(importer: AgentSightImporter, options: FollowOptions): Promise<ImportStats> {
   const total = emptyStats();
+  let passed = false;
   while (!options.signal.aborted) {
     try {
       const stats = await importer.pass();
       addStats(total, stats);
       total.calls.pending = stats.calls.pending;
+      passed = true;
       options.onPass?.(stats, null);
     } catch (e) {
-      if (!(e instanceof DeliveryError)) throw e;
-      options.onPass?.(null, e);
+      // A refused token fails every pass alike: stop. Anything else (the server or the database
+      // away, AgentSight's file busy or being replaced) may pass next time, once a pass has
+      // worked at all (before that, it is more likely a mistake to report than to wait out).
+      if ((e instanceof DeliveryError && e.permanent) || !(e instanceof DeliveryError || passed)) throw e;
+      options.onPass?.(null, e as Error);
     }
     await sleep(options.intervalMs, options.signal);
   }

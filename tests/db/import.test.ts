@@ -12,7 +12,7 @@ import { createDb, type Db } from "@/lib/db/client";
 import { createAgentSightFiles, insertCall, insertInterruption, SECOND, user } from "../fixtures/agentsight";
 import { createTestDatabase } from "../support/database";
 import { waitFor } from "../support/waitFor";
-import { AgentSightImporter, follow, IMPORT_ACTOR, type ImportStats } from "@/lib/import/agentsight";
+import { AgentSightImporter, DeliveryError, follow, IMPORT_ACTOR, type ImportStats } from "@/lib/import/agentsight";
 import { mapCall, mapInterruption } from "@/lib/import/agentsightMap";
 import { AgentSightSource, SourceError } from "@/lib/import/agentsightSource";
 
@@ -337,6 +337,33 @@ describe("import agentsight: files built with AgentSight's DDL", () => {
     expect(sent).toEqual(["small-1"]);
     expect(stats.calls.imported).toBe(1);
     expect(JSON.stringify(stats)).toMatch(/call big-1: \d+ bytes of JSON, more than a server takes in one request/);
+  });
+
+  it("--follow stops when the server refuses the token, and waits out a server that is away", async () => {
+    const { dir, genai } = agentSightDir("follow-errors");
+    insertCall(genai, { callId: "fe-1", session: "s-fe", conversation: "c-fe", startNs: BASE_NS, input: [user("hello")] });
+    const run = (fail: (attempt: number) => Error | null) => {
+      let attempt = 0;
+      const source = AgentSightSource.open(dir);
+      cleanups.push(() => source.close());
+      const importer = new AgentSightImporter(source, {
+        kind: "remote",
+        postCalls: async (calls) => {
+          const error = fail(++attempt);
+          if (error) throw error;
+          return { received: calls.length, accepted: calls.length, duplicates: 0, interruptions: 0 };
+        },
+      });
+      const controller = new AbortController();
+      const errors: string[] = [];
+      const done = follow(importer, { intervalMs: 10, signal: controller.signal, onPass: (stats, e) => (e ? errors.push(e.message) : stats?.calls.imported && controller.abort()) });
+      return { done, errors };
+    };
+    const refused = run(() => new DeliveryError("Token rejected by http://x: unauthorized", true));
+    await expect(refused.done).rejects.toThrow(/Token rejected/);
+    const away = run((attempt) => (attempt < 3 ? new DeliveryError("SightDesk at http://x failed (HTTP 503)") : null));
+    expect((await away.done).calls.imported).toBe(1);
+    expect(away.errors).toHaveLength(2);
   });
 
   it("rejects a missing directory, missing files and wrong tables", async () => {
