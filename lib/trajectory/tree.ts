@@ -73,12 +73,47 @@ export function sortCalls(calls: CallSummary[]): CallSummary[] {
   return [...seen.values()].sort(compareCalls);
 }
 
+type Builder = { node: ConversationNode; turns: Map<string, TurnNode>; lastSegment: TurnNode | null; prev: CallSummary | null };
+
+/**
+ * Conversations and turns that have no call (a turn that failed or was dispatched before its first
+ * call, a conversation opened by events only): the calls do not bring them, the session detail
+ * does. Only those with none: one whose calls are still to load comes with them.
+ */
+function addCallless(conversations: ConversationInfo[], builders: Map<string, Builder>): void {
+  const emptyTurn = (convKey: string, t: TurnInfo): TurnNode => {
+    const at = BigInt(String(t.first_seen_ns));
+    const last = BigInt(String(t.last_seen_ns));
+    return { key: `${convKey}::${t.turn_id}`, turnId: t.turn_id, info: t, calls: [], startNs: at, endNs: last > at ? last : at, markerCount: 0 };
+  };
+  for (const info of conversations) {
+    let b = builders.get(info.conversation_id);
+    if (!b) {
+      if (info.call_count > 0) continue;
+      const at = BigInt(String(info.first_seen_ns));
+      const last = BigInt(String(info.last_seen_ns));
+      b = {
+        node: { key: info.conversation_id, conversationId: info.conversation_id, info, turns: [], loadedCalls: 0, totalCalls: 0, markerCount: 0, severity: null, brickedSinceCallId: info.bricked_since_call_id, startNs: at, endNs: last > at ? last : at },
+        turns: new Map(),
+        lastSegment: null,
+        prev: null,
+      };
+      builders.set(info.conversation_id, b);
+    }
+    for (const t of info.turns) {
+      if (t.call_count > 0 || b.turns.has(t.turn_id)) continue;
+      const turn = emptyTurn(info.conversation_id, t);
+      b.turns.set(t.turn_id, turn);
+      b.node.turns.push(turn);
+    }
+  }
+}
+
 export function buildTrajectory(conversations: ConversationInfo[], calls: CallSummary[]): Trajectory {
   const convInfo = new Map(conversations.map((c) => [c.conversation_id, c]));
   const turnInfo = new Map<string, TurnInfo>();
   for (const c of conversations) for (const t of c.turns) turnInfo.set(t.turn_id, t);
 
-  type Builder = { node: ConversationNode; turns: Map<string, TurnNode>; lastSegment: TurnNode | null; prev: CallSummary | null };
   const builders = new Map<string, Builder>();
   const sorted = sortCalls(calls);
 
@@ -149,6 +184,8 @@ export function buildTrajectory(conversations: ConversationInfo[], calls: CallSu
     b.node.loadedCalls += 1;
     if (node.severity) b.node.severity = worstSeverity([node.severity, ...(b.node.severity ? [b.node.severity] : [])]);
   }
+
+  addCallless(conversations, builders);
 
   const convs = [...builders.values()].map((b) => {
     b.node.totalCalls = Math.max(b.node.totalCalls, b.node.loadedCalls);

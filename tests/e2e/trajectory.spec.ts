@@ -228,3 +228,26 @@ test.describe("a 2,000-call session", () => {
     await expect(row(page, "big-0137")).toBeInViewport();
   });
 });
+
+test("a turn that ended before its first call shows in its conversation, with how it ended", async ({ page }) => {
+  const api = await dashboardApi();
+  const session = `callless-${Date.now().toString(36)}`;
+  const start = BigInt(Date.now() - 60_000) * 1_000_000n;
+  const call = {
+    call_id: `${session}-call`, session_id: session, conversation_id: `${session}-conv`, turn_id: `${session}-t1`, agent_name: "callless-agent",
+    start_ns: String(start), end_ns: String(start + 1_000_000_000n), status_code: 200,
+    input_messages: [{ role: "user", parts: [{ type: "text", content: "go" }] }], output_messages: [],
+  };
+  expect((await api.post("/api/ingest/calls", { data: [call] })).ok()).toBeTruthy();
+  const ended = { kind: "turn_end", session_id: session, conversation_id: `${session}-conv`, turn_id: `${session}-t-failed`, reason: "failed", at_ns: String(start + 5_000_000_000n) };
+  const res = await api.post("/api/ingest/events", { data: [ended] });
+  expect(res.ok(), await res.text()).toBeTruthy();
+  await api.dispose();
+
+  await signIn(page, "viewer");
+  await page.goto(`/sessions/${session}`);
+  const turn = page.locator(`[data-testid="turn-row"][data-turn-id="${session}-t-failed"]`);
+  await expect(turn).toBeVisible();
+  await expect(turn).toContainText("0 calls");
+  await expect(turn).toContainText("failed");
+});

@@ -134,11 +134,23 @@ describe("buildTrajectory", () => {
     expect(newMessageStart(call("p", 0, 1, { input_message_count: 5, output_message_count: 1 }), call("a", 1, 1, { input_message_count: 7 }))).toBe(6);
   });
 
-  it("is empty without calls", () => {
-    const t = buildTrajectory([conv("conv-a")], []);
+  it("is empty until the calls of its conversations load", () => {
+    const t = buildTrajectory([conv("conv-a", [], { call_count: 3 })], []);
     expect(t.conversations).toEqual([]);
     expect(t.startNs).toBeNull();
     expect(timelineLayout(t).bars).toEqual([]);
+  });
+
+  it("shows a conversation and a turn that have no call, with the turn's end", () => {
+    const calls = [call("a1", 0, 1, { conversation_id: "conv-a", turn_id: "t1" })];
+    const withEmptyTurn = conv("conv-a", [{ id: "t1", end: "completed" }, { id: "t-failed", end: "failed" }], { call_count: 1 });
+    withEmptyTurn.turns[1] = { ...withEmptyTurn.turns[1], call_count: 0, first_seen_ns: String(BASE + 5n * S) };
+    const eventsOnly = conv("conv-events-only", [{ id: "t-dispatched", end: "dispatched" }], { first_seen_ns: String(BASE + 9n * S) });
+    eventsOnly.turns[0] = { ...eventsOnly.turns[0], call_count: 0 };
+    const t = buildTrajectory([withEmptyTurn, eventsOnly], calls);
+    expect(t.conversations.map((c) => c.key)).toEqual(["conv-a", "conv-events-only"]);
+    expect(t.conversations[0].turns.map((x) => [x.turnId, x.calls.length, x.info?.end_reason])).toEqual([["t1", 1, "completed"], ["t-failed", 0, "failed"]]);
+    expect(flattenRows(t).map((r) => r.key)).toEqual(["c:conv-a", "t:conv-a::t1", "k:a1", "t:conv-a::t-failed", "c:conv-events-only", "t:conv-events-only::t-dispatched"]);
   });
 });
 
