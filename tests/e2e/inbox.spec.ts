@@ -69,14 +69,20 @@ test("filter by severity through the controls, then reopen the same view from a 
   expect(sevs.indexOf("high")).toBeGreaterThan(sevs.lastIndexOf("medium"));
 });
 
-test("sorting is done by the server, and Load more follows the Link header with the page count in the URL", async ({ page }) => {
-  // Smaller pages than the UI asks for, so the seeded data spans several (the server's Link
-  // header then carries the same limit onwards).
+/**
+ * Smaller pages than the UI asks for, so the seeded data spans several (the server's Link header
+ * then carries the same limit onwards).
+ */
+async function pagesOfTen(page: Page) {
   await page.route(/\/api\/interruptions\?/, (route) => {
     const url = new URL(route.request().url());
     if (url.searchParams.get("limit") === "50") url.searchParams.set("limit", "10");
     return route.continue({ url: url.toString() });
   });
+}
+
+test("sorting is done by the server, and Load more follows the Link header with the page count in the URL", async ({ page }) => {
+  await pagesOfTen(page);
   await signIn(page, "viewer");
   await page.goto("/inbox");
   await inboxSettled(page);
@@ -121,12 +127,7 @@ test("sorting is done by the server, and Load more follows the Link header with 
 });
 
 test("a page that failed to load is asked for again by Load more", async ({ page }) => {
-  // pages of 10, as above; the next page's first answers fail
-  await page.route(/\/api\/interruptions\?/, (route) => {
-    const url = new URL(route.request().url());
-    if (url.searchParams.get("limit") === "50") url.searchParams.set("limit", "10");
-    return route.continue({ url: url.toString() });
-  });
+  await pagesOfTen(page); // and the next page's first answers fail (below)
   await signIn(page, "viewer");
   await page.goto("/inbox");
   await inboxSettled(page);
