@@ -2,7 +2,7 @@
 // The inbox's writes: row actions (acknowledge, resolve through its dialog, assign to me, wake),
 // group actions and bulk intents (confirmed in BulkDialog), snoozes of a row, a selection or a
 // group (SnoozeDialog), and the notice that reports them.
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiRequestError } from "@/components/api/client";
 import type { InterruptionRecord } from "@/components/api/types";
 import { canTriage, useCurrentUser } from "@/components/shell/Providers";
@@ -37,6 +37,11 @@ export function useTriage(view: InboxView, selection: Selection) {
   const rowAction = useRowAction();
   const [pending, setPending] = useState<ReadonlySet<string>>(new Set());
   const [resolving, setResolving] = useState<InterruptionRecord | null>(null);
+  // which row the resolve dialog shows now, for an answer that comes back after it changed
+  const resolvingId = useRef<string | null>(null);
+  useEffect(() => {
+    resolvingId.current = resolving?.interruption_id ?? null;
+  });
   const [resolveError, setResolveError] = useState<string | null>(null);
   const run = (r: InterruptionRecord, action: "acknowledge" | "resolve" | "assign" | "reopen", note?: string, assignee?: string | null) => {
     const id = r.interruption_id;
@@ -54,13 +59,17 @@ export function useTriage(view: InboxView, selection: Selection) {
       .mutateAsync({ id, action, note, assignee })
       .then(
         () => {
-          if (action === "resolve") setResolving(null);
+          // the dialog may show another row by now (cancelled, then opened on it): leave that one be
+          if (action === "resolve") setResolving((open) => (open?.interruption_id === id ? null : open));
           const done = { resolve: "Resolved", acknowledge: "Acknowledged", reopen: "Woke" } as const;
           say("ok", action === "assign" ? (assignee ? `Assigned ${what} to you.` : `Unassigned ${what}.`) : `${done[action]} ${what}.`);
         },
         (e: unknown) => {
           // A resolve runs from its dialog, which stays open to show why it failed.
-          if (action === "resolve") setResolveError(errorText(e));
+          if (action === "resolve") {
+            if (resolvingId.current === id) setResolveError(errorText(e));
+            else say("error", `Could not resolve ${what}: ${errorText(e)}`);
+          }
           else say("error", `Could not ${action === "assign" ? (assignee ? "assign" : "unassign") : action === "reopen" ? "wake" : action}: ${errorText(e)}`);
         },
       )

@@ -7,7 +7,7 @@ import { nowNs } from "@/lib/domain/time";
 import { callDurationMs } from "@/lib/trajectory/ns";
 import { markedCalls, nextMarkedCall } from "@/lib/trajectory/navigation";
 import { timelineLayout } from "@/lib/trajectory/timeline";
-import { buildTrajectory, flattenRows } from "@/lib/trajectory/tree";
+import { buildTrajectory, conversationsShown, flattenRows } from "@/lib/trajectory/tree";
 import { CALL_PAGE_SIZE, useSession, useSessionCalls, useSessionInterruptions } from "./queries";
 import { SessionHeader } from "./SessionHeader";
 import { TimelineChart } from "./TimelineChart";
@@ -26,7 +26,7 @@ export function SessionTrajectory({ sessionId }: { sessionId: string }) {
   const calls = useSessionCalls(sessionId, convParam);
 
   const allCalls = useMemo(() => calls.data?.pages.flat() ?? [], [calls.data]);
-  const tree = useMemo(() => buildTrajectory(session.data?.conversations ?? [], allCalls), [session.data, allCalls]);
+  const tree = useMemo(() => buildTrajectory(conversationsShown(session.data?.conversations ?? [], convParam), allCalls), [session.data, convParam, allCalls]);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const rows = useMemo(() => flattenRows(tree, collapsed), [tree, collapsed]);
   const layout = useMemo(() => timelineLayout(tree), [tree]);

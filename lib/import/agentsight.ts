@@ -169,9 +169,10 @@ export class AgentSightImporter {
    */
   private async startOverIfNew(table: TableName, mark: bigint): Promise<bigint> {
     const last = this.source.lastId(table);
-    if (mark === 0n || (last !== null && last >= mark)) return mark;
+    // an empty table is no sign (AgentSight's retention may have deleted every row; ids go on)
+    if (mark === 0n || last === null || last >= mark) return mark;
     console.warn(
-      `[import] ${table}: the file's ids end at ${last ?? "nothing"}, below the ${mark} imported from it before: a new file (AgentSight started afresh?); reading it from the start`,
+      `[import] ${table}: the file's ids end at ${last}, below the ${mark} imported from it before: a new file (AgentSight started afresh?); reading it from the start`,
     );
     await this.saveMark(table, 0n);
     return 0n;

@@ -325,7 +325,7 @@ async function trimTo(db: Db, meter: StorageMeter, target: number, signal?: Abor
     if (cutoff === null) break;
     const more = await deleteOlderThan(db, cutoff);
     // ingest adds calls meanwhile (newer ones: the cutoff moves through the oldest); never below none
-    callsLeft = Math.max(0, callsLeft - more.calls);
+    callsLeft = callsLeft > more.calls ? callsLeft - more.calls : undefined; // none left by the count: count them again
     more.activity = await deleteOrphanActivityOlderThan(db, cutoff);
     rows = add(rows, more);
     if (Object.values(more).every((v) => v === 0)) break; // nothing left that can go

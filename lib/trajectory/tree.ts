@@ -109,6 +109,11 @@ function addCallless(conversations: ConversationInfo[], builders: Map<string, Bu
   }
 }
 
+/** The session's conversations a view shows: all, or the one asked for (`?conversation=`). */
+export function conversationsShown(conversations: ConversationInfo[], only: string | null): ConversationInfo[] {
+  return only ? conversations.filter((c) => c.conversation_id === only) : conversations;
+}
+
 export function buildTrajectory(conversations: ConversationInfo[], calls: CallSummary[]): Trajectory {
   const convInfo = new Map(conversations.map((c) => [c.conversation_id, c]));
   const turnInfo = new Map<string, TurnInfo>();

@@ -441,6 +441,15 @@ describe("paging under every sort (the Link header's cursor)", () => {
     }
   });
 
+  it("answers a cursor it did not issue with 400 naming it, whatever its key", async () => {
+    const time = Buffer.from(`${ns(0)}.x`).toString("base64url");
+    for (const key of ["1.5", "3000000000", "1e400", '"high"', "null"]) {
+      const cursor = Buffer.from(`severity:${key}:${time}`).toString("base64url");
+      expectError(await get(`/api/interruptions?${q({ session_id: session, sort: "severity", cursor })}`), 400, "cursor");
+    }
+    expectError(await get(`/api/interruptions?${q({ session_id: session, sort: "type", cursor: time })}`), 400, "cursor");
+  });
+
   it("skips nothing when rows of a page leave the filter before the next is asked for (acknowledged from the inbox)", async () => {
     for (const s of sorts.slice(0, 4)) {
       // each sort on its own copy: reopen what the last one acknowledged

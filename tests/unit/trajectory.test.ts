@@ -6,7 +6,7 @@ import { markedCalls, nextMarkedCall } from "@/lib/trajectory/navigation";
 import { afterCursor, callDurationMs, callEndNs, compareCalls, formatOffset, toBigNs } from "@/lib/trajectory/ns";
 import { worstSeverity } from "@/lib/trajectory/severity";
 import { tickStep, timelineLayout, timeTicks } from "@/lib/trajectory/timeline";
-import { buildTrajectory, flattenRows, NO_CONVERSATION, newMessageStart, rowIndexOfCall, turnEndLabel } from "@/lib/trajectory/tree";
+import { buildTrajectory, conversationsShown, flattenRows, NO_CONVERSATION, newMessageStart, rowIndexOfCall, turnEndLabel } from "@/lib/trajectory/tree";
 import type { CallSummary, ConversationInfo, Message } from "@/lib/trajectory/types";
 
 const BASE = 1_760_000_000_000_000_000n; // 19 digits: beyond 2^53
@@ -139,6 +139,13 @@ describe("buildTrajectory", () => {
     expect(t.conversations).toEqual([]);
     expect(t.startNs).toBeNull();
     expect(timelineLayout(t).bars).toEqual([]);
+  });
+
+  it("shows only the conversation asked for, not the session's other conversations without calls", () => {
+    const shown = conversationsShown([conv("conv-a", [], { call_count: 1 }), conv("conv-empty")], "conv-a");
+    const t = buildTrajectory(shown, [call("a1", 0, 1, { conversation_id: "conv-a" })]);
+    expect(t.conversations.map((c) => c.key)).toEqual(["conv-a"]);
+    expect(conversationsShown([conv("x"), conv("y")], null)).toHaveLength(2);
   });
 
   it("shows a conversation and a turn that have no call, with the turn's end", () => {

@@ -19,7 +19,11 @@ function severityRankSql(): string {
 }
 
 /** A severity's weight as SEVERITY_RANK_SQL gives it (unknown values weigh as the least severe). */
-export const severityRank = (severity: string): number => SEVERITY_WEIGHT[severity as keyof typeof SEVERITY_WEIGHT] ?? LEAST_WEIGHT;
+export const severityRank = (severity: string): number =>
+  Object.hasOwn(SEVERITY_WEIGHT, severity) ? SEVERITY_WEIGHT[severity as keyof typeof SEVERITY_WEIGHT] : LEAST_WEIGHT;
+
+/** Whether `n` is a weight SEVERITY_RANK_SQL can give (a cursor's key is compared with it). */
+export const isSeverityRank = (n: unknown): n is number => typeof n === "number" && Object.values(SEVERITY_WEIGHT).includes(n);
 
 /**
  * An interruption is regressed when another one of its fingerprint had been resolved before it

@@ -8,7 +8,7 @@ import type { Interruption } from "../generated/client";
 import { asBigInt, asNumber, asText, readSql, type Row } from "../sql";
 import { decodeTimeCursor, encodeTimeCursor } from "./timeCursor";
 import { invalid } from "../../domain/errors";
-import { filterSql, REGRESSED_SQL, SEVERITY_RANK_SQL, severityRank, unresolvedOnly } from "./filterSql";
+import { filterSql, isSeverityRank, REGRESSED_SQL, SEVERITY_RANK_SQL, severityRank, unresolvedOnly } from "./filterSql";
 
 export const UNASSIGNED = "__unassigned__";
 
@@ -71,7 +71,8 @@ function decodeKeyedCursor(cursor: string, by: KeyedSort): { key: number | strin
   } catch {
     key = undefined;
   }
-  const fits = by === "severity" ? typeof key === "number" : by === "type" ? typeof key === "string" : key === null || typeof key === "string";
+  // the key is compared with the sort's column: a number PostgreSQL cannot read as a rank would be a 500
+  const fits = by === "severity" ? isSeverityRank(key) : by === "type" ? typeof key === "string" : key === null || typeof key === "string";
   if (!fits) throw invalid(`cursor: not a cursor of this list's sort (${by})`);
   return { key: key as number | string | null, time: text.slice(end + 1) };
 }
