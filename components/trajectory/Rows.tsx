@@ -253,7 +253,7 @@ function CallMeta({ node }: { node: CallNode }) {
 }
 
 /** The ids a call keeps of its imbalance (the first few of each kind) and how many more there were. */
-function listedIds(ids: string[], count: number | undefined): string {
-  const more = (count ?? ids.length) - ids.length;
+function listedIds(ids: string[], count: number): string {
+  const more = count - ids.length;
   return more > 0 ? `${ids.join(", ")} and ${more} more` : ids.join(", ");
 }

@@ -41,22 +41,16 @@ export const MAX_ID_CHARS = 512;
 
 const listed = (ids: string[]) => ids.slice(0, MAX_LISTED_IDS).map((id) => id.slice(0, MAX_ID_CHARS));
 
-export function imbalanceOf(b: ToolBalance): Imbalance | null {
-  if (b.balanced) return null;
-  return {
-    dangling: listed(b.dangling),
-    orphan: listed(b.orphan),
-    duplicate: listed(b.duplicate),
-    dangling_count: b.dangling.length,
-    orphan_count: b.orphan.length,
-    duplicate_count: b.duplicate.length,
-  };
-}
-
 /** An imbalance as a call stored it; rows stored before counts were kept hold every id (and the series). */
 export type StoredImbalance = Pick<Imbalance, "dangling" | "orphan" | "duplicate"> & Partial<Imbalance>;
 
-/** A stored imbalance as it is sent: the ids and counts `imbalanceOf` keeps, whenever it was stored. */
+/** What a call keeps of its history's balance: null when balanced. */
+export const imbalanceOf = (b: ToolBalance): Imbalance | null => (b.balanced ? null : keptImbalance(b));
+
+/**
+ * What is kept of an imbalance with every id (a balance worked out now, or a row stored before
+ * the counts): its first ids of each kind, cut to MAX_ID_CHARS, and how many there were.
+ */
 export function keptImbalance(stored: StoredImbalance): Imbalance {
   return {
     dangling: listed(stored.dangling),

@@ -1,6 +1,6 @@
 // Sessions and their trajectories: conversations → turns → calls, and a call's messages.
 import { notFound } from "../../domain/errors";
-import { toolBalance } from "../../detect/toolBalance";
+import { keptImbalance, toolBalance, type StoredImbalance } from "../../detect/toolBalance";
 import { ACTIVE_STATUSES, emptySeverityCounts, SEVERITIES } from "../../domain/interruptions";
 import type { ChatMessage } from "../../domain/calls";
 import type { Db, DbTx } from "../client";
@@ -9,7 +9,6 @@ import { inChunks } from "../multiRow";
 import { marks, readSql } from "../sql";
 import { decodeTimeCursor, encodeTimeCursor } from "./timeCursor";
 import { groupBy } from "../../groupBy";
-import { keptImbalance, type StoredImbalance } from "../../detect/toolBalance";
 
 // Unknown severities (imported from AgentSight as given) sort first here, as they always have.
 const SEVERITY_INDEX = (s: string) => (SEVERITIES as readonly string[]).indexOf(s);
