@@ -2,6 +2,7 @@
 
 import type { ChatMessage } from "../domain/calls";
 import { fingerprintArgs, jaccard } from "./text";
+import { MAX_TOOL_REF_CHARS } from "./toolBalance";
 
 export type CallSummary = {
   callId: string;
@@ -140,8 +141,6 @@ export function isIdleToolCall(name: string, args: unknown): boolean {
  * MAX_SUMMARY_TOOLS and their counts are.
  */
 const MAX_SUMMARY_TOOLS = 64;
-/** Characters kept of a tool's name (the ingest schema refuses longer; adapters of raw exchanges do not). */
-const MAX_NAME_CHARS = 512;
 
 const capped = (list: string[]): string[] =>
   list.length > MAX_SUMMARY_TOOLS ? [...list.slice(0, MAX_SUMMARY_TOOLS), `… ${list.length} tool calls`] : list;
@@ -159,7 +158,7 @@ export function summarizeCall(
     for (const p of m.parts) {
       if (p.type === "text") texts.push(p.content);
       if (p.type !== "tool_call") continue;
-      const name = p.name.slice(0, MAX_NAME_CHARS);
+      const name = p.name.slice(0, MAX_TOOL_REF_CHARS);
       tools.push(`${name}#${fingerprintArgs(p.arguments)}`);
       toolNames.push(name);
       idle = idle && isIdleToolCall(p.name, p.arguments);

@@ -36,10 +36,14 @@ export type Imbalance = {
   duplicate_count: number;
 };
 
-/** Characters kept of each id: providers' ids are tens; the ingest schema refuses longer than this, adapters of raw exchanges do not. */
-export const MAX_ID_CHARS = 512;
+/**
+ * The longest tool-call id and tool name kept (with a call's imbalance, a dead-loop window, a
+ * finding): providers' are tens of characters. The ingest schema refuses longer ones; adapters of
+ * raw exchanges do not, so what is kept is cut to it as well.
+ */
+export const MAX_TOOL_REF_CHARS = 512;
 
-const listed = (ids: string[]) => ids.slice(0, MAX_LISTED_IDS).map((id) => id.slice(0, MAX_ID_CHARS));
+const listed = (ids: string[]) => ids.slice(0, MAX_LISTED_IDS).map((id) => id.slice(0, MAX_TOOL_REF_CHARS));
 
 /** An imbalance as a call stored it; rows stored before counts were kept hold every id (and the series). */
 export type StoredImbalance = Pick<Imbalance, "dangling" | "orphan" | "duplicate"> & Partial<Imbalance>;
@@ -49,7 +53,7 @@ export const imbalanceOf = (b: ToolBalance): Imbalance | null => (b.balanced ? n
 
 /**
  * What is kept of an imbalance with every id (a balance worked out now, or a row stored before
- * the counts): its first ids of each kind, cut to MAX_ID_CHARS, and how many there were.
+ * the counts): its first ids of each kind, cut to MAX_TOOL_REF_CHARS, and how many there were.
  */
 export function keptImbalance(stored: StoredImbalance): Imbalance {
   return {

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { MAX_INT, MIN_INT, type ChatMessage, type HttpExchange, type NormalizedCall, type Part } from "../domain/calls";
 import { MAX_NS } from "../domain/time";
+import { MAX_TOOL_REF_CHARS } from "../detect/toolBalance";
 
 /** Integer nanoseconds: a JSON integer, or a string of digits (exact beyond 2^53). */
 export const nsSchema = z
@@ -19,16 +20,12 @@ const bytesLeftOut = z.number().int().nonnegative().transform((n) => Math.min(n,
 /** A pid or an exit code: an integer that fits an Int column. */
 const int = z.number().int().min(MIN_INT).max(MAX_INT);
 
-/**
- * Providers' tool-call ids and tool names are tens of characters; ids of an imbalance and names
- * of a dead loop are kept with the call, the conversation's window and the finding.
- */
-const toolCallId = z.string().min(1).max(512);
+const toolCallId = z.string().min(1).max(MAX_TOOL_REF_CHARS);
 
 const partSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), content: z.string() }),
   z.object({ type: z.literal("reasoning"), content: z.string() }),
-  z.object({ type: z.literal("tool_call"), id: toolCallId, name: z.string().max(512), arguments: z.unknown() }),
+  z.object({ type: z.literal("tool_call"), id: toolCallId, name: z.string().max(MAX_TOOL_REF_CHARS), arguments: z.unknown() }),
   z.object({
     type: z.literal("tool_call_response"),
     id: toolCallId,
