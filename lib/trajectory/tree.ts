@@ -3,7 +3,7 @@
 // `/api/sessions/{id}/calls`). Then flattened to the rows of a virtualized list.
 import { callEndNs, callStartNs, compareCalls } from "./ns";
 import { worstSeverity } from "./severity";
-import type { CallSummary, ConversationInfo, TurnInfo } from "./types";
+import type { CallSummary, ConversationInfo, NsValue, TurnInfo } from "./types";
 
 export const NO_CONVERSATION = "(no conversation)";
 
@@ -75,34 +75,52 @@ export function sortCalls(calls: CallSummary[]): CallSummary[] {
 
 type Builder = { node: ConversationNode; turns: Map<string, TurnNode>; lastSegment: TurnNode | null; prev: CallSummary | null };
 
+/** A conversation's node, with nothing in it yet, from `startNs` to `endNs`. */
+function newBuilder(key: string, conversationId: string | null, info: ConversationInfo | null, startNs: bigint, endNs: bigint): Builder {
+  return {
+    node: {
+      key,
+      conversationId,
+      info,
+      turns: [],
+      loadedCalls: 0,
+      totalCalls: info?.call_count ?? 0,
+      markerCount: 0,
+      severity: null,
+      brickedSinceCallId: info?.bricked_since_call_id ?? null,
+      startNs,
+      endNs,
+    },
+    turns: new Map(),
+    lastSegment: null,
+    prev: null,
+  };
+}
+
+/** First and last seen of a detail's conversation or turn, the last never before the first. */
+function seenSpan(info: { first_seen_ns: NsValue; last_seen_ns: NsValue }): [bigint, bigint] {
+  const first = BigInt(String(info.first_seen_ns));
+  const last = BigInt(String(info.last_seen_ns));
+  return [first, last > first ? last : first];
+}
+
 /**
  * Conversations and turns that have no call (a turn that failed or was dispatched before its first
  * call, a conversation opened by events only): the calls do not bring them, the session detail
  * does. Only those with none: one whose calls are still to load comes with them.
  */
 function addCallless(conversations: ConversationInfo[], builders: Map<string, Builder>): void {
-  const emptyTurn = (convKey: string, t: TurnInfo): TurnNode => {
-    const at = BigInt(String(t.first_seen_ns));
-    const last = BigInt(String(t.last_seen_ns));
-    return { key: `${convKey}::${t.turn_id}`, turnId: t.turn_id, info: t, calls: [], startNs: at, endNs: last > at ? last : at, markerCount: 0 };
-  };
   for (const info of conversations) {
     let b = builders.get(info.conversation_id);
     if (!b) {
       if (info.call_count > 0) continue;
-      const at = BigInt(String(info.first_seen_ns));
-      const last = BigInt(String(info.last_seen_ns));
-      b = {
-        node: { key: info.conversation_id, conversationId: info.conversation_id, info, turns: [], loadedCalls: 0, totalCalls: 0, markerCount: 0, severity: null, brickedSinceCallId: info.bricked_since_call_id, startNs: at, endNs: last > at ? last : at },
-        turns: new Map(),
-        lastSegment: null,
-        prev: null,
-      };
+      b = newBuilder(info.conversation_id, info.conversation_id, info, ...seenSpan(info));
       builders.set(info.conversation_id, b);
     }
     for (const t of info.turns) {
       if (t.call_count > 0 || b.turns.has(t.turn_id)) continue;
-      const turn = emptyTurn(info.conversation_id, t);
+      const [startNs, endNs] = seenSpan(t);
+      const turn: TurnNode = { key: `${info.conversation_id}::${t.turn_id}`, turnId: t.turn_id, info: t, calls: [], startNs, endNs, markerCount: 0 };
       b.turns.set(t.turn_id, turn);
       b.node.turns.push(turn);
     }
@@ -127,24 +145,7 @@ export function buildTrajectory(conversations: ConversationInfo[], calls: CallSu
     let b = builders.get(convKey);
     if (!b) {
       const info = call.conversation_id ? convInfo.get(call.conversation_id) ?? null : null;
-      b = {
-        node: {
-          key: convKey,
-          conversationId: call.conversation_id,
-          info,
-          turns: [],
-          loadedCalls: 0,
-          totalCalls: info?.call_count ?? 0,
-          markerCount: 0,
-          severity: null,
-          brickedSinceCallId: info?.bricked_since_call_id ?? null,
-          startNs: callStartNs(call),
-          endNs: callEndNs(call),
-        },
-        turns: new Map(),
-        lastSegment: null,
-        prev: null,
-      };
+      b = newBuilder(convKey, call.conversation_id, info, callStartNs(call), callEndNs(call));
       builders.set(convKey, b);
     }
     // Calls with a turn id group by it; calls without one form runs of consecutive calls.
