@@ -3,10 +3,11 @@ import type { InterruptionRecord } from "@/components/api/types";
 import { formatTime, timeAgo } from "@/components/ui/format";
 import { TextBlock } from "@/components/trajectory/TextBlock";
 import type { Activity as ActivityEntry } from "@/components/api/types";
+import { userOfActorName } from "@/lib/auth/actor";
 import { useActivity } from "./queries";
 
 /** "user:alice@x" → "alice@x"; "token:ci" → "token ci". */
-export const actorLabel = (actor: string) => (actor.startsWith("user:") ? actor.slice(5) : actor.startsWith("token:") ? `token ${actor.slice(6)}` : actor);
+export const actorLabel = (actor: string) => userOfActorName(actor) ?? (actor.startsWith("token:") ? `token ${actor.slice(6)}` : actor);
 
 const field = (v: unknown, key: string): string | null => {
   if (!v || typeof v !== "object") return null;

@@ -10,6 +10,15 @@ export function actorName(actor: Actor): string {
   return `${actor.kind}:${actor.name}`;
 }
 
+/** The start of a signed-in user's actor name. */
+export const USER_ACTOR_PREFIX = "user:";
+
+/** A signed-in user's actor name (actorName of that user): `*_by` fields, a token's maker. */
+export const userActorName = (email: string): string => `${USER_ACTOR_PREFIX}${email}`;
+
+/** The email of a user's actor name; null for a token's (or none). */
+export const userOfActorName = (name: string | null): string | null => (name?.startsWith(USER_ACTOR_PREFIX) ? name.slice(USER_ACTOR_PREFIX.length) : null);
+
 /** A filter's `assignee=me` names the caller (a user's email, a token's name). */
 export function resolveMe<F extends { assignees?: string[] }>(filter: F, actor: Actor): F {
   if (!filter.assignees?.includes("me")) return filter;

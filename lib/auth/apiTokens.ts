@@ -6,7 +6,7 @@ import type { Db, DbTx } from "../db/client";
 import type { ApiToken } from "../db/generated/client";
 import { nowNs } from "../domain/time";
 import { isDashboardTokenId } from "./dashboardToken";
-import { actorName, type Actor } from "./actor";
+import { actorName, USER_ACTOR_PREFIX, userActorName, userOfActorName, type Actor } from "./actor";
 import { forgetToken, forgetTokensMadeBy } from "./identity";
 import { scopesOf, type Role } from "./roles";
 import { parseScopes, type Scope } from "./scopes";
@@ -37,8 +37,8 @@ export async function createToken(db: DbTx, input: { name: string; scopes: Scope
 export async function createTokenAs(db: Db, actor: Actor, input: { name: string; scopes: Scope[]; expiresAtNs?: bigint | null }) {
   const maker = actor.kind === "user" ? actorName(actor) : (actor.actsFor ?? actorName(actor));
   return db.$transaction(async (tx) => {
-    if (maker.startsWith("user:")) {
-      const email = maker.slice("user:".length);
+    const email = userOfActorName(maker);
+    if (email !== null) {
       await tx.$executeRaw`UPDATE "User" SET "role" = "role" WHERE "email" = ${email}`;
       const user = await tx.user.findUnique({ where: { email }, select: { role: true } });
       if (user?.role !== "admin") throw forbidden(`${email} is no longer an admin: only admins make tokens`);
@@ -80,11 +80,11 @@ export async function revokeToken(db: DbTx, id: string) {
  */
 export async function revokeTokensBeyond(db: DbTx, email: string, role: Role | null): Promise<number> {
   const allowed = new Set<Scope>(role ? scopesOf(role) : []);
-  const made = await db.apiToken.findMany({ where: { createdBy: `user:${email}`, revokedAtNs: null } });
+  const made = await db.apiToken.findMany({ where: { createdBy: userActorName(email), revokedAtNs: null } });
   const beyond = made.filter((t) => parseScopes(t.scopes).some((s) => !allowed.has(s)));
   if (!beyond.length) return 0;
   await db.apiToken.updateMany({ where: { id: { in: beyond.map((t) => t.id) } }, data: { revokedAtNs: nowNs() } });
-  forgetTokensMadeBy(`user:${email}`); // and again once it commits (the users routes)
+  forgetTokensMadeBy(userActorName(email)); // and again once it commits (the users routes)
   return beyond.length;
 }
 
@@ -94,8 +94,8 @@ export async function revokeTokensBeyond(db: DbTx, email: string, role: Role | n
  * (and any change the revocation missed) are caught up with; nothing is done twice.
  */
 export async function revokeTokensOfLostRights(db: DbTx): Promise<number> {
-  const made = await db.apiToken.findMany({ where: { createdBy: { startsWith: "user:" }, revokedAtNs: null }, select: { createdBy: true } });
-  const makers = [...new Set(made.map((t) => t.createdBy!.slice("user:".length)))];
+  const made = await db.apiToken.findMany({ where: { createdBy: { startsWith: USER_ACTOR_PREFIX }, revokedAtNs: null }, select: { createdBy: true } });
+  const makers = [...new Set(made.map((t) => userOfActorName(t.createdBy)!))];
   if (!makers.length) return 0;
   const users = new Map((await db.user.findMany({ where: { email: { in: makers } }, select: { email: true, role: true } })).map((u) => [u.email, u.role as Role]));
   let revoked = 0;

@@ -10,7 +10,7 @@ import { getToken } from "next-auth/jwt";
 import type { DbTx } from "../db/client";
 import { unauthenticated } from "../domain/errors";
 import { nowNs } from "../domain/time";
-import type { Actor } from "./actor";
+import { userOfActorName, type Actor } from "./actor";
 import { scopesOf } from "./roles";
 import { parseScopes } from "./scopes";
 import { sessionSecret } from "./sessionSecret";
@@ -83,7 +83,7 @@ export async function tokenActor(db: DbTx, secret: string): Promise<Actor> {
     // by its hash, and no error when it is gone: the cached row may have been deleted or renamed since
     await db.apiToken.updateMany({ where: { hash: token.hash }, data: { lastUsedAtNs: now } });
   }
-  return { kind: "token", id: token.id, name: token.name, scopes, ...(token.createdBy?.startsWith("user:") ? { actsFor: token.createdBy } : {}) };
+  return { kind: "token", id: token.id, name: token.name, scopes, ...(userOfActorName(token.createdBy) !== null ? { actsFor: token.createdBy! } : {}) };
 }
 
 type CachedUser = { id: string; email: string; role: string; sessionVersion: number };

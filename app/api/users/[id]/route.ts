@@ -1,3 +1,4 @@
+import { userActorName } from "@/lib/auth/actor";
 import { forgetTokensMadeBy, forgetUser } from "@/lib/auth/identity";
 import * as c from "@/lib/api/contracts/users";
 import { conflict, notFound } from "@/lib/domain/errors";
@@ -14,7 +15,7 @@ export const POST = handle(c.updateUser, async ({ db, body, params }) => {
   });
   // a new role applies to the user's next request (and their tokens'), not after the cache expires
   forgetUser(params.id);
-  forgetTokensMadeBy(`user:${updated.email}`);
+  forgetTokensMadeBy(userActorName(updated.email));
   return updated;
 });
 
@@ -22,6 +23,6 @@ export const DELETE = handle(c.deleteUser, async ({ db, params, actor }) => {
   if (actor.kind === "user" && actor.id === params.id) throw conflict("You cannot delete your own account");
   const deleted = await db.$transaction((tx) => deleteUser(tx, params.id));
   forgetUser(params.id);
-  forgetTokensMadeBy(`user:${deleted.email}`);
+  forgetTokensMadeBy(userActorName(deleted.email));
   return deleted;
 });
