@@ -13,7 +13,7 @@ import type { WorkerReply, WorkerRequest } from "./ingestWorker";
 import { prepareOtlpBody, type OtlpEncoding } from "./otlpBody";
 import { ingestWorkerEntry } from "./ingestWorkerFiles";
 import type { OtlpBatch } from "../otlp/prepare";
-import { exportHoldsMoreMessagesThan } from "../otlp/protobuf";
+import { asBuffer, exportHoldsMoreMessagesThan } from "../otlp/protobuf";
 import { scanContainer, skipByteSpace } from "../json";
 
 /** OTLP exports from this size on go to the worker. */
@@ -28,7 +28,7 @@ export const OFFLOAD_MESSAGES = 2_000;
 export function otlpGoesToWorker(encoding: OtlpEncoding, bytes: Uint8Array): boolean {
   if (bytes.length >= OFFLOAD_BYTES) return true;
   if (encoding === "protobuf") return exportHoldsMoreMessagesThan(bytes, OFFLOAD_MESSAGES);
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const text = asBuffer(bytes);
   const at = skipByteSpace(text, 0);
   if (text[at] !== 0x7b && text[at] !== 0x5b) return false; // not an object or array: refused at once inline
   const scan = scanContainer(text, at + 1);

@@ -4,14 +4,14 @@
 import { decodeTraceRequestJson } from "../otlp/json";
 import { OtlpDecodeError, type OtlpTraceRequest } from "../otlp/model";
 import { prepareOtlp, type OtlpBatch } from "../otlp/prepare";
-import { decodeTraceRequestProtobuf } from "../otlp/protobuf";
+import { asBuffer, decodeTraceRequestProtobuf } from "../otlp/protobuf";
 import { ApiError } from "./errors";
 
 export type OtlpEncoding = "protobuf" | "json";
 
 export function decodeOtlp(encoding: OtlpEncoding, body: Uint8Array): OtlpTraceRequest {
   try {
-    return encoding === "protobuf" ? decodeTraceRequestProtobuf(body) : decodeTraceRequestJson(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"));
+    return encoding === "protobuf" ? decodeTraceRequestProtobuf(body) : decodeTraceRequestJson(asBuffer(body).toString("utf8"));
   } catch (e) {
     if (e instanceof OtlpDecodeError) throw new ApiError(400, `Not an OTLP ExportTraceServiceRequest (${encoding}): ${e.message}`);
     throw e;

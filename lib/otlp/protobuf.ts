@@ -96,7 +96,8 @@ function decodeError(e: unknown): OtlpDecodeError {
   return new OtlpDecodeError(`malformed protobuf: ${message}`);
 }
 
-const asBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+/** `bytes` as a Buffer over the same memory (no copy). */
+export const asBuffer = (bytes: Uint8Array): Buffer => (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 
 /** Whether protobuf bytes of an ExportTraceServiceRequest hold more than `limit` messages (spans, attributes, …), by one linear walk. */
 export const exportHoldsMoreMessagesThan = (bytes: Uint8Array, limit: number): boolean => holdsMoreMessagesThan(bytes, ExportTraceServiceRequest, limit);
