@@ -38,6 +38,17 @@ async function ingest503(agent: string, n: number, model = "e2e-model") {
   await api.dispose();
 }
 
+/** `n` failures of an agent of their own, and the responder's For review tab of them, loaded. */
+async function responderReviewOf(page: Page, label: string, n: number): Promise<string> {
+  const agent = unique(label);
+  await ingest503(agent, n);
+  await signIn(page, "responder");
+  await page.goto(`/inbox?agent_name=${agent}&tab=review`);
+  await inboxSettled(page);
+  await expect(inboxRows(page)).toHaveCount(n);
+  return agent;
+}
+
 async function userPage(browser: Browser, who: Who): Promise<Page> {
   const context = await browser.newContext({ baseURL: BASE_URL });
   const page = await context.newPage();
@@ -46,12 +57,7 @@ async function userPage(browser: Browser, who: Who): Promise<Page> {
 }
 
 test("a notice does not move the rows: a click right after an action lands on the row aimed at", async ({ page }) => {
-  const agent = unique("notice-bot");
-  await ingest503(agent, 3);
-  await signIn(page, "responder");
-  await page.goto(`/inbox?agent_name=${agent}&tab=review`);
-  await inboxSettled(page);
-  await expect(inboxRows(page)).toHaveCount(3);
+  await responderReviewOf(page, "notice-bot", 3);
   const top = async () => (await inboxRows(page).nth(1).boundingBox())!.y;
   const before = await top();
 
@@ -69,12 +75,7 @@ test("a notice does not move the rows: a click right after an action lands on th
 });
 
 test("two row actions in quick succession each finish: both rows change, neither stays disabled, both say so", async ({ page }) => {
-  const agent = unique("quick-bot");
-  await ingest503(agent, 3);
-  await signIn(page, "responder");
-  await page.goto(`/inbox?agent_name=${agent}&tab=review`);
-  await inboxSettled(page);
-  await expect(inboxRows(page)).toHaveCount(3);
+  await responderReviewOf(page, "quick-bot", 3);
   // the first acknowledge's answer is held until the second was sent
   const release = await holdFirstAnswer(page, "**/api/interruptions/*/acknowledge");
   await page.keyboard.press("j");
@@ -91,11 +92,7 @@ test("two row actions in quick succession each finish: both rows change, neither
 });
 
 test("keys pressed in an open filter menu stay in it: the focused row behind is not acknowledged", async ({ page }) => {
-  const agent = unique("menu-bot");
-  await ingest503(agent, 2);
-  await signIn(page, "responder");
-  await page.goto(`/inbox?agent_name=${agent}&tab=review`);
-  await inboxSettled(page);
+  await responderReviewOf(page, "menu-bot", 2);
   await page.keyboard.press("j");
   await expect(inboxRows(page).nth(0)).toBeFocused();
   await page.getByTestId("filter-type").getByRole("button").first().click();
