@@ -146,7 +146,7 @@ export class SightDeskClient {
       const location = res.headers.get("location");
       return new CliError(`SightDesk at ${where} redirects${location ? ` to ${safeLine(location)}` : ""}: pass the final address with --url`);
     }
-    if (res.status >= 500) return new CliError(`SightDesk at ${where} failed (HTTP ${res.status}): ${message ?? "server error"}`);
-    return new CliError(message ?? `Request failed (HTTP ${res.status})`);
+    if (res.status >= 500) return new CliError(`SightDesk at ${where} failed (HTTP ${res.status}): ${message ?? "server error"}`, EXIT_REQUEST, res.status);
+    return new CliError(message ?? `Request failed (HTTP ${res.status})`, EXIT_REQUEST, res.status);
   }
 }

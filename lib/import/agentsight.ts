@@ -101,12 +101,17 @@ export type ImporterOptions = {
 
 const MARK_PREFIX = "import.agentsight:";
 
-/** The error when a batch could not be delivered; the marks stay where they were. */
-/** Calls that could not be stored or sent; `permanent` when asking again cannot help (the server refused the token). */
+/**
+ * Calls that could not be stored or sent; the marks stay where they were. `permanent` when asking
+ * again cannot help (the server refused the token); `refused` when the server refused these calls
+ * as they are (HTTP 400, 413: its request limit may be lower than the default), so that sending
+ * them again cannot help but fewer at a time may.
+ */
 export class DeliveryError extends Error {
   constructor(
     message: string,
     readonly permanent = false,
+    readonly refused = false,
   ) {
     super(message);
   }
@@ -287,10 +292,7 @@ export class AgentSightImporter {
       }
     }
     if (!calls.length) return;
-    if (this.sink.kind === "remote") {
-      count(stats, await this.sink.postCalls(valid));
-      return;
-    }
+    if (this.sink.kind === "remote") return this.send(this.sink.postCalls, valid, stats);
     let result: IngestResult;
     try {
       await this.countSessions(this.sink.db, calls, stats);
@@ -299,6 +301,23 @@ export class AgentSightImporter {
       throw new DeliveryError(`Cannot store calls: ${(e as Error).message}`);
     }
     count(stats, result);
+  }
+
+  /**
+   * Posts `calls` to the server. A batch it refuses is halved until each refused call is alone,
+   * and that call is skipped with the server's reason: a follower would otherwise send it again
+   * at every pass, and nothing after it would ever arrive.
+   */
+  private async send(postCalls: (calls: WireCall[]) => Promise<IngestResult>, calls: WireCall[], stats: ImportStats): Promise<void> {
+    try {
+      count(stats, await postCalls(calls));
+    } catch (e) {
+      if (!(e instanceof DeliveryError && e.refused)) throw e;
+      if (calls.length === 1) return skip(stats, "calls", `call ${calls[0].call_id}: the server refused it: ${e.message}`);
+      const half = Math.ceil(calls.length / 2);
+      await this.send(postCalls, calls.slice(0, half), stats);
+      await this.send(postCalls, calls.slice(half), stats);
+    }
   }
 
   /** Counts the sessions of `calls` not counted yet in this pass as new or already known. */

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgentSightFiles, insertCall, SECOND, user } from "../fixtures/agentsight";
 import { startServer, type TestServer } from "./support/server";
 
 const ROOT = path.resolve(__dirname, "../..");
@@ -110,6 +111,31 @@ describe("sightdesk import agentsight", () => {
     const quiet = await onTerminal(["--quiet"]);
     expect(quiet).not.toMatch(/rows\/s/);
     expect(quiet).toContain("interruptions: 9 imported (2 resolved)");
+  });
+
+  it("skips, naming it, a call over a server's lower request limit and forwards the rest (it was sent again at every pass)", async () => {
+    const limit = 64 * 1024;
+    const small = await startServer({ SIGHTDESK_MAX_BODY_BYTES: String(limit) });
+    try {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-import-limit-"));
+      const { genai, events } = createAgentSightFiles(dir);
+      const start = 1_767_268_800_000_000_000n;
+      // the large one in the middle: the calls before and after it share its batch
+      for (let i = 0; i < 5; i++) {
+        const text = i === 2 ? "x".repeat(2 * limit) : `step ${i}`;
+        insertCall(genai, { callId: `limit-${i}`, session: "s-limit", conversation: `c-limit-${i}`, startNs: start + BigInt(i) * SECOND, input: [user(text)] });
+      }
+      genai.close();
+      events.close();
+      const run = await cli(["import", "agentsight", dir, "--url", small.url, "--token", small.token]);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain("calls:         4 imported, 0 already present, 1 skipped");
+      expect(run.stdout).toMatch(new RegExp(`skipped: call limit-2: the server refused it: Request body exceeds ${limit} bytes`));
+      const stored = (await (await small.api("/api/sessions/s-limit")).json()) as { call_count: number };
+      expect(stored.call_count).toBe(4);
+    } finally {
+      await small.stop();
+    }
   });
 
   it("fails clearly on a directory that is not an AgentSight store", async () => {

@@ -78,7 +78,7 @@ export async function agentsight(dir: string, opts: AgentSightOptions, deps: Imp
             forward?.delivered(calls);
             return result;
           } catch (e) {
-            if (e instanceof CliError) throw new DeliveryError(e.message, e.status === 401 || e.status === 403);
+            if (e instanceof CliError) throw new DeliveryError(e.message, e.status === 401 || e.status === 403, e.status === 400 || e.status === 413);
             throw e;
           }
         },
