@@ -12,7 +12,10 @@ export const PRISMA_FILES: Record<Provider, { schema: string; migrations: string
 
 const HEADER = "// GENERATED from prisma/schema.prisma by lib/db/schemaFiles.ts: edit that file, not this one.\n";
 
-/** The PostgreSQL variant of the SQLite schema: another provider and client folder, same models. */
+/**
+ * The PostgreSQL variant of the SQLite schema: another provider and client folder, the same models,
+ * with 64-bit autoincrement ids.
+ */
 export function derivePostgresSchema(source: string): string {
   let out = source;
   const swap = (from: RegExp, to: string) => {
@@ -21,6 +24,10 @@ export function derivePostgresSchema(source: string): string {
   };
   swap(/(datasource\s+db\s*\{[^}]*provider\s*=\s*)"sqlite"/, '$1"postgresql"');
   swap(/(generator\s+client\s*\{[^}]*output\s*=\s*)"\.\.\/lib\/db\/generated"/, '$1"../../lib/db/generated-pg"');
+  // An autoincrement id only grows (a deleted row does not give its id back): PostgreSQL's Int is
+  // 32-bit. SQLite's INTEGER PRIMARY KEY is 64-bit already, and Prisma's BigInt there would not be
+  // one (a BIGINT key is no rowid and cannot autoincrement).
+  out = out.replace(/\bInt(\s+@id\s+@default\(autoincrement\(\)\))/g, "BigInt$1");
   return HEADER + out;
 }
 
