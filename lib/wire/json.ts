@@ -13,9 +13,6 @@ export function parseJsonExact(text: string, maxContainers?: number): unknown {
   return parseJsonBounded(text, { quoteNs: true, maxContainers });
 }
 
-const MARK = "\u0000bigint:";
-const MARKED = /"\\u0000bigint:(-?\d+)"/g;
-
 /** JSON.stringify that writes bigint values as exact JSON integers. */
 export function stringifyExact(value: unknown, space?: number): string {
   try {
@@ -25,6 +22,10 @@ export function stringifyExact(value: unknown, space?: number): string {
   } catch (e) {
     if (!(e instanceof TypeError)) throw e;
   }
-  const text = JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? `${MARK}${v}` : v), space);
-  return text.replace(MARKED, "$1");
+  // Each bigint is written as a string holding a mark, whose quotes then come off. The mark has a
+  // part drawn for this call: a string of the data (an agent's call id) cannot pose as one and be
+  // written as a number.
+  const nonce = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
+  const text = JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? `\u0000bigint:${nonce}:${v}` : v), space);
+  return text.replace(new RegExp(`"\\\\u0000bigint:${nonce}:(-?\\d+)"`, "g"), "$1");
 }
