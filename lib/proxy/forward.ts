@@ -19,7 +19,7 @@ import type { LookupFunction } from "node:net";
 import type { Readable } from "node:stream";
 import { nowNs } from "../domain/time";
 import { ExchangeRecorder, type ExchangeEnd, type ExchangeStart, type RecordedExchange } from "./exchange";
-import { clientResponseHeaders, pairsFromRaw, upstreamRequestHeaders } from "./headers";
+import { clientResponseHeaders, framedRequestHeaders, pairsFromRaw, upstreamRequestHeaders } from "./headers";
 
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 600_000;
 /** Most time between two chunks of an answer (a reasoning model can think for minutes between them). */
@@ -110,9 +110,12 @@ export function forward(opts: ForwardOptions, sink: ClientSink): Promise<void> {
         }
       });
     };
+    // a GET/DELETE/OPTIONS/HEAD sends a body only when the agent framed one
+    const sendsBody = !!opts.body && !(NO_BODY_METHODS.has(opts.method.toUpperCase()) && !opts.headers.some(([k]) => /^(content-length|transfer-encoding)$/i.test(k)));
+    const headers = framedRequestHeaders(upstreamRequestHeaders(opts.headers, opts.target.host), sendsBody);
     const upstream = (secure ? https : http).request(opts.target, {
       method: opts.method,
-      headers: upstreamRequestHeaders(opts.headers, opts.target.host) as unknown as http.OutgoingHttpHeaders,
+      headers: headers as unknown as http.OutgoingHttpHeaders,
       agent: agents[secure ? "https:" : "http:"],
       ...(opts.lookup ? { lookup: opts.lookup } : {}),
     });
@@ -197,7 +200,7 @@ export function forward(opts: ForwardOptions, sink: ClientSink): Promise<void> {
       });
     });
 
-    if (!opts.body || NO_BODY_METHODS.has(opts.method.toUpperCase()) && !opts.headers.some(([k]) => /^(content-length|transfer-encoding)$/i.test(k))) {
+    if (!opts.body || !sendsBody) {
       opts.body?.resume();
       upstream.end();
       return;

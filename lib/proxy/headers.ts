@@ -58,6 +58,19 @@ export function upstreamRequestHeaders(pairs: [string, string][], upstreamHost: 
   return out;
 }
 
+/**
+ * The framing of the body that goes upstream. The agent's Transfer-Encoding is hop-by-hop and
+ * dropped, and Node frames a body only for methods it expects one of (not GET, DELETE,
+ * OPTIONS): a body it did not frame would reach the upstream as the start of a next request on
+ * the pooled connection. So a body without a Content-Length is sent chunked, said explicitly;
+ * a request that sends none carries no Content-Length that would promise one.
+ */
+export function framedRequestHeaders(pairs: [string, string][], sendsBody: boolean): [string, string][] {
+  const hasLength = pairs.some(([k]) => k.toLowerCase() === "content-length");
+  if (!sendsBody) return hasLength ? pairs.filter(([k]) => k.toLowerCase() !== "content-length") : pairs;
+  return hasLength ? pairs : [...pairs, ["Transfer-Encoding", "chunked"]];
+}
+
 /** What the agent gets back: the upstream's headers minus hop-by-hop ones (Node re-frames the body). */
 export function clientResponseHeaders(pairs: [string, string][]): [string, string][] {
   const listed = connectionListed(pairs);

@@ -58,8 +58,17 @@ function nodeSink(res: http.ServerResponse): ClientSink {
     if (bytes && !res.destroyed) res.write(bytes);
     wakeWhenDrained();
   };
+  let replaced = false; // the upstream's status could not be passed on: a 502 went instead
   return {
     head(status, headers) {
+      if (status < 100 || status > 999) {
+        // outside what an HTTP/1.1 status line holds (Node's writeHead throws): the agent gets a
+        // 502 that says so; the exchange is recorded with the upstream's error
+        replaced = true;
+        const body = proxyErrorBody("upstream_error", `sightdesk proxy: the upstream answered with status ${status}, which cannot be passed on`);
+        res.writeHead(502, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+        return void res.end(body);
+      }
       res.writeHead(status, headers.flat());
       // The headers go with the first body bytes when those came with them; otherwise alone, at
       // once (an answer that takes a while to start still shows its status right away).
@@ -68,6 +77,7 @@ function nodeSink(res: http.ServerResponse): ClientSink {
       });
     },
     write(chunk) {
+      if (replaced) return true;
       if (!turnOpen) {
         turnOpen = true;
         setImmediate(endOfTurn);
@@ -82,11 +92,13 @@ function nodeSink(res: http.ServerResponse): ClientSink {
       if (!turnOpen) wakeWhenDrained();
     },
     end() {
+      if (replaced) return;
       const bytes = takeGathered();
       if (bytes) res.end(bytes);
       else res.end();
     },
     abort() {
+      if (replaced) return;
       // what arrived goes out first: destroying the response would drop what is gathered or
       // still buffered; destroySoon sends it, then closes the connection (no chunked terminator)
       const bytes = takeGathered();

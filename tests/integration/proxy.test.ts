@@ -6,6 +6,7 @@
 // found from the socket (CLI proxy and server-mounted route), and the server-mounted route.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
@@ -18,6 +19,7 @@ import { startProxy, type RunningProxy } from "@/lib/proxy/server";
 import { anthropicEvents, anthropicMessage, openaiChunks, openaiCompletion, startFakeProvider, type FakeProvider } from "./support/fakeProvider";
 import { databaseBytes, freePort, startServer, type TestServer } from "./support/server";
 import { eventually, waitFor } from "../support/waitFor";
+import { sleep } from "./support/http";
 
 const OPENAI_KEY = "sk-proj-PROXYTESTKEY0123456789abcdef";
 const ANTHROPIC_KEY = "sk-ant-api03-PROXYTESTKEY0123456789abcdef";
@@ -92,6 +94,19 @@ const proxyStarted = (child: ChildProcess, stderr: () => string) =>
     if (child.exitCode !== null) throw new Error(`proxy exited:\n${stderr()}`);
     return stderr().includes("Recording proxy on");
   }, { everyMs: 50 });
+/** Sends `text` as is on a new connection; resolves with all the answer (the request says Connection: close). */
+function rawRequest(base: string, text: string): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(text));
+    const chunks: Buffer[] = [];
+    socket.on("data", (c) => chunks.push(c));
+    socket.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    socket.on("error", reject);
+    socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer in 10 s; so far: ${Buffer.concat(chunks).toString("utf8").slice(0, 200)}`)));
+  });
+}
+
 const types = (c: CallRecord) => c.interruptions.map((i) => i.interruption_type).sort();
 const plain = <T>(v: T): T => JSON.parse(JSON.stringify(v));
 
@@ -341,6 +356,38 @@ describe("failures, secrets, who is calling", () => {
     const odd = calls.filter((c) => c.status_code === null);
     expect(odd).toHaveLength(2);
     for (const c of odd) expect(c.error).toBe("upstream answered with status 600");
+  });
+
+  it("a status below 100 from the upstream is a 502 to the agent; the proxy lives on and records the exchange", async () => {
+    // Node's writeHead threw on it inside the upstream's response listener, ending the process
+    const s = sid("status-42");
+    const e42 = await openai(s).chat.completions.create({ model: "status-42", messages: [{ role: "user", content: "x" }] }).catch((e) => e);
+    expect(e42.status).toBe(502);
+    expect(e42.error).toMatchObject({ type: "upstream_error", message: expect.stringMatching(/status 42\b/) });
+    const [c] = await arrived(s, 1);
+    expect([c.status_code, c.error]).toEqual([null, "upstream answered with status 42"]);
+    expect((await fetch(`${proxy.url}/openai/v1/models`)).status).toBe(200);
+  });
+
+  it("a GET body the agent sent chunked goes upstream framed, never as a request of its own", async () => {
+    // Node frames no body of a GET by itself: unframed, these bytes were a second request
+    // (`/smuggled`) on the pooled upstream connection, sent with no key check of its own
+    const smuggled = "GET /smuggled HTTP/1.1\r\nHost: upstream\r\n\r\n";
+    const chunk = `${smuggled.length.toString(16)}\r\n${smuggled}\r\n0\r\n\r\n`;
+    const answer = await rawRequest(proxy.url, `GET /openai/v1/models HTTP/1.1\r\nHost: proxy\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${chunk}`);
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    await sleep(200); // a smuggled request would reach the upstream right after the first
+    expect(fake.seen.filter((r) => r.url.includes("smuggled"))).toEqual([]);
+    const got = fake.seen.filter((r) => r.url === "/v1/models").at(-1)!;
+    expect([got.method, got.body, got.headers["transfer-encoding"]]).toEqual(["GET", smuggled, "chunked"]);
+  });
+
+  it("the mounted proxy sends no Content-Length for a GET whose body it does not pass on", async () => {
+    // the length promised bytes that never came: the upstream waited for them (or read the next request as them)
+    const answer = await rawRequest(server.url, `GET /proxy/openai/v1/models HTTP/1.1\r\nHost: sightdesk\r\nX-SightDesk-Token: ${server.token}\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello`);
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    const got = fake.seen.filter((r) => r.url === "/v1/models").at(-1)!;
+    expect(got.headers["content-length"] ?? "0").toBe(String(Buffer.byteLength(got.body)));
   });
 
   it("a client hanging up mid-stream aborts the upstream request and is recorded cancelled", async () => {

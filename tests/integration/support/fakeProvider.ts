@@ -127,6 +127,12 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         return json(200, openaiCompletion(model, true));
       case "status-600": // outside HTTP's 100–599 (Node's server sends it; a web Response cannot)
         return json(600, { error: { message: "no such status" } });
+      case "status-42": { // below 100: Node's server will not send it, so the status line is written raw
+        const text = JSON.stringify({ error: { message: "odd status" } });
+        record(text);
+        res.socket?.end(`HTTP/1.1 042 Odd\r\ncontent-type: application/json\r\ncontent-length: ${text.length}\r\nconnection: close\r\n\r\n${text}`);
+        return;
+      }
       case "ratelimit":
         return json(429, { error: { message: "Rate limit reached for requests", type: "requests", param: null, code: "rate_limit_exceeded" } }, { "retry-after": "7" });
       case "stream":
