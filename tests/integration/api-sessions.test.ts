@@ -236,20 +236,23 @@ describe("a session's trajectory", () => {
     expect(interruptions.find((r: InterruptionRecord) => r.interruption_id === marker.interruption_id)?.call_id).toBe(k3.call_id);
   });
 
-  it("pages a session's calls with `after`, and filters by conversation", async () => {
+  it("pages a session's calls with a Link rel=\"next\" header (`after`), and filters by conversation", async () => {
     const seen: string[] = [];
-    let after: string | null = null;
-    for (let page = 0; page < 5; page++) {
-      const query: string = after ? `limit=2&after=${encodeURIComponent(after)}` : "limit=2";
-      const reply: Reply<CallSummary[]> = await get<CallSummary[]>(`/api/sessions/${sessionId}/calls?${query}`);
+    let route: string | null = `/api/sessions/${sessionId}/calls?limit=2`;
+    let pages = 0;
+    while (route && pages++ < 10) {
+      const reply: Reply<CallSummary[]> = await get<CallSummary[]>(route);
       expect(reply.status, reply.text).toBe(200);
-      if (!reply.body.length) break;
       expect(reply.body.length).toBeLessThanOrEqual(2);
       seen.push(...reply.body.map((c) => c.call_id));
-      const last: CallSummary = reply.body[reply.body.length - 1];
-      after = `${last.start_ns}.${last.call_id}`;
+      const link = nextLink(reply.headers);
+      // a full page links on, from its last call; a short one is the last
+      if (reply.body.length === 2) expect(link).toContain(`after=${encodeURIComponent(`${reply.body[1].start_ns}.${reply.body[1].call_id}`)}`);
+      else expect(link).toBeNull();
+      route = link && routeOf(link, server.url);
     }
     expect(seen).toEqual(inTimeOrder.map((c) => c.call_id));
+    expect(pages).toBe(Math.floor(inTimeOrder.length / 2) + 1);
     const deploy = await get<CallSummary[]>(`/api/sessions/${sessionId}/calls?conversation_id=${c2}`);
     expect(deploy.body.map((c) => c.call_id)).toEqual([k5.call_id]);
     expectError(await get(`/api/sessions/${sessionId}/calls?after=yesterday`), 400, /after/);

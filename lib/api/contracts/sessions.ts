@@ -57,7 +57,7 @@ export const sessionCalls = contract({
       .optional(),
   }),
   response: z.array(callSchema),
-  summary: "A session's calls in time order with interruption markers; `after` continues from the last call of a page.",
+  summary: "A session's calls in time order with interruption markers; a Link rel=\"next\" header continues past `limit` (`after`: from the last call of a page).",
 });
 export const getCall = contract({
   method: "GET", path: "/api/calls/{id}", tag, scope: "read",
