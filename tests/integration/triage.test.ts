@@ -2,6 +2,7 @@
 // (including `me`), and the grouped view by fingerprint.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJsonExact } from "@/lib/wire/json";
+import { nextLink, routeOf } from "./support/http";
 import { call, json, uid } from "./support/payloads";
 import { startServer, type TestServer } from "./support/server";
 
@@ -86,6 +87,28 @@ describe("grouped view", () => {
     expect(result).toEqual({ matched: 3, changed: 3 });
     const after = await get<Group[]>(`/api/interruptions/groups?agent_name=${agent}`);
     expect(after.find((g) => g.fingerprint === big.fingerprint)!.by_status).toEqual({ open: 0, acknowledged: 0, snoozed: 0, resolved: 3 });
+  });
+
+  it("pages groups with a Link rel=\"next\" header, newest sighting first, ties by fingerprint", async () => {
+    const agent = uid("paged-groups");
+    const at = (ms: number, status: number, error: string) => call({ agent_name: agent, session_id: uid("s"), status_code: status, error }, ms);
+    // two groups last seen at the same instant: the cursor must not skip or repeat either
+    await post("/api/ingest/calls", [at(0, 429, "rate limit"), at(5000, 503, "Service Unavailable"), at(5000, 401, "invalid_api_key")]);
+    const whole = await get<Group[]>(`/api/interruptions/groups?agent_name=${agent}`);
+    expect(whole).toHaveLength(3);
+    const seen: string[] = [];
+    let route: string | null = `/api/interruptions/groups?agent_name=${agent}&limit=1`;
+    for (let pages = 0; route && pages < 10; pages++) {
+      const res = await server.api(route);
+      expect(res.status).toBe(200);
+      const page = parseJsonExact(await res.text()) as Group[];
+      seen.push(...page.map((g) => g.fingerprint));
+      const link = nextLink(res.headers);
+      route = link && routeOf(link, server.url);
+      if (page.length === 0) expect(route).toBeNull();
+    }
+    expect(seen).toEqual(whole.map((g) => g.fingerprint));
+    expect((await server.api(`/api/interruptions/groups?cursor=yesterday`)).status).toBe(400);
   });
 
   it("rejects a bad buckets value naming it", async () => {

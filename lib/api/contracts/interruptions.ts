@@ -110,5 +110,5 @@ export const interruptionGroups = contract({
     severity: z.string(), count: z.int(), by_status: z.object({ open: z.int(), acknowledged: z.int(), snoozed: z.int(), resolved: z.int() }),
     first_seen_ns: z.int(), last_seen_ns: z.int(), regressed: z.boolean(), trend: z.array(z.int()),
   })),
-  summary: "Interruptions grouped by fingerprint, most recent first: counts per state, first/last seen, trend, regressed. Resolve a group with bulk {filter: {fingerprint}}.",
+  summary: "Interruptions grouped by fingerprint, most recent first: counts per state, first/last seen, trend, regressed; a Link rel=\"next\" header continues past `limit`. Resolve a group with bulk {filter: {fingerprint}}.",
 });

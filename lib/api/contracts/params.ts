@@ -140,5 +140,11 @@ export const groupsQuery = z
     ...filterFields,
     limit: limitParam.optional(),
     buckets: z.string().regex(/^\d+$/, "expected a whole number").transform(Number).refine((n) => n >= 1 && n <= 100, "expected 1 to 100").optional(),
+    cursor: z
+      .string()
+      .regex(/^\d{1,20}\../, "expected <last_seen_ns>.<fingerprint> from the previous page")
+      .transform((v) => ({ lastNs: BigInt(v.slice(0, v.indexOf("."))), fingerprint: v.slice(v.indexOf(".") + 1) }))
+      .refine((c) => c.lastNs <= MAX_NS, "expected integer nanoseconds below 2^63 before the dot")
+      .optional(),
   })
-  .transform((raw, ctx) => ({ filter: toFilter(raw, ctx), limit: raw.limit ?? 100, buckets: raw.buckets ?? 12 }));
+  .transform((raw, ctx) => ({ filter: toFilter(raw, ctx), limit: raw.limit ?? 100, buckets: raw.buckets ?? 12, after: raw.cursor }));

@@ -9,7 +9,11 @@ import { filterSql, REGRESSED_SQL, SEVERITY_RANK_SQL } from "./filterSql";
 /** SEVERITY_RANK_SQL's weight back to the severity. */
 const SEVERITY_OF_WEIGHT = new Map(Object.entries(SEVERITY_WEIGHT).map(([s, w]) => [w, s]));
 
-export type GroupsQuery = { filter: InterruptionFilter; limit: number; buckets: number };
+/** `after`: the last group of the previous page (groups go by last sighting, newest first, then fingerprint). */
+export type GroupsQuery = { filter: InterruptionFilter; limit: number; buckets: number; after?: { lastNs: bigint; fingerprint: string } };
+
+/** Where the page after `group` starts (`cursor` of GET /api/interruptions/groups). */
+export const encodeGroupCursor = (group: { last_seen_ns: bigint; fingerprint: string }) => `${group.last_seen_ns}.${group.fingerprint}`;
 
 export async function interruptionGroups(db: Db, q: GroupsQuery) {
   const sql = readSql(db);
@@ -25,8 +29,9 @@ export async function interruptionGroups(db: Db, q: GroupsQuery) {
             MIN("occurredAtNs") AS "first", MAX("occurredAtNs") AS "last",
             MAX(CASE WHEN ${REGRESSED_SQL} THEN 1 ELSE 0 END) AS "regressed"
        FROM "Interruption" WHERE ${where.sql}
-       GROUP BY "fingerprint" ORDER BY "last" DESC LIMIT ?`,
-    [...where.params, q.limit],
+       GROUP BY "fingerprint"${q.after ? ` HAVING MAX("occurredAtNs") < ? OR (MAX("occurredAtNs") = ? AND "fingerprint" < ?)` : ""}
+       ORDER BY "last" DESC, "fingerprint" DESC LIMIT ?`,
+    [...where.params, ...(q.after ? [q.after.lastNs, q.after.lastNs, q.after.fingerprint] : []), q.limit],
   );
   const fingerprints = rows.map((r) => String(r.fingerprint));
   const width = bucketWidthNs(q.filter.startNs, q.filter.endNs, q.buckets);
@@ -51,8 +56,8 @@ export async function interruptionGroups(db: Db, q: GroupsQuery) {
     severity: SEVERITY_OF_WEIGHT.get(Number(r.rank)) ?? SEVERITIES[SEVERITIES.length - 1],
     count: Number(r.n),
     by_status: { open: Number(r.open), acknowledged: Number(r.acknowledged), snoozed: Number(r.snoozed), resolved: Number(r.resolved) },
-    first_seen_ns: asBigInt(r.first),
-    last_seen_ns: asBigInt(r.last),
+    first_seen_ns: asBigInt(r.first)!, // of a group's rows: never null
+    last_seen_ns: asBigInt(r.last)!,
     regressed: Number(r.regressed) === 1,
     trend: trend.get(String(r.fingerprint)) ?? [],
   }));

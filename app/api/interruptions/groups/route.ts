@@ -1,6 +1,11 @@
 import { resolveMe } from "@/lib/auth/actor";
 import * as c from "@/lib/api/contracts/interruptions";
-import { handle } from "@/lib/api/route";
-import { interruptionGroups } from "@/lib/db/queries/groups";
+import { nextLinkHeader } from "@/lib/api/pagination";
+import { handle, json } from "@/lib/api/route";
+import { encodeGroupCursor, interruptionGroups } from "@/lib/db/queries/groups";
 
-export const GET = handle(c.interruptionGroups, ({ db, query, actor }) => interruptionGroups(db, { ...query, filter: resolveMe(query.filter, actor) }));
+export const GET = handle(c.interruptionGroups, async ({ req, db, query, actor }) => {
+  const groups = await interruptionGroups(db, { ...query, filter: resolveMe(query.filter, actor) });
+  const last = groups.at(-1);
+  return json(groups, 200, last && groups.length === query.limit ? nextLinkHeader(req, encodeGroupCursor(last)) : {});
+});
