@@ -68,6 +68,13 @@ const SAFETY_FINISH = new Set(["content_filter", "refusal", "SAFETY"]);
 
 const is2xx = (s: number | null) => s !== null && s >= 200 && s < 300;
 
+/**
+ * A successful answer: a 2xx, or no status, no error and not cancelled — an answer whose status
+ * went unrecorded (an OTLP span without captured content carries none, so that an unknown
+ * output does not read as an empty response; it can still be slow or overflow its context).
+ */
+const succeeded = (f: CallFacts) => is2xx(f.statusCode) || (f.statusCode === null && !f.error && !f.cancelled);
+
 /** The text keyword rules may read: error text, and the body only of a non-2xx response. */
 function failureText(f: CallFacts): string {
   const body = f.statusCode !== null && !is2xx(f.statusCode) ? f.responseBody ?? "" : "";
@@ -138,7 +145,7 @@ function findFailure(f: CallFacts, cfg: DetectionConfig): Finding | null {
     matches(type, f, text) ? { type, detail: errorDetail(f) } : null;
 
   if (
-    is2xx(f.statusCode) && lengthFinish && f.inputTokens !== null && f.maxTokens !== null &&
+    succeeded(f) && lengthFinish && f.inputTokens !== null && f.maxTokens !== null &&
     f.inputTokens > cfg.contextOverflowInputFactor * f.maxTokens
   ) {
     return {
@@ -185,7 +192,7 @@ function findExtras(f: CallFacts, cfg: DetectionConfig): Finding[] {
       },
     });
   }
-  if (is2xx(f.statusCode) && f.durationMs !== null && f.durationMs >= cfg.slowResponseMs) {
+  if (succeeded(f) && f.durationMs !== null && f.durationMs >= cfg.slowResponseMs) {
     extras.push({ type: "slow_response", detail: { duration_ms: f.durationMs, threshold_ms: cfg.slowResponseMs, model: f.model } });
   }
   return extras;

@@ -160,6 +160,19 @@ describe("POST /api/otlp/v1/traces with the OpenTelemetry SDK's exporters", () =
     expect(byCall(await sessionInterruptions(server, session), id)).toEqual(["rate_limit"]);
   });
 
+  it("a slow span recorded without message content (the instrumentations' default) is a slow_response, not an empty response", async () => {
+    const session = uid("otel");
+    const sent = await send("proto", (t) => {
+      const start = Date.now() - 300_000;
+      const s = t.startSpan("chat gpt-4o", { startTime: start, attributes: { "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o", "gen_ai.response.finish_reasons": ["stop"], "session.id": session } });
+      s.end(start + 130_000);
+    });
+    const id = idOf(sent.spans[0]);
+    expect((await getCall(id)).status_code).toBeNull(); // its status went unrecorded
+    // before, only a 2xx could be slow: this call was never judged slow
+    expect(byCall(await sessionInterruptions(server, session), id)).toEqual(["slow_response"]);
+  });
+
   it("execute_tool spans become tool results: a success answers the call's tool call, a failure is a tool_failure", async () => {
     const session = uid("otel");
     const sent = await send("proto", (t) => {

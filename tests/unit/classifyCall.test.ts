@@ -150,6 +150,13 @@ describe("slow_response", () => {
     expect(r.extras).toEqual([]);
   });
 
+  it("fires for a call whose status went unrecorded (no status, no error), not for a cancelled one", () => {
+    // an OTLP span with content capture off carries no status: before, it was never slow
+    expect(extrasOf({ statusCode: null, durationMs: 130_000 })).toEqual(["slow_response"]);
+    expect(classify({ statusCode: null, durationMs: 130_000, cancelled: true })).toEqual({ failure: null, extras: [] });
+    expect(failureOf({ statusCode: null, error: "socket hang up", durationMs: 130_000 })).toBe("llm_error");
+  });
+
   it("a slow 429 is rate_limit only", () => {
     const r = classify({ statusCode: 429, responseBody: "slow down", durationMs: 200_000 });
     expect(r).toMatchObject({ failure: { type: "rate_limit" }, extras: [] });
@@ -267,6 +274,10 @@ describe("context_overflow", () => {
       detail: { rule: "length_with_large_input", input_tokens: 4001, max_tokens: 1000, model: "gpt-4o" },
     });
     expect(r.extras).toEqual([]);
+  });
+
+  it("a `length` finish with a large input and no recorded status (content capture off) is context_overflow too", () => {
+    expect(failureOf({ statusCode: null, finishReasons: ["length"], inputTokens: 4001, maxTokens: 1000, outputPartCount: 0 })).toBe("context_overflow");
   });
 
   it("exactly 4 × max_tokens is not context_overflow; token_limit is checked instead", () => {
