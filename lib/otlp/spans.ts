@@ -119,6 +119,13 @@ const callId = (span: OtlpSpan) => span.traceId + span.spanId;
 const saysSomething = (o: unknown): boolean =>
   typeof o === "object" && o !== null && ((o as Record<string, unknown>).content != null || (o as Record<string, unknown>).tool_calls != null);
 
+/**
+ * Whether a messages attribute, read by `structured`, holds messages (an array or one object):
+ * what tells that the output was captured. One that does not (JSON cut short by an attribute
+ * length limit, say) is not captured: an output we cannot read is no evidence of an empty one.
+ */
+const holdsMessages = (value: unknown): boolean => typeof value === "object" && value !== null;
+
 /** The older event form: gen_ai.system/user/assistant/tool.message events and gen_ai.choice. */
 function eventMessages(span: OtlpSpan): { system: Part[] | null; input: ChatMessage[]; output: ChatMessage[]; outputCaptured: boolean } | null {
   let system: Part[] | null = null;
@@ -150,8 +157,9 @@ function eventMessages(span: OtlpSpan): { system: Part[] | null; input: ChatMess
       input.push(...messages(a["gen_ai.prompt"]));
     } else if (e.name === "gen_ai.content.completion") {
       seen = true;
-      outputCaptured = true;
-      output.push(...messages(a["gen_ai.completion"], "assistant"));
+      const completion = structured(a["gen_ai.completion"]);
+      if (holdsMessages(completion)) outputCaptured = true;
+      output.push(...messages(completion, "assistant"));
     }
   }
   if (!seen) return null;
@@ -164,9 +172,10 @@ export function genAiCall(span: OtlpSpan, ctx: SpanContext): Record<string, unkn
   const a = span.attributes;
   const fromEvents = eventMessages(span);
   const hasInputAttr = a["gen_ai.input.messages"] != null;
-  const hasOutputAttr = a["gen_ai.output.messages"] != null;
+  const outputValue = structured(a["gen_ai.output.messages"]);
+  const hasOutputAttr = holdsMessages(outputValue);
   const input = hasInputAttr ? messages(a["gen_ai.input.messages"]) : fromEvents?.input ?? [];
-  const output = hasOutputAttr ? messages(a["gen_ai.output.messages"], "assistant") : fromEvents?.output ?? [];
+  const output = hasOutputAttr ? messages(outputValue, "assistant") : fromEvents?.output ?? [];
   let system = systemInstructions(a["gen_ai.system_instructions"]) ?? (hasInputAttr ? null : fromEvents?.system ?? null);
   if (!system && input[0]?.role === "system") system = input.shift()!.parts;
   const who = origin(span, ctx);

@@ -295,6 +295,17 @@ describe("GenAI spans → calls", () => {
     // opentelemetry-instrumentation-openai-v2 keeps the message's role without its content
     const [roleOnly] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.system": "openai", "gen_ai.request.model": "m" }, (s) => s.addEvent("gen_ai.choice", { index: 0, finish_reason: "stop", message: JSON.stringify({ role: "assistant" }) }))));
     expect(roleOnly).toMatchObject({ status_code: null, error: null });
+    // an output attribute or completion event that cannot be read (JSON cut short by an attribute length limit)
+    const cutShort = '[{"role":"assistant","parts":[{"type":"text","content":"It rai';
+    const [unreadable] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.request.model": "m", "gen_ai.output.messages": cutShort })));
+    expect(unreadable).toMatchObject({ status_code: null, error: null, output_messages: [] });
+    const [unreadableEvent] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.request.model": "m" }, (s) => s.addEvent("gen_ai.content.completion", { "gen_ai.completion": cutShort }))));
+    expect(unreadableEvent).toMatchObject({ status_code: null, error: null });
+    const [noneSaid] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.request.model": "m" }, (s) => s.addEvent("gen_ai.content.completion", {}))));
+    expect(noneSaid).toMatchObject({ status_code: null });
+    // an output that reads as no messages at all is an empty answer
+    const [none] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.request.model": "m", "gen_ai.output.messages": "[]" })));
+    expect(none).toMatchObject({ status_code: 200, output_messages: [] });
     // with content, an empty answer is still one
     const [empty] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.system": "openai", "gen_ai.request.model": "m" }, (s) => s.addEvent("gen_ai.choice", { index: 0, finish_reason: "stop", message: JSON.stringify({ role: "assistant", content: "" }) }))));
     expect(empty).toMatchObject({ status_code: 200 });
@@ -382,6 +393,33 @@ describe("GenAI spans → calls", () => {
       input_messages: [{ role: "user", parts: [{ type: "text", content: "hello" }] }],
       output_messages: [{ role: "assistant", parts: [{ type: "text", content: "hi!" }, { type: "tool_call", id: "t1", name: "search", arguments: { q: "x" } }] }],
     });
+  });
+});
+
+describe("tool calls sent without an id in the OpenAI and OpenInference forms", () => {
+  it("are kept and given the id the parts format's would get (before, they were dropped: the answer read as empty)", () => {
+    const [openaiForm, openInference] = calls(record((t) => {
+      span(t, "chat", {
+        "gen_ai.operation.name": "chat", "gen_ai.request.model": "m", "gen_ai.conversation.id": "c-idless",
+        "gen_ai.output.messages": JSON.stringify([{ role: "assistant", tool_calls: [{ type: "function", function: { name: "search", arguments: '{"q":"x"}' } }] }]),
+      });
+      span(t, "ChatCompletion", {
+        "openinference.span.kind": "LLM", "llm.model_name": "m", "session.id": "s-idless",
+        "llm.output_messages.0.message.role": "assistant",
+        "llm.output_messages.0.message.tool_calls.0.tool_call.function.name": "search",
+        "llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments": '{"q":"x"}',
+      });
+    }));
+    for (const c of [openaiForm, openInference]) {
+      expect(c.status_code).toBe(200);
+      expect(c.output_messages[0].parts).toEqual([{ type: "tool_call", id: expect.stringMatching(/^call_[0-9a-f]{24}$/), name: "search", arguments: { q: "x" } }]);
+    }
+    // the same call in the parts format gets the same id
+    const [partsForm] = calls(record((t) => span(t, "chat", {
+      "gen_ai.operation.name": "chat", "gen_ai.request.model": "m", "gen_ai.conversation.id": "c-idless",
+      "gen_ai.output.messages": JSON.stringify([{ role: "assistant", parts: [{ type: "tool_call", name: "search", arguments: { q: "x" } }] }]),
+    })));
+    expect(partsForm.output_messages[0].parts[0]).toEqual(openaiForm.output_messages[0].parts[0]);
   });
 });
 
