@@ -188,8 +188,10 @@ function openAiToolCalls(v: unknown): Part[] {
   return calls.flatMap((c): Part[] => {
     if (!isObj(c)) return [];
     const fn = isObj(c.function) ? c.function : c;
-    const id = str(c.id);
-    return id ? [{ type: "tool_call", id, name: str(fn.name) ?? "", arguments: toolArguments(fn.arguments) }] : [];
+    const id = str(c.id) ?? "";
+    const name = str(fn.name) ?? "";
+    // an id-less call is kept, as in the parts format: `withToolCallIds` gives it one
+    return id || name ? [{ type: "tool_call", id, name, arguments: toolArguments(fn.arguments) }] : [];
   });
 }
 
@@ -257,8 +259,9 @@ function flatMessage(fields: Obj, fallbackRole: string): ChatMessage {
       const c = (fields.tool_calls as Obj)[key];
       const tc = isObj(c) && isObj(c.tool_call) ? c.tool_call : null;
       const fn = tc && isObj(tc.function) ? tc.function : null;
-      const id = tc ? str(tc.id) : null;
-      if (id) parts.push({ type: "tool_call", id, name: fn ? str(fn.name) ?? "" : "", arguments: toolArguments(fn?.arguments) });
+      const id = (tc && str(tc.id)) ?? "";
+      const name = (fn && str(fn.name)) ?? "";
+      if (id || name) parts.push({ type: "tool_call", id, name, arguments: toolArguments(fn?.arguments) }); // id-less: given one, as above
     }
   }
   const toolCallId = str(fields.tool_call_id);
