@@ -37,6 +37,11 @@ export function jsonText(text: string, status = 200, headers: HeadersInit = {}):
   });
 }
 
+/** An /api path that no route serves: a JSON error like every other (not Next's HTML page). */
+export function noSuchRoute(req: Request): Response {
+  return json({ error: `No API route ${req.method} ${new URL(req.url).pathname}` }, 404);
+}
+
 function isDatabaseDown(e: unknown): boolean {
   const text = `${(e as { code?: string })?.code ?? ""} ${(e as Error)?.message ?? ""}`;
   return /SQLITE_CANTOPEN|SQLITE_BUSY|database is locked|ECONNREFUSED|P1001|P1017|Can't reach database|SocketTimeout|DatabaseNotReachable/i.test(text);

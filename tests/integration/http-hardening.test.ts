@@ -57,6 +57,19 @@ describe("frame headers", () => {
   });
 });
 
+describe("an /api path no route serves", () => {
+  it("is a JSON 404 naming the method and path, for every method (it was Next's HTML page)", async () => {
+    for (const [method, route] of [["GET", "/api/nope"], ["POST", "/api/interruptions/some-id/nope"], ["DELETE", "/api/v2/interruptions"], ["PUT", "/api/sessions/s/calls/x"]]) {
+      const res = await server.api(route, { method, ...(method === "GET" ? {} : { body: "{}" }) });
+      expect([res.status, res.headers.get("content-type")], `${method} ${route}`).toEqual([404, "application/json; charset=utf-8"]);
+      expect(await res.json()).toEqual({ error: `No API route ${method} ${route}` });
+    }
+    // the routes that exist still answer, the unknown method of one with 405
+    expect((await server.api("/api/interruptions/count")).status).toBe(200);
+    expect((await server.api("/api/interruptions/count", { method: "DELETE" })).status).toBe(405);
+  });
+});
+
 /** Each page, and strings only its rendering would put in the response. */
 const PAGES: Array<{ path: string; marks: RegExp }> = [
   { path: "/", marks: /"Overview"/ },
