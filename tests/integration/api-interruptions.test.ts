@@ -288,6 +288,25 @@ describe("AgentSight-compatible routes (SPEC §5.1)", () => {
     expect(byConversation.status).toBe(200);
     expect(byConversation.body.map((r) => r.call_id)).toEqual([early.call_id, middle.call_id, late.call_id]);
     expect((await get<InterruptionRecord[]>(`/api/sessions/${uid("no-such-session")}/interruptions`)).body).toEqual([]);
+
+    // past `limit` (5000 by default, where the list stopped without saying so) a Link header goes on
+    for (const [route, expected] of [
+      [`/api/sessions/${sessionId}/interruptions?limit=2`, [early, middle, other, late]],
+      [`/api/conversations/${conversationId}/interruptions?limit=1`, [early, middle, late]],
+    ] as const) {
+      const seen: string[] = [];
+      let next: string | null = route;
+      for (let pages = 0; next && pages < 10; pages++) {
+        const page: Reply<InterruptionRecord[]> = await get<InterruptionRecord[]>(next);
+        expect(page.status, page.text).toBe(200);
+        seen.push(...page.body.map((r) => r.call_id!));
+        const link = nextLink(page.headers);
+        next = link && routeOf(link, server.url);
+      }
+      expect(seen).toEqual(expected.map((c) => c.call_id));
+    }
+    expectError(await get(`/api/sessions/${sessionId}/interruptions?cursor=nope`), 400, /cursor/);
+    expectError(await get(`/api/sessions/${sessionId}/interruptions?limit=5001`), 400, /limit/);
   });
 
   it("writes nanoseconds as exact 19-digit JSON integers", async () => {

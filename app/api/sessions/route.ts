@@ -1,5 +1,5 @@
 import * as c from "@/lib/api/contracts/sessions";
-import { nextLinkHeader } from "@/lib/api/pagination";
+import { pageLink } from "@/lib/api/pagination";
 import { handle, json } from "@/lib/api/route";
 import { encodeSessionCursor, listSessions } from "@/lib/db/queries/sessions";
 
@@ -8,6 +8,5 @@ export const GET = handle(c.listSessions, async ({ req, db, query }) => {
   const rows = await listSessions(db, {
     ids: query.session_id, agentNames: query.agent_name, withOpen: query.with_open, startNs: query.start_ns, endNs: query.end_ns, limit, cursor: query.cursor,
   });
-  const headers = rows.length === limit ? nextLinkHeader(req, encodeSessionCursor(rows[rows.length - 1])) : {};
-  return json(rows, 200, headers);
+  return json(rows, 200, pageLink(req, rows, limit, encodeSessionCursor));
 });

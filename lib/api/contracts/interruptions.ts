@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { contract } from "../contract";
-import { filterFields, filterQuery, groupsQuery, listQuery, seriesQuery, sessionCountsQuery } from "./params";
+import { filterFields, filterQuery, groupsQuery, listQuery, seriesQuery, sessionCountsQuery, wholeListQuery } from "./params";
 import { snoozeBody } from "./snoozes";
 import { activitySchema, agentCountsSchema, conversationCountsSchema, countSchema, recordSchema, sessionCountsSchema, statsSchema } from "./schemas";
 
@@ -86,12 +86,12 @@ export const bulkInterruptions = contract({
 });
 
 export const sessionInterruptions = contract({
-  method: "GET", path: "/api/sessions/{id}/interruptions", tag, scope: "read", response: z.array(recordSchema),
-  summary: "A session's interruptions, oldest first.",
+  method: "GET", path: "/api/sessions/{id}/interruptions", tag, scope: "read", query: wholeListQuery, response: z.array(recordSchema),
+  summary: "A session's interruptions, oldest first; a Link rel=\"next\" header continues past `limit`.",
 });
 export const conversationInterruptions = contract({
-  method: "GET", path: "/api/conversations/{id}/interruptions", tag, scope: "read", response: z.array(recordSchema),
-  summary: "A conversation's interruptions, oldest first.",
+  method: "GET", path: "/api/conversations/{id}/interruptions", tag, scope: "read", query: wholeListQuery, response: z.array(recordSchema),
+  summary: "A conversation's interruptions, oldest first; a Link rel=\"next\" header continues past `limit`.",
 });
 
 export const interruptionTimeseries = contract({

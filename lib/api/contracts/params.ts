@@ -94,6 +94,14 @@ function toFilter(raw: RawFilter, ctx: z.RefinementCtx): InterruptionFilter {
 export const filterQuery = z.object(filterFields).transform(toFilter);
 
 
+/** A list that is read whole by default (AgentSight's routes), in pages of `limit` after `cursor`. */
+export const wholeListQuery = z
+  .object({
+    limit: limitParam.optional().describe(`at most ${MAX_LIMIT} (the default)`),
+    cursor: z.string().min(1).optional(),
+  })
+  .transform((raw) => ({ limit: raw.limit ?? MAX_LIMIT, cursor: raw.cursor }));
+
 export const listQuery = z
   .object({
     ...filterFields,

@@ -166,10 +166,19 @@ export async function matchingIds(db: Db, f: InterruptionFilter): Promise<string
   return rows.map((r) => String(r.id));
 }
 
-/** Oldest first: a session's or conversation's interruptions (all of them, any time). */
-export function interruptionsOf(db: DbTx, key: { sessionId: string } | { conversationId: string }, limit = 5000) {
-  return db.interruption.findMany({ where: key, orderBy: [{ occurredAtNs: "asc" }, { id: "asc" }], take: limit });
+/** Oldest first: a page of a session's or conversation's interruptions (any time), after `cursor` (encodeTimeCursor of the last one). */
+export async function interruptionsOf(db: Db, key: { sessionId: string } | { conversationId: string }, page: { limit: number; cursor?: string }): Promise<Flagged[]> {
+  const after = page.cursor ? decodeTimeCursor(page.cursor) : null;
+  const rows = await db.interruption.findMany({
+    where: after ? { ...key, OR: [{ occurredAtNs: { gt: after.ns } }, { occurredAtNs: after.ns, id: { gt: after.id } }] } : key,
+    orderBy: [{ occurredAtNs: "asc" }, { id: "asc" }],
+    take: page.limit,
+  });
+  return withRegressed(db, rows);
 }
+
+/** The cursor of the page after `i` in time order (either direction). */
+export const timeCursorOf = (i: Pick<Interruption, "occurredAtNs" | "id">): string => encodeTimeCursor(i.occurredAtNs, i.id);
 
 export const getInterruption = (db: DbTx, id: string) => db.interruption.findUnique({ where: { id } });
 

@@ -1,8 +1,10 @@
 import * as c from "@/lib/api/contracts/interruptions";
+import { pageLink } from "@/lib/api/pagination";
 import { interruptionRecord } from "@/lib/wire/records";
-import { handle } from "@/lib/api/route";
-import { interruptionsOf, withRegressed } from "@/lib/db/queries/interruptions";
+import { handle, json } from "@/lib/api/route";
+import { interruptionsOf, timeCursorOf } from "@/lib/db/queries/interruptions";
 
-export const GET = handle(c.conversationInterruptions, async ({ db, params }) =>
-  (await withRegressed(db, await interruptionsOf(db, { conversationId: params.id }))).map(interruptionRecord),
-);
+export const GET = handle(c.conversationInterruptions, async ({ req, db, params, query }) => {
+  const rows = await interruptionsOf(db, { conversationId: params.id }, query);
+  return json(rows.map(interruptionRecord), 200, pageLink(req, rows, query.limit, timeCursorOf));
+});
