@@ -80,7 +80,8 @@ export class SenderThread {
     if (!exchanges.length) return;
     if (this.inline) for (const x of exchanges) this.inline.add(wireExchange(x));
     // the bodies' buffers move to the sender thread, not copied (nor kept on this thread's heap)
-    else this.worker!.postMessage({ type: "add", exchanges } satisfies ToSender, exchanges.flatMap(transferables));
+    else if (this.worker) this.worker.postMessage({ type: "add", exchanges } satisfies ToSender, exchanges.flatMap(transferables));
+    else this.o.log?.(`${exchanges.length} exchange(s) recorded after the sender stopped are lost`); // the proxy is closed before it stops
   }
 
   /** Sends what it can, spools the rest, and ends the thread. */

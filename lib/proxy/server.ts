@@ -24,7 +24,18 @@ export type ProxyOptions = {
   onExchange: (x: RecordedExchange) => void;
 };
 
-export type RunningProxy = { url: string; server: http.Server; close: () => Promise<void> };
+/** How long a stopping proxy lets the answers in flight run on before it cuts them. */
+export const DEFAULT_STOP_GRACE_MS = 10_000;
+
+export type RunningProxy = {
+  url: string;
+  server: http.Server;
+  /**
+   * Stops taking connections, lets the answers in flight end for up to `graceMs`, cuts the rest,
+   * and resolves once every exchange has been handed to `onExchange` (a cut one as far as it came).
+   */
+  close: (graceMs?: number) => Promise<void>;
+};
 
 /**
  * The agent's answer on a Node response. The first bytes go out at once (with the headers);
@@ -120,6 +131,7 @@ function notFound(res: http.ServerResponse, path: string, upstreams: Upstreams):
 
 export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
   const hostName = os.hostname();
+  const inFlight = new Set<Promise<void>>(); // forward()s not yet recorded
   const server = http.createServer({ noDelay: true, keepAliveTimeout: 65_000 }, (req, res) => {
     try {
       handle(req, res);
@@ -143,7 +155,7 @@ export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     });
     const agent = headerValue(pairs, "x-sightdesk-agent")?.trim() || o.agentName;
     const session = headerValue(pairs, "x-sightdesk-session")?.trim() || undefined;
-    void forward(
+    const exchange = forward(
       {
         method: req.method ?? "GET",
         target: route.url,
@@ -160,6 +172,16 @@ export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
       },
       nodeSink(res),
     );
+    inFlight.add(exchange);
+    void exchange.finally(() => inFlight.delete(exchange));
+  };
+  /** Resolves when no exchange is in flight, or at `deadline` (ms since the epoch). */
+  const settled = async (deadline: number): Promise<void> => {
+    while (inFlight.size && Date.now() < deadline) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(inFlight), new Promise((r) => (timer = setTimeout(r, deadline - Date.now())))]);
+      clearTimeout(timer);
+    }
   };
   server.on("clientError", (_e, socket) => socket.destroy());
   return new Promise((resolve, reject) => {
@@ -170,11 +192,14 @@ export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
       resolve({
         url: `http://${host}:${a.port}`,
         server,
-        close: () =>
-          new Promise<void>((r) => {
-            server.close(() => r());
-            server.closeAllConnections();
-          }),
+        close: async (graceMs = DEFAULT_STOP_GRACE_MS) => {
+          const closed = new Promise<void>((r) => server.close(() => r()));
+          server.closeIdleConnections();
+          await settled(Date.now() + graceMs);
+          server.closeAllConnections(); // the answers still running are cut: recorded as far as they came
+          await settled(Infinity);
+          await closed;
+        },
       });
     });
   });

@@ -12,7 +12,7 @@ import path from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { wireExchange, type WireExchange } from "@/lib/proxy/exchange";
+import { wireExchange, type RecordedExchange, type WireExchange } from "@/lib/proxy/exchange";
 import { upstreamMap } from "@/lib/proxy/routes";
 import { ExchangeSender } from "@/lib/proxy/sender";
 import { startProxy, type RunningProxy } from "@/lib/proxy/server";
@@ -416,6 +416,53 @@ describe("failures, secrets, who is calling", () => {
     expect(x.process_name).toBe(fs.readFileSync(`/proc/${process.pid}/comm`, "utf8").trim());
     const sessions = await sessionsOf(agent);
     expect(sessions[0]).toMatchObject({ pid: process.pid, process_name: x.process_name });
+  });
+});
+
+describe("stopping the proxy", () => {
+  /** A proxy of its own whose recorded exchanges are kept, with a gated stream through it that has sent its first event. */
+  async function streamInFlight() {
+    const got: RecordedExchange[] = [];
+    const p = await startProxy({ host: "127.0.0.1", port: 0, upstreams: upstreamMap([`openai=${fake.url}`]), peers: false, onExchange: (x) => got.push(x) });
+    const s = sid("stopping");
+    const res = await fetch(`${p.url}/openai/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${OPENAI_KEY}`, "content-type": "application/json", "x-sightdesk-session": s },
+      body: JSON.stringify({ model: "gated", stream: true, messages: [{ role: "user", content: "x" }] }),
+    });
+    const reader = res.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const rest = async () => {
+      let text = first;
+      try {
+        for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
+      } catch {
+        /* cut */
+      }
+      return text;
+    };
+    return { p, got, rest };
+  }
+
+  it("lets an answer in flight end, and has recorded it when it has stopped", async () => {
+    const { p, got, rest } = await streamInFlight();
+    const closing = p.close(30_000);
+    const text = rest();
+    fake.openGate();
+    await closing;
+    // before, the stream was cut at once, and recorded only after the proxy said it had stopped
+    expect(await text).toContain("data: [DONE]");
+    expect(got).toHaveLength(1);
+    expect(got[0].cancelled).toBeUndefined();
+  });
+
+  it("cuts what is still running after the grace period, recorded as far as it came before it has stopped", async () => {
+    const { p, got, rest } = await streamInFlight();
+    await p.close(100);
+    expect(got).toHaveLength(1);
+    expect(got[0].response?.status).toBe(200);
+    expect(await rest()).not.toContain("[DONE]");
+    fake.openGate(); // the provider's side of the cut stream ends
   });
 });
 
