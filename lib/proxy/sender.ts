@@ -2,13 +2,15 @@
 // most, or sooner when a batch is full) to `POST /api/ingest/http`, never in the agent's way.
 // When the server cannot be reached, batches go to a spool directory, one file per batch, named
 // in order; they are sent oldest first once it answers, and new batches queue behind them so
-// the order holds. The spool survives a restart (it is read at start) and is bounded: past
+// the order holds. The spool survives a restart (its directory is read at start, then indexed
+// in memory: spoolIndex.ts) and is bounded: past
 // `maxBytes` the oldest files are dropped, with a count logged. Re-sending is harmless: every
 // exchange keeps the call_id it was given at capture.
 import fs from "node:fs";
 import path from "node:path";
 import type { WireExchange } from "./exchange";
 import { postExchanges } from "./ingestPost";
+import { SpoolIndex } from "./spoolIndex";
 
 export type SenderOptions = {
   url: string;
@@ -48,11 +50,13 @@ export class ExchangeSender {
   private serverDown = false;
   private readonly o: Required<Omit<SenderOptions, "log">> & Pick<SenderOptions, "log">;
   private readonly ingestUrl: URL;
+  private readonly spooled: SpoolIndex;
 
   constructor(options: SenderOptions) {
     this.o = { intervalMs: 1000, batchSize: 1000, batchBytes: 2 * 1024 * 1024, memoryBytes: 32 * 1024 * 1024, ...options };
     this.ingestUrl = new URL("api/ingest/http", this.o.url.endsWith("/") ? this.o.url : `${this.o.url}/`); // under any path prefix of the server URL
     fs.mkdirSync(this.o.spoolDir, { recursive: true, mode: 0o700 });
+    this.spooled = new SpoolIndex(this.o.spoolDir, SUFFIX);
   }
 
   start(): void {
@@ -92,7 +96,7 @@ export class ExchangeSender {
   }
 
   snapshot(): SenderStats {
-    return { ...this.stats, pending: this.queue.length + this.fresh.length, spoolFiles: this.spoolFiles().length };
+    return { ...this.stats, pending: this.queue.length + this.fresh.length, spoolFiles: this.spooled.count };
   }
 
   /** Sends (or spools) everything queued, spool first. Concurrent calls share one run. */
@@ -124,14 +128,6 @@ export class ExchangeSender {
     return out;
   }
 
-  private spoolFiles(): string[] {
-    try {
-      return fs.readdirSync(this.o.spoolDir).filter((f) => f.endsWith(SUFFIX)).sort();
-    } catch {
-      return [];
-    }
-  }
-
   /** Writes `lines` to the spool as files of at most one batch each, named by `at` (ms) so that files sort in send order. */
   private spool(lines: string[], at = Date.now()): void {
     let start = 0;
@@ -150,8 +146,10 @@ export class ExchangeSender {
     const name = `${String(at).padStart(15, "0")}-${String(this.seq++ % 1e6).padStart(6, "0")}-${process.pid}${SUFFIX}`;
     try {
       const tmp = path.join(this.o.spoolDir, `.${name}.tmp`);
-      fs.writeFileSync(tmp, lines.join("\n") + "\n", { mode: 0o600 });
+      const text = lines.join("\n") + "\n";
+      fs.writeFileSync(tmp, text, { mode: 0o600 });
       fs.renameSync(tmp, path.join(this.o.spoolDir, name));
+      this.spooled.add({ name, size: Buffer.byteLength(text) });
       this.stats.spooled += lines.length;
     } catch (e) {
       this.stats.dropped += lines.length;
@@ -161,18 +159,13 @@ export class ExchangeSender {
 
   /** Drops the oldest spool files while the spool is over its size limit. */
   private bound(): void {
-    const files = this.spoolFiles().map((f) => {
-      const p = path.join(this.o.spoolDir, f);
-      return { p, size: fs.statSync(p, { throwIfNoEntry: false })?.size ?? 0 };
-    });
-    let total = files.reduce((n, f) => n + f.size, 0);
     let dropped = 0;
-    while (files.length > 1 && total > this.o.spoolMaxBytes) {
-      const f = files.shift()!;
-      total -= f.size;
+    while (this.spooled.count > 1 && this.spooled.bytes > this.o.spoolMaxBytes) {
+      const p = path.join(this.o.spoolDir, this.spooled.oldest()!.name);
+      this.spooled.remove(this.spooled.oldest()!.name);
       try {
-        dropped += fs.readFileSync(f.p, "utf8").split("\n").filter(Boolean).length;
-        fs.rmSync(f.p, { force: true });
+        dropped += fs.readFileSync(p, "utf8").split("\n").filter(Boolean).length;
+        fs.rmSync(p, { force: true });
       } catch {
         /* gone already */
       }
@@ -219,12 +212,13 @@ export class ExchangeSender {
 
   private async run(): Promise<void> {
     // the spool first, oldest first: order is kept
-    for (const file of this.spoolFiles()) {
-      const p = path.join(this.o.spoolDir, file);
+    for (let file = this.spooled.oldest(); file; file = this.spooled.oldest()) {
+      const p = path.join(this.o.spoolDir, file.name);
       let lines: string[];
       try {
         lines = fs.readFileSync(p, "utf8").split("\n").filter(Boolean);
       } catch {
+        this.spooled.remove(file.name); // gone (removed by hand)
         continue;
       }
       const outcome = await this.post(lines);
@@ -234,6 +228,7 @@ export class ExchangeSender {
         return;
       }
       this.count(outcome);
+      this.spooled.remove(file.name); // (dropped meanwhile to bound the spool: already gone)
       fs.rmSync(p, { force: true });
     }
     this.serializeFresh();

@@ -5,7 +5,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { WireExchange } from "@/lib/proxy/exchange";
 import { ExchangeSender } from "@/lib/proxy/sender";
 
@@ -41,6 +41,70 @@ async function send(ids: string[]) {
   fs.rmSync(dir, { recursive: true, force: true });
   return { stats: sender.snapshot(), posts, logs };
 }
+
+describe("an outage", () => {
+  it("spools a batch per attempt at a cost that does not grow with the spool, and delivers all of it in order after", async () => {
+    const received: string[] = [];
+    let down = true;
+    const flaky = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (c) => (body += c));
+      req.on("end", () => {
+        if (!down) for (const x of JSON.parse(body) as WireExchange[]) received.push(x.call_id);
+        res.writeHead(down ? 503 : 200, { "content-type": "application/json" }).end(down ? '{"error":"down"}' : "{}");
+      });
+    });
+    await new Promise<void>((r) => flaky.listen(0, "127.0.0.1", r));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-outage-"));
+    const readdir = vi.spyOn(fs, "readdirSync");
+    const stat = vi.spyOn(fs, "statSync");
+    try {
+      const sender = new ExchangeSender({ url: `http://127.0.0.1:${(flaky.address() as AddressInfo).port}`, token: "t", spoolDir: dir, spoolMaxBytes: 1 << 24, intervalMs: 60_000 });
+      const ticks = 300; // one attempt a second: five minutes of outage
+      for (let i = 0; i < ticks; i++) {
+        sender.add(exchange(`x-${String(i).padStart(4, "0")}`));
+        await new Promise((r) => setImmediate(r));
+        await sender.flush();
+      }
+      expect(sender.snapshot()).toMatchObject({ sent: 0, spoolFiles: ticks });
+      // before, every attempt listed the directory twice and stat-ed every file: ~45,000 stats here
+      expect(readdir.mock.calls.length).toBeLessThanOrEqual(1);
+      expect(stat.mock.calls.length).toBeLessThanOrEqual(1);
+      down = false;
+      await sender.flush();
+      await sender.stop();
+      expect(received).toEqual(Array.from({ length: ticks }, (_, i) => `x-${String(i).padStart(4, "0")}`));
+      expect(sender.snapshot()).toMatchObject({ sent: ticks, spoolFiles: 0 });
+      expect(fs.readdirSync(dir)).toEqual([]);
+    } finally {
+      readdir.mockRestore();
+      stat.mockRestore();
+      fs.rmSync(dir, { recursive: true, force: true });
+      await new Promise<void>((r) => flaky.close(() => r()));
+    }
+  });
+
+  it("a spool left by an earlier run is read at start, sent first, and bounded by size", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-left-"));
+    try {
+      const line = (id: string) => JSON.stringify(exchange(id)) + "\n";
+      fs.writeFileSync(path.join(dir, "000000000000001-000000-1.jsonl"), line("old-1"));
+      fs.writeFileSync(path.join(dir, "000000000000002-000000-1.jsonl"), line("old-2"));
+      const logs: string[] = [];
+      // room for about one file: the older one is dropped when a new one is written
+      const sender = new ExchangeSender({ url: "http://127.0.0.1:1", token: "t", spoolDir: dir, spoolMaxBytes: line("old-1").length + 10, intervalMs: 60_000, log: (l) => logs.push(l) });
+      expect(sender.snapshot().spoolFiles).toBe(2);
+      sender.add(exchange("new-1"));
+      await new Promise((r) => setImmediate(r));
+      await sender.flush();
+      expect(fs.readdirSync(dir)).toHaveLength(1);
+      expect(sender.snapshot()).toMatchObject({ spoolFiles: 1, dropped: 2 });
+      expect(logs.some((l) => /dropped the 2 oldest exchanges/.test(l))).toBe(true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe("a batch the server refuses", () => {
   it("is split until the bad exchange is alone: the others are stored", async () => {
