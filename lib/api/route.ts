@@ -11,7 +11,7 @@ import { prepareIngest } from "./ingestOffload";
 import { arrivingCalls } from "../ingest/groupedIngest";
 import { stringifyExact } from "../wire/json";
 import { checkSameOrigin } from "./origin";
-import { parseBatch, parseOrThrow } from "./validation";
+import { parseBatch, parseOrThrow, parseQuery } from "./validation";
 
 type Params = Record<string, string>;
 
@@ -72,6 +72,17 @@ async function parseBody<B>(c: Contract<unknown, B>, req: Request, batch: boolea
  * A Next.js route handler for `c`. With `batch`, the body may be one object or an array and
  * each item is validated against `c.body` (the handler then receives an array).
  */
+/** A query string as an object: a name given more than once holds all its values (see params.ts's listText). */
+function queryObject(params: URLSearchParams): Record<string, string | string[]> {
+  const values = new Map<string, string[]>();
+  for (const [name, value] of params) {
+    const had = values.get(name);
+    if (had) had.push(value);
+    else values.set(name, [value]);
+  }
+  return Object.fromEntries([...values].map(([name, all]) => [name, all.length === 1 ? all[0] : all]));
+}
+
 export function handle<Q, B, R>(
   c: Contract<Q, B>,
   handler: (ctx: HandlerContext<Q, B>) => Promise<R | Response>,
@@ -83,7 +94,7 @@ export function handle<Q, B, R>(
       if (c.method !== "GET") checkSameOrigin(req);
       const actor = c.scope ? await authenticate(database, req, c.scope) : ANONYMOUS;
       const params = (await ctx?.params) ?? {};
-      const query = c.query ? parseOrThrow(c.query, Object.fromEntries(new URL(req.url).searchParams)) : (undefined as Q);
+      const query = c.query ? parseQuery(c.query, queryObject(new URL(req.url).searchParams)) : (undefined as Q);
       const body = options.readBody ? await options.readBody(req) : await parseBody(c as Contract<unknown, B>, req, options.batch === true);
       const result = await handler({ req, db: database, actor, query, body, params });
       return result instanceof Response ? result : json(result, c.status ?? 200);

@@ -21,6 +21,16 @@ export function parseOrThrow<T>(schema: z.ZodType<T, unknown>, value: unknown, l
   throw badRequest(`${label}${describeIssue(issue)}`);
 }
 
+/**
+ * Validates a query string read as an object (a name given more than once holds its values as
+ * an array): a parameter of one value given more than once is a 400 saying so.
+ */
+export function parseQuery<T>(schema: z.ZodType<T, unknown>, query: Record<string, string | string[]>): T {
+  const result = schema.safeParse(query, { error: (iss) => (iss.code === "invalid_type" && Array.isArray(iss.input) ? "given more than once (it takes one value)" : undefined) });
+  if (result.success) return result.data;
+  throw badRequest(describeIssue(result.error.issues[0]));
+}
+
 /** The most items a batch may hold. */
 export const MAX_BATCH_ITEMS = 10_000;
 

@@ -694,6 +694,20 @@ describe("errors", () => {
     expect((await get(`/api/interruptions/groups?start_ns=0&end_ns=${2n ** 63n - 1n}&buckets=1`)).status).toBe(200);
   });
 
+  it("takes every value of a list parameter given more than once; a one-value parameter given twice is a 400 naming it", async () => {
+    // before, only the last value counted: severity=critical&severity=high listed only the high ones
+    const agent = uid("RepeatAgent");
+    await ingestCalls(server, [failingCall("auth_error", { agent_name: agent }), failingCall("rate_limit", { agent_name: agent }), failingCall("llm_error", { agent_name: agent })]);
+    const types = async (query: string) => (await get<InterruptionRecord[]>(`/api/interruptions?agent_name=${agent}&${query}`)).body.map((r) => r.interruption_type).sort();
+    expect(await types("interruption_type=auth_error&interruption_type=rate_limit")).toEqual(["auth_error", "rate_limit"]);
+    expect(await types("interruption_type=auth_error,llm_error&interruption_type=rate_limit")).toEqual(["auth_error", "llm_error", "rate_limit"]);
+    expect((await get<CountBody>(`/api/interruptions/count?agent_name=${agent}&agent_name=${uid("other")}&interruption_type=auth_error&interruption_type=rate_limit`)).body.total).toBe(2);
+    for (const query of ["limit=1&limit=2", `session_id=a&session_id=b`, "q=x&q=y"]) {
+      const name = query.split("=")[0];
+      expectError(await get(`/api/interruptions?${query}`), 400, new RegExp(`^${name}: given more than once`));
+    }
+  });
+
   it("answers malformed JSON bodies with 400", async () => {
     const r = await freshInterruption();
     for (const route of [`/api/interruptions/${r.interruption_id}/notes`, `/api/interruptions/${r.interruption_id}/assign`, "/api/ingest/calls", "/api/ingest/events", "/api/tokens"]) {

@@ -13,9 +13,16 @@ export const nsParam = z
   .transform((v) => BigInt(v))
   .refine((v) => v <= MAX_NS, "expected integer nanoseconds below 2^63");
 
+/**
+ * The text of a list parameter: comma-separated, and a parameter given more than once
+ * (`severity=critical&severity=high`) counts all its values. (A parameter of one value given
+ * more than once arrives as an array too, and is a 400 naming it: it took only the last one.)
+ */
+const listText = z.preprocess((v) => (Array.isArray(v) ? v.join(",") : v), z.string());
+
 /** A comma-separated list whose items must be among `allowed`. */
 export function csvOf<T extends string>(allowed: readonly T[]) {
-  return z.string().transform((text, ctx) => {
+  return listText.transform((text, ctx) => {
     const items = text.split(",").map((s) => s.trim()).filter(Boolean);
     const unknown = items.filter((i) => !(allowed as readonly string[]).includes(i));
     if (unknown.length) {
@@ -31,8 +38,7 @@ export function csvOf<T extends string>(allowed: readonly T[]) {
  * keeps a filter's statement within what the databases bind (SQLite: 32,766 values) — a bulk
  * action's filter comes in a body, which no header limit bounds.
  */
-export const csv = z
-  .string()
+export const csv = listText
   .transform((text) => text.split(",").map((s) => s.trim()).filter(Boolean))
   .refine((items) => items.length <= MAX_LIMIT, `at most ${MAX_LIMIT} values`);
 
