@@ -69,11 +69,12 @@ const SAFETY_FINISH = new Set(["content_filter", "refusal", "SAFETY"]);
 const is2xx = (s: number | null) => s !== null && s >= 200 && s < 300;
 
 /**
- * A successful answer: a 2xx, or no status, no error and not cancelled — an answer whose status
- * went unrecorded (an OTLP span without captured content carries none, so that an unknown
- * output does not read as an empty response; it can still be slow or overflow its context).
+ * A successful answer, not cancelled by the client: a 2xx, or no status and no error — an
+ * answer whose status went unrecorded (an OTLP span without captured content carries none, so
+ * that an unknown output does not read as an empty response; it can still be slow or overflow
+ * its context).
  */
-const succeeded = (f: CallFacts) => is2xx(f.statusCode) || (f.statusCode === null && !f.error && !f.cancelled);
+const succeeded = (f: CallFacts) => !f.cancelled && (is2xx(f.statusCode) || (f.statusCode === null && !f.error));
 
 /** The text keyword rules may read: error text, and the body only of a non-2xx response. */
 function failureText(f: CallFacts): string {

@@ -154,6 +154,8 @@ describe("slow_response", () => {
     // an OTLP span with content capture off carries no status: before, it was never slow
     expect(extrasOf({ statusCode: null, durationMs: 130_000 })).toEqual(["slow_response"]);
     expect(classify({ statusCode: null, durationMs: 130_000, cancelled: true })).toEqual({ failure: null, extras: [] });
+    // nor for a 2xx the client hung up on (the proxy records it 200, cancelled): it did not succeed
+    expect(classify({ durationMs: 130_000, cancelled: true })).toEqual({ failure: null, extras: [] });
     expect(failureOf({ statusCode: null, error: "socket hang up", durationMs: 130_000 })).toBe("llm_error");
   });
 
