@@ -256,6 +256,15 @@ describe("OpenAI Chat Completions", () => {
     expect(call.output_messages[0]).not.toHaveProperty("finish_reason");
   });
 
+  it("takes a stream whose every choice finished as done, without [DONE] (some compatible servers never send it)", () => {
+    const finished = chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: "stop" }]);
+    const call = normalizeExchange(exchange(OPENAI_URL, streamRequest, { status: 200, sse: dataStream([...textChunks, finished], false) }));
+    expect(call).toMatchObject({ sse_done: true, finish_reasons: ["stop"] });
+    // one of two choices finished: not done
+    const twoChoices = dataStream([...textChunks, chunk([{ index: 1, delta: { content: "b" }, logprobs: null, finish_reason: null }]), finished], false);
+    expect(normalizeExchange(exchange(OPENAI_URL, streamRequest, { status: 200, sse: twoChoices })).sse_done).toBe(false);
+  });
+
   it("assembles streamed tool call argument fragments by index", () => {
     const tc = (index: number, fn: Record<string, string>, id?: string) => ({
       index,

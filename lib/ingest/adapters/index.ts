@@ -30,7 +30,7 @@ export type ResponseFields = {
   usage: Usage;
   finish_reasons: string[];
   output_messages: ChatMessage[];
-  /** streams only: the terminal event was seen */
+  /** streams only: the stream ended as its format ends one (a terminal event, or every choice finished) */
   sse_done?: boolean;
   /** an error reported inside the stream */
   error?: string | null;

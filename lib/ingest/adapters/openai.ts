@@ -124,6 +124,8 @@ function stream(events: SseEvent[]): ResponseFields {
   }
   out.output_messages = [...choices.entries()].sort(([a], [b]) => a - b).map(([, c]) => streamedMessage(c));
   out.finish_reasons = out.output_messages.flatMap((m) => (m.finish_reason ? [m.finish_reason] : []));
+  // every choice finished: the stream ended, [DONE] or not (some compatible servers never send it)
+  if (out.output_messages.length && out.finish_reasons.length === out.output_messages.length) out.sse_done = true;
   return out;
 }
 
