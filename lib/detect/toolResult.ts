@@ -93,7 +93,9 @@ export function judgeToolResult(r: ToolResultInput): ToolResultFinding | null {
     .join("\n")
     .slice(0, SNIPPET_CAP);
 
-  const denied = DENIED.exec(edges(responseText)) ?? DENIED.exec(edges(errorText));
+  // a result that says it succeeded was not denied: the words are its content (a source file, a log)
+  const succeeded = r.isError === false || r.success === true;
+  const denied = succeeded ? null : DENIED.exec(edges(responseText)) ?? DENIED.exec(edges(errorText));
   if (denied) return { type: "unauthorized_action", detail: { reason: denied[0], snippet } };
 
   const obj = jsonObjectOf(r.response, responseText);

@@ -27,6 +27,14 @@ describe("judgeToolResult: unauthorized_action", () => {
     });
   });
 
+  it("does not read a result that says it succeeded as denied: the words are its content", () => {
+    // an agent reading source code: before, unauthorized_action
+    const source = "if (e.code === 'EACCES') retry();\n// permission denied: ask for sudo";
+    expect(judgeToolResult({ response: source, success: true })).toBeNull();
+    expect(judgeToolResult({ response: source, isError: false })).toBeNull();
+    expect(judgeToolResult({ response: source })).toMatchObject({ type: "unauthorized_action" }); // said nothing: as before
+  });
+
   it("does not match EPERM inside a longer word", () => {
     expect(judgeToolResult({ response: "SUPEREPERMISSIVE mode enabled" })).toBeNull();
   });
