@@ -88,8 +88,9 @@ export function toolResultFacts(response: unknown, isError: boolean | null): Too
 const toolPartsOf = (m: ChatMessage): ToolParts =>
   m.parts.filter((p): p is ToolCallPart | ToolCallResponsePart => p.type === "tool_call" || p.type === "tool_call_response");
 
+/** The parts of an answer that answer (SPEC §3.1 empty_response: no text, no tool call): reasoning alone does not. */
 const outputParts = (messages: ChatMessage[]) =>
-  messages.reduce((n, m) => n + m.parts.filter((p) => p.type !== "reasoning" || p.content.trim() !== "").length, 0);
+  messages.reduce((n, m) => n + m.parts.filter((p) => p.type === "tool_call" || p.type === "tool_call_response" || (p.type === "text" && p.content.trim() !== "")).length, 0);
 
 /** Tool results and arguments of `messages`, keyed by tool call id (the first of each wins); the results' names from `history`. */
 function toolFacts(messages: ChatMessage[], history: ToolParts[]): Pick<Prepared, "toolResults" | "toolArguments" | "answeredNames"> {

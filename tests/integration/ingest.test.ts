@@ -186,6 +186,18 @@ describe("detection end to end", () => {
     expect(withdrawn).toMatchObject({ resolved: true, status: "resolved" });
   });
 
+  it("an answer of reasoning alone, or of blank text, is an empty_response (SPEC: no text, no tool call)", async () => {
+    const sessionId = uid("reasoning-only");
+    const answer = (parts: unknown[], at: number) => call({ session_id: sessionId, conversation_id: uid("c"), output_messages: [{ role: "assistant", finish_reason: "stop", parts }], finish_reasons: ["stop"] }, at);
+    // before, the thinking counted as an answer
+    await post("/api/ingest/calls", [
+      answer([{ type: "reasoning", content: "Let me think about the schema first…" }], 0),
+      answer([{ type: "text", content: " \n" }], 1000),
+      answer([{ type: "reasoning", content: "so:" }, { type: "text", content: "Done." }], 2000),
+    ]);
+    expect((await sessionInterruptions(sessionId)).map((r) => r.interruption_type)).toEqual(["empty_response", "empty_response"]);
+  });
+
   it("links later 400s of a bricked conversation to the call that bricked it", async () => {
     const sessionId = uid("bricked");
     const history = [user("run the tests"), toolCall("call_9", "bash", { cmd: "npm test" }), user("and then?")];
