@@ -56,7 +56,10 @@ async function processExit(sql: Sql, tx: DbTx, e: ProcessExitEvent, cfg: Detecti
       data: { id: e.session_id, agentName: e.agent_name, pid: e.pid, host: e.host ?? null, firstSeenNs: e.at_ns, lastSeenNs: e.at_ns, ...exit },
     });
   }
-  const unsettled = session ? await tx.turn.count({ where: { sessionId: session.id, endReason: null, callCount: { gt: 0 } } }) : 0;
+  // a turn is unsettled only in a session that reports turn ends (as the unsettled-turn sweep
+  // judges): where none ever comes (the proxy, OTLP, calls alone) every turn looks unfinished
+  const reportsTurnEnds = session ? (await tx.turn.findFirst({ where: { sessionId: session.id, endReason: { not: null } }, select: { id: true } })) !== null : false;
+  const unsettled = reportsTurnEnds ? await tx.turn.count({ where: { sessionId: session!.id, endReason: null, callCount: { gt: 0 } } }) : 0;
   const reason = crashReason(e, unsettled > 0);
   if (!reason || !cfg.enabled) return null;
   const id = interruptionId("agent_crash", session?.id ?? deriveSessionId(e.agent_name, e.pid, e.host), String(e.at_ns));

@@ -111,6 +111,22 @@ describe("storage", () => {
     expect(llmErrors).toHaveLength(20);
   });
 
+  it("a SIGTERM is a crash only mid-turn of a session that reports turn ends", async () => {
+    const exit = (sessionId: string, pid: number) => ({ kind: "process_exit", pid, agent_name: "TestAgent", host: "test-host", session_id: sessionId, at_ns: ns(60_000), signal: "SIGTERM" });
+    const crashes = async (sessionId: string) => (await sessionInterruptions(sessionId)).filter((r) => r.interruption_type === "agent_crash").map((r) => JSON.parse(r.detail).reason);
+    // calls alone (the proxy, OTLP): no turn ever ends, so none is "mid-turn" — before, killed_mid_turn
+    const silent = uid("sigterm-silent");
+    await post("/api/ingest/calls", [call({ session_id: silent, turn_id: uid("turn") })]);
+    await post("/api/ingest/events", [exit(silent, 4301)]);
+    expect(await crashes(silent)).toEqual([]);
+    // turn ends reported, the last turn open: killed mid-turn
+    const reporting = uid("sigterm-reporting");
+    const [t1, t2] = [uid("turn"), uid("turn")];
+    await post("/api/ingest/calls", [call({ session_id: reporting, turn_id: t1 }), call({ session_id: reporting, turn_id: t2 }, 2000)]);
+    await post("/api/ingest/events", [{ kind: "turn_end", session_id: reporting, turn_id: t1, reason: "completed", at_ns: ns(1500) }, exit(reporting, 4302)]);
+    expect(await crashes(reporting)).toEqual(["killed_mid_turn"]);
+  });
+
   it("keeps a process's exit that arrives before its calls", async () => {
     const sessionId = uid("exit-first");
     const exit = { kind: "process_exit", pid: 4244, agent_name: "TestAgent", host: "test-host", session_id: sessionId, at_ns: ns(60_000), exit_code: 3 };
