@@ -95,6 +95,15 @@ function opensTurn(m: ChatMessage): boolean {
   return m.parts.some((p) => p.type === "text" || p.type === "tool_call");
 }
 
+/** The responses in `parts` to a call in `parts` itself; null when there are none (the usual message). */
+function ownAnswers(parts: Part[]): Set<Part> | null {
+  let calls: Set<string> | null = null;
+  for (const p of parts) if (p.type === "tool_call") (calls ??= new Set()).add(p.id);
+  if (!calls) return null;
+  const own = new Set(parts.filter((p) => p.type === "tool_call_response" && calls!.has(p.id)));
+  return own.size ? own : null;
+}
+
 function flushPending(s: State): void {
   for (const id of s.pending) s.dangling.add(id);
   s.pending.clear();
@@ -134,9 +143,13 @@ export function toolBalance(messages: ChatMessage[]): ToolBalance {
 
   messages.forEach((m, i) => {
     const before = s.balance;
-    applyResponses(s, m.parts);
+    // a server tool's result sits in the assistant message of its call (Anthropic's web search):
+    // it answers that call, after it; the other responses answer earlier calls, before any flush
+    const own = ownAnswers(m.parts);
+    applyResponses(s, own ? m.parts.filter((p) => !own.has(p)) : m.parts);
     if (opensTurn(m)) flushPending(s);
     applyCalls(s, m.parts);
+    if (own) applyResponses(s, [...own]);
     series.push(s.balance);
     if (before > 0 && s.balance === 0) safeCuts.push(i);
   });

@@ -32,6 +32,27 @@ describe("toolBalance", () => {
     });
   });
 
+  it("accepts a server tool's result in the assistant message of its call (Anthropic's web search), beside a client tool call", () => {
+    // before: the result was applied before its call, an orphan, and the call then dangling — every later call bricked
+    const b = toolBalance([
+      text("user", "what is the weather in Oslo, and list the files"),
+      {
+        role: "assistant",
+        parts: [
+          { type: "tool_call", id: "srvtoolu_1", name: "web_search", arguments: { query: "Oslo weather" } },
+          { type: "tool_call_response", id: "srvtoolu_1", response: "rain" },
+          { type: "text", content: "It rains in Oslo." },
+          { type: "tool_call", id: "toolu_2", name: "bash", arguments: { command: "ls" } },
+        ],
+      },
+      result("toolu_2", "user"),
+      text("user", "thanks"),
+    ]);
+    expect(b).toMatchObject({ dangling: [], orphan: [], duplicate: [], balanced: true, series: [0, 1, 0, 0] });
+    // the client tool call left unanswered still dangles
+    expect(toolBalance([text("user", "go"), { role: "assistant", parts: [{ type: "tool_call", id: "srvtoolu_1", name: "web_search", arguments: {} }, { type: "tool_call_response", id: "srvtoolu_1", response: "x" }, { type: "tool_call", id: "toolu_2", name: "bash", arguments: {} }] }, text("user", "and?")]).dangling).toEqual(["toolu_2"]);
+  });
+
   it("accepts an Anthropic-style history (results inside user messages, text beside tool_use)", () => {
     const b = toolBalance([
       text("user", "fix the bug"),
