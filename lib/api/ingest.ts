@@ -3,7 +3,7 @@
 // that reads its untrusted text — by `prepareIngestBytes`, a pure function that may run on the
 // ingest worker thread (ingestOffload.ts); storing the prepared batch is the database's part.
 import type { Db } from "../db/client";
-import { normalizeExchange } from "../ingest/adapters";
+import { exchangeFailed, isModelCall, normalizeExchange } from "../ingest/adapters";
 import { prepareCall, thinned, ThinHistoryError, type Prepared } from "../ingest/prepare";
 import { callSchema, eventSchema, httpExchangeSchema } from "../ingest/schema";
 import { ingestGrouped } from "../ingest/groupedIngest";
@@ -15,24 +15,34 @@ import { parseCallBatch } from "./callBatch";
 import { parseBatch } from "./validation";
 
 export type IngestKind = "calls" | "http" | "events";
-/** `whole`: the calls prepared again, none thin, when they came thin (`thinnedBatch`). */
-export type PreparedBatch = { kind: "calls" | "http"; calls: Prepared[]; whole?: () => Promise<Prepared[]> } | { kind: "events"; events: PreparedEvent[] };
+/**
+ * `whole`: the calls prepared again, none thin, when they came thin (`thinnedBatch`); `ignored`:
+ * exchanges left out, not being model calls (a model list, embeddings) that succeeded.
+ */
+export type PreparedBatch = { kind: "calls" | "http"; calls: Prepared[]; whole?: () => Promise<Prepared[]>; ignored?: number } | { kind: "events"; events: PreparedEvent[] };
 
-function prepareCalls(kind: "calls" | "http", body: unknown): Prepared[] {
-  const calls = kind === "calls" ? parseBatch(callSchema, body) : parseBatch(httpExchangeSchema, body).map(normalizeExchange);
-  return calls.map(prepareCall);
+type PreparedCalls = { calls: Prepared[]; ignored: number };
+
+function prepareCalls(kind: "calls" | "http", body: unknown): PreparedCalls {
+  if (kind === "calls") return { calls: parseBatch(callSchema, body).map(prepareCall), ignored: 0 };
+  const exchanges = parseBatch(httpExchangeSchema, body);
+  const kept = exchanges.filter((x) => isModelCall(x) || exchangeFailed(x)); // a failed one is the agent's failure too
+  return { calls: kept.map((x) => prepareCall(normalizeExchange(x))), ignored: exchanges.length - kept.length };
 }
+
+/** The result of a batch with its ignored exchanges counted as received. */
+const withIgnored = <R extends IngestResult>(result: R, ignored = 0): R => (ignored ? { ...result, received: result.received + ignored, ignored } : result);
 
 const prepareEvents = (body: unknown): PreparedEvent[] => parseBatch(eventSchema, body).map(prepareEvent);
 
 /** Parses, validates and prepares an ingest body of `kind` (throws ApiError 400 on bad input). */
 export function prepareIngestBody(kind: IngestKind, body: unknown): PreparedBatch {
-  return kind === "events" ? { kind, events: prepareEvents(body) } : { kind, calls: prepareCalls(kind, body) };
+  return kind === "events" ? { kind, events: prepareEvents(body) } : { kind, ...prepareCalls(kind, body) };
 }
 
 /** `prepareIngestBody` of a body's UTF-8 JSON. */
 export function prepareIngestBytes(kind: IngestKind, bytes: Buffer): PreparedBatch {
-  if (kind === "calls") return { kind, calls: parseCallBatch(bytes).map(prepareCall) };
+  if (kind === "calls") return { kind, calls: parseCallBatch(bytes).map(prepareCall), ignored: 0 };
   return prepareIngestBody(kind, parseJsonBytes(bytes));
 }
 
@@ -48,13 +58,13 @@ export const thinnedBatch = (batch: PreparedBatch): PreparedBatch => (batch.kind
 export async function storePrepared(db: Db, batch: PreparedBatch, source: IngestSource = "api"): Promise<IngestResult | EventResult> {
   if (batch.kind === "events") return ingestPreparedEvents(db, batch.events, undefined, source);
   try {
-    return await ingestGrouped(db, batch.calls, source);
+    return withIgnored(await ingestGrouped(db, batch.calls, source), batch.ignored);
   } catch (e) {
     // only the worker thins calls, and prepareIngest gives what it prepares a `whole`
     if (!(e instanceof ThinHistoryError) || !batch.whole) throw e;
     const whole = await batch.whole();
     console.warn(`[ingest] ${whole.length} call(s) prepared again whole: their conversation's earlier messages were not stored`);
-    return ingestGrouped(db, whole, source);
+    return withIgnored(await ingestGrouped(db, whole, source), batch.ignored);
   }
 }
 
@@ -65,6 +75,9 @@ export async function storePrepared(db: Db, batch: PreparedBatch, source: Ingest
 export const requestSource = (req: Request, allowed: readonly IngestSource[], fallback: IngestSource): IngestSource =>
   sourceFromHeader(req.headers.get(SOURCE_HEADER), allowed, fallback);
 
-export const ingestCallBatch = (db: Db, body: unknown): Promise<IngestResult> => ingestPrepared(db, prepareCalls("calls", body));
-export const ingestHttpBatch = (db: Db, body: unknown): Promise<IngestResult> => ingestPrepared(db, prepareCalls("http", body));
+export const ingestCallBatch = (db: Db, body: unknown): Promise<IngestResult> => ingestPrepared(db, prepareCalls("calls", body).calls);
+export async function ingestHttpBatch(db: Db, body: unknown): Promise<IngestResult> {
+  const { calls, ignored } = prepareCalls("http", body);
+  return withIgnored(await ingestPrepared(db, calls), ignored);
+}
 export const ingestEventBatch = (db: Db, body: unknown): Promise<EventResult> => ingestPreparedEvents(db, prepareEvents(body));

@@ -26,7 +26,8 @@ import { recordArrivals } from "./sources";
 /** How many of a history's last messages the first read of a batch takes as new (see ingestRequests). */
 const LIKELY_NEW_MESSAGES = 3;
 
-export type IngestResult = { received: number; accepted: number; duplicates: number; interruptions: number };
+/** `ignored`: raw exchanges left out, not being model calls (a model list, embeddings) that succeeded. */
+export type IngestResult = { received: number; accepted: number; duplicates: number; interruptions: number; ignored?: number };
 
 /** Fresh calls of the batch: not `stored` yet, first occurrence only, in time order. */
 function freshCalls(prepared: Prepared[], stored: Set<string>): Prepared[] {

@@ -248,6 +248,24 @@ describe("OpenAI through the proxy", () => {
     expect(types((await arrived(s))[0])).toEqual([]);
   });
 
+  it("the Responses API (JSON and streamed) arrives as calls with their answer; a model list passes through and is not stored", async () => {
+    const s = sid("responses");
+    const client = openai(s);
+    // before: the list was stored as a call with an invalid body (state_machine_error), a streamed response as sse_truncated
+    expect((await client.models.list()).data.map((m) => m.id)).toEqual(["gpt-4o"]);
+    expect((await client.responses.create({ model: "json", input: "hi" })).output_text).toBe("Hello from responses.");
+    const events: string[] = [];
+    for await (const e of await client.responses.create({ model: "stream", input: "hi", stream: true })) events.push(e.type);
+    expect(events.at(-1)).toBe("response.completed");
+    const calls = await arrived(s, 2);
+    expect(calls).toHaveLength(2); // the model list came first: it would be here
+    for (const c of calls) {
+      expect(c).toMatchObject({ status_code: 200, error: null, interruptions: [] });
+      const detail = await (await server.api(`/api/calls/${c.call_id}`)).json();
+      expect(detail).toMatchObject({ finish_reasons: ["stop"], output_messages: [{ role: "assistant", parts: [{ type: "text", content: "Hello from responses." }] }] });
+    }
+  });
+
   it("an OpenAI-compatible gateway under --upstream NAME=URL keeps its path prefix", async () => {
     const s = sid("oa-gw");
     expect(plain(await openai(s, `${proxy.url}/gateway/v1`).chat.completions.create({ model: "json", messages: [{ role: "user", content: "x" }] }))).toEqual(openaiCompletion("json"));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { HttpExchange, NormalizedCall } from "@/lib/domain/calls";
-import { normalizeExchange } from "@/lib/ingest/adapters";
+import { isModelCall, normalizeExchange } from "@/lib/ingest/adapters";
 import { parseSse } from "@/lib/ingest/adapters/sse";
 
 const START = 1767268800000000000n;
@@ -685,5 +685,104 @@ describe("Anthropic Messages", () => {
       exchange("https://llm-gateway.internal/proxy", request, { status: 200, body: { id: "msg_1", type: "message", role: "assistant", content: [{ type: "text", text: "Sunny." }], stop_reason: "end_turn", usage: { input_tokens: 5, output_tokens: 2 } } }),
     );
     expect(call).toMatchObject({ provider: "anthropic", response_invalid: false, finish_reasons: ["end_turn"], output_messages: [{ role: "assistant", finish_reason: "end_turn", parts: [{ type: "text", content: "Sunny." }] }] });
+  });
+});
+
+describe("OpenAI Responses API (Codex, the Agents SDK)", () => {
+  const RESPONSES_URL = "https://api.openai.com/v1/responses";
+  const requestBody = {
+    model: "gpt-5-codex",
+    instructions: "You are a coding agent.",
+    max_output_tokens: 2048,
+    input: [
+      { role: "developer", content: "Work in /repo." },
+      { role: "user", content: [{ type: "input_text", text: "run the tests" }] },
+      { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "Two commands at once." }], encrypted_content: "gAAAA" },
+      { type: "function_call", id: "fc_1", call_id: "call_a", name: "shell", arguments: '{"cmd":"npm test"}' },
+      { type: "function_call", id: "fc_2", call_id: "call_b", name: "shell", arguments: '{"cmd":"npm run lint"}' },
+      { type: "function_call_output", call_id: "call_a", output: "12 passed" },
+      { type: "function_call_output", call_id: "call_b", output: "clean" },
+      { type: "web_search_call", id: "ws_1", status: "completed", action: { type: "search", query: "vitest" } },
+    ],
+  };
+  const completed = {
+    id: "resp_123", object: "response", model: "gpt-5-codex-2025", status: "completed", error: null, incomplete_details: null,
+    output: [
+      { type: "reasoning", id: "rs_2", summary: [] },
+      { type: "message", id: "msg_1", role: "assistant", status: "completed", content: [{ type: "output_text", text: "All green.", annotations: [] }] },
+      { type: "function_call", id: "fc_3", call_id: "call_c", name: "shell", arguments: '{"cmd":"git status"}', status: "completed" },
+    ],
+    usage: { input_tokens: 900, input_tokens_details: { cached_tokens: 512 }, output_tokens: 40, total_tokens: 940 },
+  };
+
+  it("reads a JSON response: instructions and input items as messages (parallel calls one turn), output items as parts", () => {
+    const call = normalizeExchange(exchange(RESPONSES_URL, requestBody, { status: 200, body: JSON.stringify(completed) }));
+    expect(call).toMatchObject({
+      provider: "openai", model: "gpt-5-codex-2025", trace_id: "resp_123", max_tokens: 2048, is_sse: false, response_invalid: false,
+      input_tokens: 900, output_tokens: 40, cache_read_tokens: 512, finish_reasons: ["tool_calls"],
+      system_instructions: [{ type: "text", content: "You are a coding agent." }, { type: "text", content: "Work in /repo." }],
+    });
+    expect(call.input_messages).toEqual([
+      { role: "user", parts: [{ type: "text", content: "run the tests" }] },
+      {
+        role: "assistant",
+        parts: [
+          { type: "reasoning", content: "Two commands at once." },
+          { type: "tool_call", id: "call_a", name: "shell", arguments: { cmd: "npm test" } },
+          { type: "tool_call", id: "call_b", name: "shell", arguments: { cmd: "npm run lint" } },
+        ],
+      },
+      { role: "tool", parts: [{ type: "tool_call_response", id: "call_a", response: "12 passed" }] },
+      { role: "tool", parts: [{ type: "tool_call_response", id: "call_b", response: "clean" }] },
+    ]);
+    expect(call.output_messages).toEqual([
+      {
+        role: "assistant",
+        finish_reason: "tool_calls",
+        parts: [{ type: "text", content: "All green." }, { type: "tool_call", id: "call_c", name: "shell", arguments: { cmd: "git status" } }],
+      },
+    ]);
+  });
+
+  it("reads a stream to its response.completed; one cut before it keeps what arrived and is not done", () => {
+    const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+    const opening = [
+      ev("response.created", { response: { ...completed, status: "in_progress", output: [] } }),
+      ev("response.output_item.added", { output_index: 0, item: { type: "message", id: "msg_1", role: "assistant", content: [] } }),
+      ev("response.output_text.delta", { output_index: 0, item_id: "msg_1", content_index: 0, delta: "All " }),
+      ev("response.output_text.delta", { output_index: 0, item_id: "msg_1", content_index: 0, delta: "green." }),
+    ].join("");
+    const whole = opening + ev("response.completed", { response: { ...completed, output: [completed.output[1]] } });
+    const done = normalizeExchange(exchange(RESPONSES_URL, { ...requestBody, stream: true }, { status: 200, sse: whole }));
+    expect(done).toMatchObject({ is_sse: true, sse_done: true, finish_reasons: ["stop"], output_tokens: 40 });
+    expect(done.output_messages[0].parts).toEqual([{ type: "text", content: "All green." }]);
+    const cut = normalizeExchange(exchange(RESPONSES_URL, { ...requestBody, stream: true }, { status: 200, sse: opening }));
+    expect(cut).toMatchObject({ is_sse: true, sse_done: false, finish_reasons: [] });
+    expect(cut.output_messages[0].parts).toEqual([{ type: "text", content: "All green." }]);
+  });
+
+  it("an incomplete response (max_output_tokens) finishes `length`; a failed one carries its error", () => {
+    const incomplete = { ...completed, status: "incomplete", incomplete_details: { reason: "max_output_tokens" }, output: [completed.output[1]] };
+    expect(normalizeExchange(exchange(RESPONSES_URL, requestBody, { status: 200, body: JSON.stringify(incomplete) }))).toMatchObject({ finish_reasons: ["length"] });
+    const failed = { ...completed, status: "failed", error: { code: "server_error", message: "The model failed." }, output: [] };
+    expect(normalizeExchange(exchange(RESPONSES_URL, requestBody, { status: 200, body: JSON.stringify(failed) }))).toMatchObject({ error: "server_error: The model failed.", response_invalid: false });
+  });
+});
+
+describe("isModelCall: which exchanges are model calls", () => {
+  const at = (url: string, body: unknown = {}, method = "POST") => ({ ...exchange(url, body, { status: 200, body: "{}" }), request: { method, url, body } });
+  it("generating endpoints and gateways' own paths with messages are; lists, embeddings and token counting are not", () => {
+    for (const url of [OPENAI_URL, ANTHROPIC_URL, "https://api.openai.com/v1/responses", "https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions", "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent"]) {
+      expect(isModelCall(at(url)), url).toBe(true);
+    }
+    expect(isModelCall(at("https://gateway.example/llm/run", { messages: [{ role: "user", content: "hi" }] }))).toBe(true);
+    for (const [url, body] of [
+      ["https://api.openai.com/v1/models", null],
+      ["https://api.openai.com/v1/embeddings", { model: "text-embedding-3-small", input: "hello" }],
+      ["https://api.anthropic.com/v1/messages/count_tokens", { model: "claude-sonnet-4", messages: [{ role: "user", content: "hi" }] }],
+      ["https://api.openai.com/v1/moderations", { input: "hello" }],
+    ] as const) {
+      expect(isModelCall(at(url, body, body ? "POST" : "GET")), url).toBe(false);
+    }
   });
 });

@@ -10,8 +10,9 @@ export const ingestCalls = contract({
   summary: "Normalized LLM calls (SPEC §2.1), one object or an array; a batch is one transaction. An AgentSight import or forwarder sends `X-SightDesk-Source: import` (shown as that source in GET /api/sources).",
 });
 export const ingestHttp = contract({
-  method: "POST", path: "/api/ingest/http", tag, scope: "ingest", body: httpExchangeSchema, response: ingestResultSchema,
-  summary: "Raw captured provider exchanges (OpenAI Chat Completions, Anthropic Messages; JSON or SSE). The recording proxy sends `X-SightDesk-Source: proxy` (shown as that source in GET /api/sources).",
+  method: "POST", path: "/api/ingest/http", tag, scope: "ingest", body: httpExchangeSchema,
+  response: ingestResultSchema.extend({ ignored: z.int().optional().describe("exchanges that are not model calls (a model list, embeddings, token counting) and succeeded: not stored") }),
+  summary: "Raw captured provider exchanges (OpenAI Chat Completions and Responses, Anthropic Messages; JSON or SSE); other endpoints' exchanges are stored only when they failed. The recording proxy sends `X-SightDesk-Source: proxy` (shown as that source in GET /api/sources).",
 });
 export const ingestEvents = contract({
   method: "POST", path: "/api/ingest/events", tag, scope: "ingest", body: eventSchema,

@@ -5,6 +5,7 @@
 import type { ChatMessage, HttpExchange, NormalizedCall, Part } from "../../domain/calls";
 import { anthropic } from "./anthropic";
 import { openai } from "./openai";
+import { openaiResponses } from "./openaiResponses";
 import { isRecord, parseJson, parseSse, records, type SseEvent } from "./sse";
 
 export type Usage = {
@@ -32,7 +33,7 @@ export type ResponseFields = {
   output_messages: ChatMessage[];
   /** streams only: the stream ended as its format ends one (a terminal event, or every choice finished) */
   sse_done?: boolean;
-  /** an error reported inside the stream */
+  /** an error reported inside the stream (or a 2xx body that says the response failed) */
   error?: string | null;
 };
 
@@ -119,7 +120,33 @@ function pickAdapter(path: string, body: unknown, headers: Record<string, string
   // Also matches gateway prefixes: /apps/anthropic/v1/messages, /anthropic/v1/messages.
   if (/\/v1\/messages\/?$/.test(path)) return anthropic;
   if (/\/chat\/completions\/?$/.test(path)) return openai;
+  if (/\/responses\/?$/.test(path) || (isRecord(body) && "input" in body && !("messages" in body))) return openaiResponses;
   return looksAnthropic(body, headers) ? anthropic : openai;
+}
+
+/** Paths of the APIs that generate (chat, messages, responses, completions, Gemini's generateContent). */
+const MODEL_CALL_PATH = /(?:\/chat\/completions|\/v1\/messages|\/responses|\/completions|:(?:stream)?generateContent)\/?$/i;
+/** Endpoints beside them that generate nothing (their bodies can hold messages or input too). */
+const OTHER_PATH = /\/(?:embeddings|moderations|models|files|uploads|batches|count_tokens|audio|images|fine_tuning|vector_stores|assistants|threads)(?:\/|$)/i;
+
+/**
+ * Whether an exchange is a model call: a generating path, or (a gateway's own path) a request
+ * body that holds messages or input. A model list, embeddings or token counting is not: such
+ * an exchange is not a call to judge (its body has no answer, so it would read as invalid or
+ * empty) and is stored only when it failed (a 401 or a 429 there is the agent's failure too).
+ */
+export function isModelCall(x: HttpExchange): boolean {
+  const { path } = parseUrl(x.request.url);
+  if (MODEL_CALL_PATH.test(path)) return true;
+  if (OTHER_PATH.test(path)) return false;
+  const body = parseBody(x.request.body);
+  return isRecord(body) && (Array.isArray(body.messages) || "input" in body || "prompt" in body || Array.isArray(body.contents));
+}
+
+/** Whether an exchange failed: no answer, an error, or a status other than 2xx. */
+export function exchangeFailed(x: HttpExchange): boolean {
+  const status = x.response?.status ?? null;
+  return !!x.error || status === null || status < 200 || status > 299;
 }
 
 function looksAnthropic(body: unknown, headers: Record<string, string> | undefined): boolean {
@@ -165,7 +192,7 @@ function readResponse(adapter: Adapter, r: HttpExchange["response"]): ResponseOu
   if (failed) {
     return { fields, is_sse: false, response_invalid: false, response_body: rawText(r.body), error: adapter.errorText(body) };
   }
-  if (fields) return { fields, is_sse: false, response_invalid: false };
+  if (fields) return { fields, is_sse: false, response_invalid: false, error: fields.error }; // (a Responses API body that says it failed)
   // A 2xx body of the wrong shape (an HTML page, `{"error":…}`) is invalid; its error text still counts.
   return { fields, is_sse: false, response_invalid: status !== null, error: adapter.errorText(body) };
 }

@@ -167,7 +167,7 @@ function streamedMessage(c: StreamedChoice): ChatMessage {
  * Readable text of an error body: `{"error":{"message","type","code"}}` (OpenAI, Azure,
  * DashScope, DeepSeek), `{"error":"…"}`, or vLLM's flat `{"object":"error","message",…}`.
  */
-function errorText(body: unknown): string | null {
+export function errorText(body: unknown): string | null {
   if (!isRecord(body)) return null;
   if (typeof body.error === "string") return body.error;
   const e = isRecord(body.error) ? body.error : body.object === "error" ? body : null;

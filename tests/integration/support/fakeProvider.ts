@@ -46,6 +46,15 @@ export function openaiChunks(model: string, n: number, tools = false): unknown[]
   return out;
 }
 
+/** A completed Responses API response (POST /v1/responses) with one text message. */
+export function responsesBody(model: string) {
+  return {
+    id: `resp_${model}`, object: "response", created_at: 1767268800, model, status: "completed", error: null, incomplete_details: null,
+    output: [{ type: "message", id: "msg_1", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Hello from responses.", annotations: [] }] }],
+    usage: { input_tokens: 5, input_tokens_details: { cached_tokens: 0 }, output_tokens: 4, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 9 },
+  };
+}
+
 export function anthropicMessage(model: string, tools = false) {
   return {
     id: `msg_${model}`, type: "message", role: "assistant", model,
@@ -116,6 +125,21 @@ export async function startFakeProvider(): Promise<FakeProvider> {
       res.end();
     };
 
+    if ((req.url ?? "").endsWith("/v1/models")) return json(200, { object: "list", data: [{ id: "gpt-4o", object: "model", created: 1715367049, owned_by: "system" }] });
+    if ((req.url ?? "").includes("/v1/responses")) {
+      const done = responsesBody(model);
+      if (model !== "stream") return json(200, done);
+      const item = done.output[0];
+      const ev = (type: string, data: Record<string, unknown>, n: number) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: n, ...data })}\n\n`;
+      return stream([
+        ev("response.created", { response: { ...done, status: "in_progress", output: [] } }, 0),
+        ev("response.output_item.added", { output_index: 0, item: { ...item, status: "in_progress", content: [] } }, 1),
+        ev("response.output_text.delta", { output_index: 0, item_id: item.id, content_index: 0, delta: "Hello from " }, 2),
+        ev("response.output_text.delta", { output_index: 0, item_id: item.id, content_index: 0, delta: "responses." }, 3),
+        ev("response.output_item.done", { output_index: 0, item }, 4),
+        ev("response.completed", { response: done }, 5),
+      ]);
+    }
     if (anthropic) {
       const name = model.replace(/^claude-/, "");
       if (name === "overloaded") return json(529, { type: "error", error: { type: "overloaded_error", message: "Overloaded" } });

@@ -1,0 +1,164 @@
+// OpenAI's Responses API (`POST /v1/responses`: Codex, the OpenAI Agents SDK): `instructions`
+// and `input` items in, `output` items out, JSON or a stream of typed events ending with
+// `response.completed`, `response.incomplete` or `response.failed`. Items become the parts of
+// SPEC §2.1: messages' text, reasoning summaries, and the client's tool calls
+// (function_call, custom_tool_call, local_shell_call) with their `call_id` and outputs. Tools
+// the provider runs itself (web search, file search, code interpreter) are answered inside the
+// provider and are left out, so they never read as calls awaiting an answer.
+
+import type { ChatMessage, Part } from "../../domain/calls";
+import type { Adapter, RequestFields, ResponseFields, Usage } from "./index";
+import { errorText } from "./openai";
+import { asCount, asNumber, asString, isRecord, parseArguments, parseJson, records, type JsonObject, type SseEvent } from "./sse";
+
+const SYSTEM_ROLES = new Set(["system", "developer"]);
+const TERMINAL_EVENTS = new Set(["response.completed", "response.incomplete", "response.failed"]);
+
+/** Text of a message's content: a string, or input_text / output_text / refusal parts. */
+function textParts(content: unknown): Part[] {
+  if (typeof content === "string") return content ? [{ type: "text", content }] : [];
+  return records(content).flatMap((p): Part[] => {
+    const text = asString(p.text) ?? asString(p.refusal);
+    return text ? [{ type: "text", content: text }] : [];
+  });
+}
+
+/** An output item (or an input item the model produced earlier) as parts; null for items of other kinds. */
+function itemParts(item: JsonObject): Part[] | null {
+  switch (asString(item.type)) {
+    case "reasoning": {
+      const summary = records(item.summary).flatMap((s) => (asString(s.text) ? [asString(s.text)!] : [])).join("\n");
+      return summary ? [{ type: "reasoning", content: summary }] : [];
+    }
+    case "function_call":
+      return [{ type: "tool_call", id: asString(item.call_id) ?? asString(item.id) ?? "", name: asString(item.name) ?? "", arguments: parseArguments(item.arguments) }];
+    case "custom_tool_call":
+      return [{ type: "tool_call", id: asString(item.call_id) ?? asString(item.id) ?? "", name: asString(item.name) ?? "", arguments: item.input ?? null }];
+    case "local_shell_call":
+      return [{ type: "tool_call", id: asString(item.call_id) ?? asString(item.id) ?? "", name: "local_shell", arguments: item.action ?? null }];
+    case "message":
+    case undefined:
+      return asString(item.role) === "assistant" || item.type === "message" ? textParts(item.content) : null;
+    default:
+      return null; // web_search_call and the other tools the provider runs: answered where they ran
+  }
+}
+
+const OUTPUT_ITEMS = new Set(["function_call_output", "custom_tool_call_output", "local_shell_call_output"]);
+
+function request(body: unknown): RequestFields {
+  const b = isRecord(body) ? body : {};
+  const system: Part[] = textParts(b.instructions);
+  const input: ChatMessage[] = [];
+  // what the model produced (its messages, reasoning, tool calls) in a row is one assistant turn:
+  // parallel calls sent as separate items must not read as one turn each
+  let assistant: ChatMessage | null = null;
+  const items = typeof b.input === "string" ? [{ role: "user", content: b.input }] : records(b.input);
+  for (const item of items) {
+    const type = asString(item.type);
+    const role = asString(item.role);
+    if (type && OUTPUT_ITEMS.has(type)) {
+      assistant = null;
+      input.push({ role: "tool", parts: [{ type: "tool_call_response", id: asString(item.call_id) ?? "", response: outputText(item.output) }] });
+    } else if (role && role !== "assistant") {
+      assistant = null;
+      if (SYSTEM_ROLES.has(role)) system.push(...textParts(item.content));
+      else input.push({ role, parts: textParts(item.content) });
+    } else {
+      const parts = itemParts(item);
+      if (!parts?.length) continue;
+      if (!assistant) input.push((assistant = { role: "assistant", parts: [] }));
+      assistant.parts.push(...parts);
+    }
+  }
+  return {
+    model: asString(b.model) ?? null,
+    max_tokens: asCount(b.max_output_tokens) ?? null,
+    system_instructions: system,
+    input_messages: input,
+    tools: b.tools,
+  };
+}
+
+function outputText(output: unknown): unknown {
+  if (typeof output === "string" || !Array.isArray(output)) return output ?? "";
+  const texts = textParts(output);
+  return texts.length ? texts.map((p) => (p.type === "text" ? p.content : "")).join("\n") : output;
+}
+
+function usage(u: unknown): Usage {
+  if (!isRecord(u)) return {};
+  const details = isRecord(u.input_tokens_details) ? u.input_tokens_details : {};
+  return { input_tokens: asCount(u.input_tokens), output_tokens: asCount(u.output_tokens), cache_read_tokens: asCount(details.cached_tokens) };
+}
+
+/** The Chat Completions finish reason a response's status stands for (the Responses API has none). */
+function finishReason(r: JsonObject, parts: Part[]): string | undefined {
+  const status = asString(r.status);
+  if (status === "completed") return parts.some((p) => p.type === "tool_call") ? "tool_calls" : "stop";
+  if (status === "incomplete") {
+    const reason = isRecord(r.incomplete_details) ? asString(r.incomplete_details.reason) : undefined;
+    return reason === "max_output_tokens" ? "length" : reason; // "length" as the token rules know it
+  }
+  return undefined;
+}
+
+function fields(r: JsonObject, items: JsonObject[]): ResponseFields {
+  const parts = items.flatMap((i) => itemParts(i) ?? []);
+  const finish = finishReason(r, parts);
+  const failed = asString(r.status) === "failed" || isRecord(r.error);
+  return {
+    trace_id: asString(r.id) ?? null,
+    model: asString(r.model) ?? null,
+    usage: usage(r.usage),
+    finish_reasons: finish ? [finish] : [],
+    output_messages: [{ role: "assistant", parts, ...(finish ? { finish_reason: finish } : {}) }],
+    ...(failed ? { error: errorText({ error: r.error }) ?? "response failed" } : {}),
+  };
+}
+
+function response(body: unknown): ResponseFields | null {
+  if (!isRecord(body) || !Array.isArray(body.output)) return null;
+  return fields(body, records(body.output));
+}
+
+/**
+ * The stream: the terminal event carries the whole response. A stream cut before it keeps what
+ * arrived: finished items (`response.output_item.done`), and the text and arguments of the
+ * ones still open.
+ */
+function stream(events: SseEvent[]): ResponseFields {
+  const items = new Map<number, JsonObject>();
+  let last: JsonObject = {};
+  let error: string | null = null;
+  for (const ev of events) {
+    const data = parseJson(ev.data);
+    if (!isRecord(data)) continue;
+    const type = asString(data.type) ?? ev.event ?? "";
+    if (isRecord(data.response)) last = data.response;
+    if (TERMINAL_EVENTS.has(type) && isRecord(data.response)) {
+      const out = fields(data.response, records(data.response.output).length ? records(data.response.output) : [...items.values()]);
+      return { ...out, sse_done: true };
+    }
+    if (type === "error") error ??= errorText({ error: { message: data.message, code: data.code } }) ?? "stream error";
+    const index = asNumber(data.output_index) ?? 0;
+    if ((type === "response.output_item.added" || type === "response.output_item.done") && isRecord(data.item)) items.set(index, { ...data.item });
+    else if (type === "response.output_text.delta" || type === "response.function_call_arguments.delta") growOpenItem(items, index, type, asString(data.delta) ?? "");
+  }
+  const out = fields({ ...last, status: "in_progress" }, [...items.entries()].sort(([a], [b]) => a - b).map(([, i]) => i));
+  return { ...out, sse_done: false, ...(error ? { error } : {}) };
+}
+
+/** A delta of an item still streaming: its text (kept as one output_text part) or its arguments. */
+function growOpenItem(items: Map<number, JsonObject>, index: number, type: string, delta: string): void {
+  const item = items.get(index) ?? { type: type === "response.output_text.delta" ? "message" : "function_call" };
+  if (type === "response.output_text.delta") {
+    const content = records(item.content);
+    const text = content.find((c) => c.type === "output_text");
+    if (text) text.text = `${asString(text.text) ?? ""}${delta}`;
+    else item.content = [...content, { type: "output_text", text: delta }];
+  } else item.arguments = `${asString(item.arguments) ?? ""}${delta}`;
+  items.set(index, item);
+}
+
+export const openaiResponses: Adapter = { kind: "openai", request, response, stream, errorText };
