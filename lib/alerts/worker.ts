@@ -319,7 +319,8 @@ export class AlertWorker {
 
   async dispatch(): Promise<number> {
     const free = this.concurrency - this.inflight.size;
-    if (free <= 0) return 0;
+    // shutting down: a send started now could be cut off by the exit, and sent again by another process
+    if (free <= 0 || this.stopped) return 0;
     const now = this.now();
     const unclaimedAt = { OR: [{ claimExpiresAtNs: null }, { claimExpiresAtNs: { lte: now } }] };
     // not those of webhooks this process sends to as much as it may: a slow receiver's backlog
@@ -334,7 +335,7 @@ export class AlertWorker {
     const hooks = new Map((await this.db.webhook.findMany({ where: { id: { in: [...new Set(due.map((d) => d.webhookId))] } } })).map((w) => [w.id, w]));
     let started = 0;
     for (const d of due) {
-      if (this.inflight.size >= this.concurrency) break;
+      if (this.inflight.size >= this.concurrency || this.stopped) break;
       const w = hooks.get(d.webhookId);
       if (!w || !w.enabled) {
         await this.db.alertDelivery.updateMany({

@@ -247,6 +247,26 @@ describe("the alert worker in several processes", () => {
     expect(sentByB).toEqual([]);
   });
 
+  it("starts no delivery once its process is shutting down: the tick under way scans, another process sends", async () => {
+    const sentByA: string[] = [];
+    const sentByB: string[] = [];
+    const a = new AlertWorker({ db: db(), now, holder: "A7", log: quiet, fetch: async (url) => (sentByA.push(url), new Response("ok")) });
+    const b = new AlertWorker({ db: db(), now, holder: "B7", log: quiet, fetch: async (url) => (sentByB.push(url), new Response("ok")) });
+    clock += 100n * SEC; // past the leases of the tests before
+    await createWebhook(db(), hook("Stopping"), "test");
+    clock += SEC;
+    await crash("Stopping", "stopping-1");
+    const ticking = a.tick(); // it scans and queues the alert
+    await a.shutdown(); // the signal comes while the tick runs
+    await ticking;
+    // before, the tick went on to claim and send it: cut off by the exit, it would be sent twice
+    expect(sentByA).toEqual([]);
+    clock += SEC;
+    await b.tick();
+    await b.settle();
+    expect(sentByB).toEqual(["http://r.invalid/Stopping"]);
+  });
+
   it("a row dated ahead by another process's fast clock does not hide the rows that come after it", async () => {
     const sent: string[] = [];
     const a = new AlertWorker({ db: db(), now, holder: "A3", log: quiet, fetch: async (url, init) => (sent.push(JSON.parse(String(init.body)).interruption.interruption_id), new Response("ok")) });
