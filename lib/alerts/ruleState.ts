@@ -133,17 +133,20 @@ export async function evaluateRateRules(db: Db, hooks: RuledHook[], now: bigint,
 
 /**
  * Queues a PagerDuty trigger for an interruption and marks its fingerprint firing (from quiet:
- * a new firing; already firing: unchanged), in one transaction.
+ * a new firing), in one transaction. Every trigger moves the state's `seq` on, firing already or
+ * not: a resolve decided before it (by another process that found nothing open, then this
+ * interruption arrived) no longer applies, and is not queued behind it.
  */
 export async function queuePagedTrigger(db: Db, alert: QueuedAlert & { fingerprint: string }): Promise<void> {
   const key = fingerprintKey(alert.fingerprint);
   await stateOf(db, alert.webhookId, key);
   await db.$transaction(async (tx) => {
     await tx.alertDelivery.create({ data: await deliveryRowInKeyOrder(tx, alert) });
-    await tx.alertRuleState.updateMany({
+    const { count } = await tx.alertRuleState.updateMany({
       where: { webhookId: alert.webhookId, key, state: "ok" },
       data: { state: "firing", seq: { increment: 1 }, firedAtNs: alert.now },
     });
+    if (count === 0) await tx.alertRuleState.updateMany({ where: { webhookId: alert.webhookId, key }, data: { seq: { increment: 1 } } });
   });
 }
 

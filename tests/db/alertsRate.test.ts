@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeWindow, inboxUrl, rateDecision, topAgents } from "@/lib/alerts/rate";
 import { ruled } from "@/lib/alerts/ruled";
-import { evaluateRateRules, rateDue } from "@/lib/alerts/ruleState";
+import { evaluateRateRules, queuePagedTrigger, rateDue, resolvePagedFingerprints } from "@/lib/alerts/ruleState";
 import { createWebhook, getWebhook, updateWebhook, type WebhookInput } from "@/lib/alerts/webhooks";
 import { AlertWorker } from "@/lib/alerts/worker";
 import type { OutgoingMail } from "@/lib/alerts/mailer";
@@ -330,7 +330,43 @@ describe("PagerDuty, per fingerprint", () => {
     await interruption({ agentName: "P1", fingerprint: "fp-pd" });
     await tick(w);
     expect(events().map((e) => e.event_action)).toEqual(["trigger", "trigger", "resolve", "trigger"]);
-    expect(await db.alertRuleState.findMany({ where: { webhookId: hook.id } })).toMatchObject([{ key: "fp:fp-pd", state: "firing", seq: 2 }]);
+    expect(await db.alertRuleState.findMany({ where: { webhookId: hook.id } })).toMatchObject([{ key: "fp:fp-pd", state: "firing", seq: 3 }]); // a step per trigger
+    await updateWebhook(db, hook.id, { enabled: false });
+  });
+
+  it("does not resolve a fingerprint whose new interruption was paged while another process was deciding to resolve it", async () => {
+    const hook = await createWebhook(db, { name: "pd-race", kind: "pagerduty", url: "http://pd.invalid/race", routing_key: "k-race", rule: "each", min_severity: "high", types: [], agents: ["P8"], repeat_interval_secs: 0, enabled: true }, "test");
+    await interruption({ agentName: "P8", fingerprint: "fp-race", status: "resolved" }); // paged, then resolved
+    await db.alertRuleState.create({ data: { webhookId: hook.id, key: "fp:fp-race", state: "firing", seq: 1, firedAtNs: clock } });
+    clock += SEC;
+    // this process finds nothing open of the fingerprint; right then a new one arrives and another process pages it
+    let arrived = false;
+    const racing = new Proxy(db, {
+      get: (target, prop) => {
+        const value = Reflect.get(target, prop);
+        if (prop !== "interruption") return typeof value === "function" ? value.bind(target) : value;
+        return new Proxy(value as object, {
+          get: (delegate, method) => {
+            const fn = Reflect.get(delegate, method) as (...a: unknown[]) => Promise<unknown>;
+            if (method !== "findFirst") return typeof fn === "function" ? fn.bind(delegate) : fn;
+            return async (args: { where?: { status?: unknown } }) => {
+              const found = await fn.call(delegate, args);
+              if (!arrived && args.where?.status) {
+                arrived = true;
+                const fresh = await interruption({ agentName: "P8", fingerprint: "fp-race" });
+                await queuePagedTrigger(db, { webhookId: hook.id, event: "interruption.created", dedupeKey: fresh.id, payload: {}, now: clock, interruptionId: fresh.id, fingerprint: "fp-race" });
+              }
+              return found;
+            };
+          },
+        });
+      },
+    }) as Db;
+    expect(await resolvePagedFingerprints(racing, [ruled((await db.webhook.findUniqueOrThrow({ where: { id: hook.id } })))], clock, "https://desk")).toBe(0);
+    expect(arrived).toBe(true);
+    // before: the resolve was queued after the new trigger, closing the page while the interruption is open
+    expect((await db.alertDelivery.findMany({ where: { webhookId: hook.id } })).map((d) => d.event)).toEqual(["interruption.created"]);
+    expect(await db.alertRuleState.findUniqueOrThrow({ where: { webhookId_key: { webhookId: hook.id, key: "fp:fp-race" } } })).toMatchObject({ state: "firing" });
     await updateWebhook(db, hook.id, { enabled: false });
   });
 
