@@ -6,7 +6,6 @@
 // found from the socket (CLI proxy and server-mounted route), and the server-mounted route.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
@@ -19,7 +18,7 @@ import { startProxy, type RunningProxy } from "@/lib/proxy/server";
 import { anthropicEvents, anthropicMessage, openaiChunks, openaiCompletion, startFakeProvider, type FakeProvider } from "./support/fakeProvider";
 import { databaseBytes, freePort, startServer, type TestServer } from "./support/server";
 import { eventually, waitFor } from "../support/waitFor";
-import { sleep } from "./support/http";
+import { rawRequest, sleep } from "./support/http";
 
 const OPENAI_KEY = "sk-proj-PROXYTESTKEY0123456789abcdef";
 const ANTHROPIC_KEY = "sk-ant-api03-PROXYTESTKEY0123456789abcdef";
@@ -94,19 +93,6 @@ const proxyStarted = (child: ChildProcess, stderr: () => string) =>
     if (child.exitCode !== null) throw new Error(`proxy exited:\n${stderr()}`);
     return stderr().includes("Recording proxy on");
   }, { everyMs: 50 });
-/** Sends `text` as is on a new connection; resolves with all the answer (the request says Connection: close). */
-function rawRequest(base: string, text: string): Promise<string> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname, () => socket.write(text));
-    const chunks: Buffer[] = [];
-    socket.on("data", (c) => chunks.push(c));
-    socket.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    socket.on("error", reject);
-    socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer in 10 s; so far: ${Buffer.concat(chunks).toString("utf8").slice(0, 200)}`)));
-  });
-}
-
 const types = (c: CallRecord) => c.interruptions.map((i) => i.interruption_type).sort();
 const plain = <T>(v: T): T => JSON.parse(JSON.stringify(v));
 

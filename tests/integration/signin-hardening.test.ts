@@ -3,7 +3,7 @@
 // sessions ended by a password change, a role change or removal, and single sign-on through a
 // fake OIDC issuer (email_verified, allowed domains, linking by `sub`, removed users).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { request } from "./support/http";
+import { rawRequest, request } from "./support/http";
 import { startIssuer, type Claims, type FakeIssuer } from "./support/oidcIssuer";
 import { uid } from "./support/payloads";
 import { startServer, type TestServer } from "./support/server";
@@ -105,6 +105,23 @@ describe("password sign-in throttling", () => {
     // U+0000 in the email, in a form or a JSON body: a failed sign-in (before, 500 on PostgreSQL, whose text cannot hold it)
     expect((await raw("application/x-www-form-urlencoded", (t) => `email=a%00%40x.test&password=guess&csrfToken=${t}&json=true`)).status).toBe(401);
     expect((await raw("application/json", (t) => JSON.stringify({ email: "b\u0000@x.test", password: "guess", csrfToken: t, json: "true" }))).status).toBe(401);
+  });
+
+  it("refuses a body over 64 KiB with 413 without reading it, and has no client-log endpoint writing into the server's log", async () => {
+    // before, the whole body was read (twice): a declared gigabyte held the request open, a large one filled memory
+    const declared = await rawRequest(server.url, "POST /api/auth/callback/credentials HTTP/1.1\r\nHost: sightdesk\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000000000\r\nConnection: close\r\n\r\n");
+    expect(declared).toMatch(/^HTTP\/1\.1 413 /);
+    const big = await fetch(`${server.url}/api/auth/callback/credentials`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": newAddress() }, body: `email=a%40b.test&password=${"x".repeat(200_000)}` });
+    expect([big.status, await big.json()]).toEqual([413, { error: "Request body exceeds 65536 bytes" }]);
+    // next-auth's _log wrote anyone's text, newlines and all, into the server's log
+    const forged = "[sightdesk] created the first admin: mallory@evil.example";
+    const log = await fetch(`${server.url}/api/auth/_log`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ level: "error", code: `x]\n${forged}\n[y`, metadata: {} }) });
+    expect(log.status).toBe(404);
+    expect(server.log()).not.toContain(forged);
+    // a sign-in still works
+    const user = email("after-limits");
+    await createUser({ email: user, role: "viewer", password: "after-limits-pw-1" });
+    expect((await signIn(user, "after-limits-pw-1", newAddress())).cookie).toBeTruthy();
   });
 
   it("a successful sign-in before the limit clears the account's failures", async () => {

@@ -1,5 +1,6 @@
 // Helpers for the REST API suites: exact-integer JSON parsing, typed requests, clean-error checks,
 // the record shapes of SPEC §5.1, and payloads that trigger a chosen interruption type.
+import net from "node:net";
 import { expect } from "vitest";
 import { parseJsonExact } from "@/lib/wire/json";
 import type * as Wire from "@/lib/api/contracts/wire";
@@ -178,3 +179,16 @@ export function routeOf(link: string, base: string): string {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Sends `text` as is on a new connection; resolves with all the answer (the request says Connection: close). */
+export function rawRequest(base: string, text: string): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(text));
+    const chunks: Buffer[] = [];
+    socket.on("data", (c) => chunks.push(c));
+    socket.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    socket.on("error", reject);
+    socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer in 10 s; so far: ${Buffer.concat(chunks).toString("utf8").slice(0, 200)}`)));
+  });
+}

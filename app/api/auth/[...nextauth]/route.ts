@@ -1,5 +1,7 @@
 import NextAuth from "next-auth";
-import type { NextRequest } from "next/server";
+import { NextRequest } from "next/server";
+import { readBodyBytes } from "@/lib/api/body";
+import { errorResponse } from "@/lib/api/route";
 import { authOptions } from "@/lib/auth/nextauth";
 import { beginAttempt, clientAddress, finishAttempt } from "@/lib/auth/throttle";
 import { db } from "@/lib/db/client";
@@ -67,8 +69,20 @@ export async function GET(req: NextRequest, ctx: Ctx) {
   return nextAuth(req, ctx);
 }
 
+/** A sign-in, sign-out or CSRF form is a few hundred bytes; anyone may post here, before any check. */
+const AUTH_BODY_LIMIT = 64 * 1024;
+
 export async function POST(req: NextRequest, ctx: Ctx) {
   const [action, provider] = (await ctx.params).nextauth ?? [];
-  if (action === "callback" && provider === "credentials") return credentialsCallback(req, ctx);
-  return nextAuth(req, ctx);
+  // next-auth's endpoint for its client's logs writes what anyone posts into the server's log
+  if (action === "_log") return Response.json({ error: "Not found" }, { status: 404 });
+  let body: Buffer;
+  try {
+    body = await readBodyBytes(req, AUTH_BODY_LIMIT); // next-auth reads the whole body, however large
+  } catch (e) {
+    return errorResponse(e);
+  }
+  const read = new NextRequest(req.url, { method: req.method, headers: req.headers, body: new Uint8Array(body) });
+  if (action === "callback" && provider === "credentials") return credentialsCallback(read, ctx);
+  return nextAuth(read, ctx);
 }
