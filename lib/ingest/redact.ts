@@ -8,12 +8,12 @@
 import { tryParseJson } from "../json";
 
 /** How a name ends when it holds a credential: `OPENAI_API_KEY`, `x-api-key`, `client_secret`, `GITHUB_TOKEN`, `password`. */
-const SECRET_NAME_END = "(?:api[-_]?key|secret(?:[-_]?(?:access[-_]?)?key)?|access[-_]?key|private[-_]?key|token|passw(?:or)?d|authorization|credentials?|cookie)";
+const SECRET_NAME_END = "(?:api[-_]?key|secret(?:[-_]?(?:access[-_]?)?key)?|(?:access|private|subscription|functions?|master|signing|account|license|client|host|app)[-_]?key|token|passw(?:or)?d|authorization|credentials?|cookie)";
 const SECRET_NAME = new RegExp(`^(?:.*[^a-z0-9])?(?:[a-z0-9]*${SECRET_NAME_END})(?:[-_]?\\d{1,3})?$|^set-cookie$`, "i");
 /** Auth schemes kept in front of a masked credential (`Authorization: Basic [redacted]`). */
 /** Spaces and tabs, also as escapes inside serialized JSON (`\\t`). */
 const BLANKS = "(?:[ \\t]|\\\\t){0,64}";
-const SCHEME = "(?:basic|bearer|digest|token)[ \\t]{1,16}";
+const SCHEME = "(?:basic|bearer|digest|token|api-?key|key|bot|ssws)[ \\t]{1,16}";
 
 // Quantifiers are bounded: V8 keeps a backtrack entry per character an open-ended `{n,}`
 // matched, and a run of millions overflows its stack (a RangeError, not a slow answer).
@@ -29,6 +29,8 @@ const SECRET_SHAPE = new RegExp(
     /\bxox[abprs]-[A-Za-z0-9-]{10,512}/.source,
     /\bAKIA[0-9A-Z]{16}\b/.source,
     /\bAIza[0-9A-Za-z_-]{35}/.source,
+    // a URL's password (`postgres://app:⟨password⟩@db/app`): group 2 keeps what comes before it
+    /(\b[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s:/@"'\\]{0,256}:)[^\s:/@"'\\]{1,256}(?=@)/.source,
   ].join("|"),
   "g",
 );
@@ -89,7 +91,7 @@ function maskAssignments(text: string): string {
 }
 
 export function redactText(text: string): string {
-  return maskAssignments(text.replace(SECRET_SHAPE, (_m, bearer: string | undefined) => `${bearer ?? ""}${MASK}`));
+  return maskAssignments(text.replace(SECRET_SHAPE, (_m, bearer: string | undefined, userinfo: string | undefined) => `${bearer ?? userinfo ?? ""}${MASK}`));
 }
 
 /** Whether a field or header of this name carries a credential. */

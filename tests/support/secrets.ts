@@ -16,6 +16,12 @@ export const SECRET_FORMS: Array<[form: string, secret: string]> = [
   ["AWS_SECRET_ACCESS_KEY=⟨aws-0010⟩", "aws-0010"],
   ["X-Api-Key:\t⟨XK-UPPER-0011⟩", "XK-UPPER-0011"],
   ["proxy-authorization: Bearer ⟨pa0012pa0012⟩", "pa0012pa0012"],
+  ["Authorization: ApiKey ⟨c2VjcmV0LTAwMTM=⟩", "c2VjcmV0LTAwMTM="],
+  ["Authorization: Key ⟨fal-0014-secret⟩", "fal-0014-secret"],
+  ["Ocp-Apim-Subscription-Key: ⟨apim-0015⟩", "apim-0015"],
+  ["x-functions-key: ⟨fn-0016⟩", "fn-0016"],
+  ["DATABASE_URL=postgres://app:⟨S3cret-0017⟩@db.internal:5432/app", "S3cret-0017"],
+  ["redis://:⟨pw-0018⟩@cache:6379/0", "pw-0018"],
 ];
 
 /** The form as it appears in traffic (without the marks around the secret). */

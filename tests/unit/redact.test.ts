@@ -61,6 +61,12 @@ describe("credential forms", () => {
     expect(JSON.parse(JSON.parse(asText) as string)).toMatchObject({ api_key: "[redacted]", url: "https://example.com" });
   });
 
+  it("masks headers named like a provider's key (Azure's subscription and function keys), keeping keys that are no credential", () => {
+    const stored = storedArguments({ headers: { "Ocp-Apim-Subscription-Key": "apim-0016", "x-functions-key": "fn-0017", "Idempotency-Key": "req-42" }, monkey: "banana", primary_key: "id" });
+    for (const secret of ["apim-0016", "fn-0017"]) expect(stored).not.toContain(secret);
+    expect(JSON.parse(stored)).toMatchObject({ headers: { "Idempotency-Key": "req-42" }, monkey: "banana", primary_key: "id" });
+  });
+
   it("masks whatever a credential key of tool arguments holds: a list, an object, a number", () => {
     const stored = storedArguments({ password: ["hunter2hunter2"], api_key: { value: "plainsecret99" }, pin: 1234, token: 99887766, refresh_token: null, secret: true });
     // before, the list and the object were kept word for word
