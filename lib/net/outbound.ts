@@ -106,6 +106,7 @@ export function cidrContains(cidr: Cidr | string, ip: Ip | string): boolean {
 
 const V4_RANGES: Array<[string, AddressClass]> = [
   ["169.254.169.254/32", "metadata"],
+  ["168.63.129.16/32", "metadata"], // Azure's platform endpoint (WireServer), reachable from every VM
   ["0.0.0.0/8", "unspecified"],
   ["127.0.0.0/8", "loopback"],
   ["10.0.0.0/8", "private"],
@@ -116,12 +117,15 @@ const V4_RANGES: Array<[string, AddressClass]> = [
   ["224.0.0.0/4", "multicast"],
   ["255.255.255.255/32", "broadcast"],
   ["240.0.0.0/4", "reserved"],
+  ["192.0.0.0/24", "reserved"], // IETF protocol assignments
+  ["198.18.0.0/15", "reserved"], // benchmarking: some networks route it internally
 ];
 const V6_RANGES: Array<[string, AddressClass]> = [
   ["::/128", "unspecified"],
   ["::1/128", "loopback"],
   ["fd00:ec2::254/128", "metadata"], // AWS's IPv6 instance metadata endpoint
   ["fc00::/7", "private"], // unique local
+  ["64:ff9b:1::/48", "private"], // NAT64 for local use: its IPv4 addresses are the network's own
   ["fec0::/10", "private"], // site-local (deprecated)
   ["fe80::/10", "link-local"],
   ["ff00::/8", "multicast"],

@@ -33,6 +33,11 @@ describe("classifyAddress", () => {
     ["239.255.255.250", "multicast"],
     ["255.255.255.255", "broadcast"],
     ["240.0.0.1", "reserved"],
+    ["168.63.129.16", "metadata"],
+    ["198.18.0.1", "reserved"],
+    ["198.19.255.254", "reserved"],
+    ["192.0.0.8", "reserved"],
+    ["198.20.0.1", "public"],
     // IPv6
     ["2606:4700:4700::1111", "public"],
     ["[2001:db8::1]", "public"],
@@ -56,6 +61,7 @@ describe("classifyAddress", () => {
     ["::ffff:8.8.8.8", "public"],
     ["::127.0.0.1", "loopback"],
     ["64:ff9b::10.0.0.1", "private"],
+    ["64:ff9b:1::a9fe:a9fe", "private"],
     ["2002:7f00:1::", "loopback"],
     ["2002:0808:0808::1", "public"],
     // not addresses
