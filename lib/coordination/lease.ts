@@ -21,12 +21,17 @@ ON CONFLICT ("name") DO UPDATE SET
   "holder" = excluded."holder",
   "acquiredAtNs" = CASE WHEN "Lease"."holder" = excluded."holder" THEN "Lease"."acquiredAtNs" ELSE excluded."acquiredAtNs" END,
   "expiresAtNs" = excluded."expiresAtNs"
-WHERE "Lease"."holder" = excluded."holder" OR "Lease"."expiresAtNs" <= ?
+WHERE "Lease"."holder" = excluded."holder" OR "Lease"."expiresAtNs" <= ? OR "Lease"."expiresAtNs" > ?
 RETURNING "acquiredAtNs"`;
 
-/** Takes or renews the lease `name` for `ttlMs` from `now`; null while another holder has it. */
+/**
+ * Takes or renews the lease `name` for `ttlMs` from `now`; null while another holder has it. A
+ * lease that runs out more than two lengths from now was set by a clock running that far ahead:
+ * it is taken over (else it would hold the work off for as long as that clock was ahead).
+ */
 export async function acquireLease(db: Db, name: string, holder: string, now: bigint, ttlMs: number): Promise<Grant | null> {
-  const rows = await queryRows<{ acquiredAtNs: unknown }>(db, UPSERT, [name, holder, now, now + BigInt(ttlMs) * NS_PER_MS, now]);
+  const ttl = BigInt(ttlMs) * NS_PER_MS;
+  const rows = await queryRows<{ acquiredAtNs: unknown }>(db, UPSERT, [name, holder, now, now + ttl, now, now + 2n * ttl]);
   if (!rows.length) return null;
   return asBigInt(rows[0].acquiredAtNs) === now ? "taken" : "renewed";
 }

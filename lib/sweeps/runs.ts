@@ -13,9 +13,13 @@ const KEEP_NS = 7n * NS_PER_DAY;
 
 export type SweepRunStatus = "running" | "done" | "failed" | "abandoned";
 
-/** True when no sweep started within `intervalNs` before `now`. */
+/**
+ * True when no sweep started within `intervalNs` before `now`. A run dated more than an interval
+ * ahead was logged by a process whose clock ran fast: it is not taken as recent (it would hold
+ * every sweep off for as long as that clock was ahead, also once it is set right).
+ */
 export async function sweepDue(db: Db, now: bigint, intervalNs: bigint): Promise<boolean> {
-  const recent = await db.sweepRun.findFirst({ where: { startedAtNs: { gt: now - intervalNs } }, select: { id: true } });
+  const recent = await db.sweepRun.findFirst({ where: { startedAtNs: { gt: now - intervalNs, lte: now + intervalNs } }, select: { id: true } });
   return recent === null;
 }
 
@@ -29,18 +33,18 @@ export async function beginSweepRun(db: Db, holder: string, now: bigint, interva
   const inserted = await execute(
     db,
     `INSERT INTO "SweepRun" ("id", "holder", "startedAtNs", "status")
-     SELECT ?, ?, CAST(? AS BIGINT), 'running' WHERE NOT EXISTS (SELECT 1 FROM "SweepRun" WHERE "startedAtNs" > ?)`,
-    [id, holder, now, now - intervalNs],
+     SELECT ?, ?, CAST(? AS BIGINT), 'running' WHERE NOT EXISTS (SELECT 1 FROM "SweepRun" WHERE "startedAtNs" > ? AND "startedAtNs" <= ?)`,
+    [id, holder, now, now - intervalNs, now + intervalNs],
   );
   if (inserted !== 1) return null;
   await db.sweepRun.updateMany({ where: { status: "running", NOT: { id } }, data: { status: "abandoned" } });
   return id;
 }
 
-/** Records how a run ended, and forgets runs older than a week. */
+/** Records how a run ended, and forgets runs older than a week (or dated more than a week ahead, by a clock gone wrong). */
 export async function finishSweepRun(db: Db, id: string, status: "done" | "failed", result: string, now: bigint): Promise<void> {
   await db.sweepRun.update({ where: { id }, data: { status, result, finishedAtNs: now } });
-  await db.sweepRun.deleteMany({ where: { startedAtNs: { lt: now - KEEP_NS } } });
+  await db.sweepRun.deleteMany({ where: { OR: [{ startedAtNs: { lt: now - KEEP_NS } }, { startedAtNs: { gt: now + KEEP_NS } }] } });
 }
 
 /** What a sweep's size cap left: the database's size, when that sweep finished. */

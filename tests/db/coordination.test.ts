@@ -327,6 +327,22 @@ describe("sweeps in several processes", () => {
     expect(JSON.parse(runs[0].result!)).toMatchObject({ unsettledTurns: 0, retention: { interruptions: 0 } });
   });
 
+  it("are not held off by a run or a lease dated ahead by a process whose clock ran fast", async () => {
+    const start = T0 + 40_000n * SEC; // before the other tests' times: its runs are not among theirs
+    // a process an hour ahead swept and took the lease, then died (or had its clock set right)
+    await db().sweepRun.create({ data: { id: "fast-run", holder: "fast", startedAtNs: start + 3_600n * SEC, finishedAtNs: start + 3_601n * SEC, status: "done", result: "{}" } });
+    expect(await acquireLease(db(), SWEEP_LEASE, "fast", start + 3_600n * SEC, leaseMs(config.checkIntervalSecs))).toBe("taken");
+    const right = new Sweeper({ db: db(), config, now: () => start + 10n * SEC, holder: "right", log: quiet });
+    // before: no sweep for the hour (the run looked recent, the lease held)
+    expect(await right.tick()).not.toBeNull();
+    expect(await acquireLease(db(), "alerts-fast", "fast", start + 3_600n * SEC, 5_000)).toBe("taken");
+    expect(await acquireLease(db(), "alerts-fast", "right", start + 10n * SEC, 5_000)).toBe("taken");
+    // a lease renewed by a clock a little ahead still holds
+    expect(await acquireLease(db(), "alerts-near", "near", start + 10n * SEC + 2n * SEC, 5_000)).toBe("taken");
+    expect(await acquireLease(db(), "alerts-near", "right", start + 10n * SEC, 5_000)).toBeNull();
+    await db().sweepRun.deleteMany({ where: { holder: "fast" } });
+  });
+
   it("take over from a process that died mid-sweep within one interval, and log its run as abandoned", async () => {
     const start = T0 + 60_000n * SEC;
     let clock = start;
