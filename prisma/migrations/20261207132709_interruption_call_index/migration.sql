@@ -1,0 +1,3 @@
+-- CreateIndex
+CREATE INDEX "Interruption_callId_idx" ON "Interruption"("callId");
+
