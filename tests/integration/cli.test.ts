@@ -30,7 +30,7 @@ function cli(args: string[], options: RunOptions = {}): Promise<Run> {
   const auth = options.auth ?? true;
   const argv = [BIN, ...args, ...(auth ? ["--url", server.url, "--token", server.token] : [])];
   return new Promise((resolve) => {
-    execFile(process.execPath, argv, { cwd, env: cleanEnv(options.env), timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, argv, { cwd, env: cleanEnv(options.env), timeout: 30_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -197,6 +197,19 @@ describe("reading", () => {
     const none = await cli(["interruption", "session", "no-such-session"]);
     expect(none.stdout.trim()).toBe("No interruptions in session no-such-session.");
   });
+
+  it("lists all of a session's interruptions past the server's page of 5,000, following its Link header", async () => {
+    const big = uid("cli-big");
+    const calls = Array.from({ length: 5_003 }, (_, i) => call({ session_id: big, conversation_id: `${big}-c${i}`, agent_name: "CliBig", status_code: 500, error: "boom" }, i));
+    expect((await server.api("/api/ingest/calls", { method: "POST", body: JSON.stringify(calls) })).status).toBe(200);
+    const json = await cli(["interruption", "session", big, "--json"]);
+    expect(json.code).toBe(0);
+    const listed = JSON.parse(json.stdout) as { call_id: string }[];
+    // before: the first 5,000, as if that were all
+    expect(listed).toHaveLength(5_003);
+    expect(new Set(listed.map((r) => r.call_id)).size).toBe(5_003);
+    expect((await cli(["interruption", "session", big])).stdout).toMatch(/^5003 interruptions\.$/m);
+  }, 60_000);
 });
 
 describe("triage", () => {

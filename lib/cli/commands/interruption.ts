@@ -189,11 +189,19 @@ export async function get(ctx: Context, id: string, opts: JsonOption): Promise<v
   line(ctx.io.out, `detail:\n${safeText(detail).replace(/^/gm, "  ")}`);
 }
 
+/** All of a session's or conversation's interruptions: page after page, while the server's Link header goes on. */
 async function recordsOf(ctx: Context, what: "session" | "conversation", id: string, opts: JsonOption): Promise<void> {
   const route = what === "session" ? "sessions" : "conversations";
-  const res = await ctx.client().get(`/api/${route}/${pathId(id, what)}/interruptions`);
-  const records = toRecords(res.value);
-  if (opts.json) return printJson(ctx, res.text);
+  const client = ctx.client();
+  const records: InterruptionRecord[] = [];
+  const texts: string[] = [];
+  for (let cursor: string | null | undefined; cursor !== null; ) {
+    const res = await client.get(`/api/${route}/${pathId(id, what)}/interruptions`, { query: { cursor } });
+    records.push(...toRecords(res.value));
+    texts.push(res.text);
+    cursor = nextCursor(res.headers.get("link"));
+  }
+  if (opts.json) return printJson(ctx, texts.length === 1 ? texts[0] : joinArrays(texts));
   if (!records.length) {
     line(ctx.io.out, `No interruptions in ${what} ${safeLine(id)}.`);
     return;
