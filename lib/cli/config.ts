@@ -16,19 +16,27 @@ export type Connection = {
   tokenSource: string;
 };
 
+/** A URL as an error message may show it: without its credentials (user and password, query, fragment). */
+function shownUrl(url: URL): string {
+  const shown = new URL(url.toString());
+  shown.username = shown.password = shown.search = shown.hash = "";
+  return shown.toString();
+}
+
 export function resolveUrl(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   const raw = (flag ?? env.SIGHTDESK_URL ?? "").trim() || DEFAULT_URL;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`Invalid server URL '${raw}': expected e.g. ${DEFAULT_URL}`);
+    // text that is no URL may still hold a secret: only its length is shown
+    throw new UsageError(`Invalid server URL (${raw.length} characters, not a URL): expected e.g. ${DEFAULT_URL}`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new UsageError(`Invalid server URL '${raw}': expected an http:// or https:// URL`);
+    throw new UsageError(`Invalid server URL '${shownUrl(url)}': expected an http:// or https:// URL`);
   }
   if (url.username || url.password || url.search || url.hash) {
-    throw new UsageError(`Invalid server URL '${raw}': give only the scheme, host, port and path (pass the token with --token)`);
+    throw new UsageError(`Invalid server URL '${shownUrl(url)}': give only the scheme, host, port and path (pass the token with --token)`);
   }
   return url.toString().replace(/\/+$/, "");
 }

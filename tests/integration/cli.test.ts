@@ -5,6 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAgentSightFiles, insertCall, user as agentSightUser } from "../fixtures/agentsight";
 import { call, ns, uid } from "./support/payloads";
 import { freePort, startServer, type TestServer } from "./support/server";
 
@@ -200,7 +201,8 @@ describe("reading", () => {
 
   it("lists all of a session's interruptions past the server's page of 5,000, following its Link header", async () => {
     const big = uid("cli-big");
-    const calls = Array.from({ length: 5_003 }, (_, i) => call({ session_id: big, conversation_id: `${big}-c${i}`, agent_name: "CliBig", status_code: 500, error: "boom" }, i));
+    // two days ago: out of the other tests' default 24-hour lists
+    const calls = Array.from({ length: 5_003 }, (_, i) => call({ session_id: big, conversation_id: `${big}-c${i}`, agent_name: "CliBig", status_code: 500, error: "boom" }, i - 2 * 86_400_000));
     expect((await server.api("/api/ingest/calls", { method: "POST", body: JSON.stringify(calls) })).status).toBe(200);
     const json = await cli(["interruption", "session", big, "--json"]);
     expect(json.code).toBe(0);
@@ -337,6 +339,28 @@ describe("failures", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error: Token rejected by http:\/\/127\.0\.0\.1:\d+: Invalid, expired or revoked token/m);
     expect(r.stderr).not.toContain("not-a-real-token");
+  });
+
+  it("reports a token the server rejects while following an AgentSight directory as that, not as an unexpected error", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-cli-follow-"));
+    const files = createAgentSightFiles(dir);
+    insertCall(files.genai, { callId: uid("follow-call"), session: uid("follow-s"), conversation: uid("follow-c"), startNs: BigInt(ns(0)), input: [agentSightUser("hi")] });
+    files.genai.close();
+    files.events.close();
+    const r = await cli(["import", "agentsight", dir, "--follow", "--interval", "0.2", "--url", server.url, "--token", "not-a-real-token"], { auth: false });
+    expect(r.code).toBe(1);
+    // before: "error: unexpected: Token rejected …", as if the CLI had crashed
+    expect(r.stderr).toMatch(/^error: Token rejected by http:\/\/127\.0\.0\.1:\d+/m);
+    expect(r.stderr).not.toContain("unexpected");
+  });
+
+  it("does not print the credentials of a server URL it refuses", async () => {
+    for (const url of ["https://ci:S3CRET-PW@sd.example", "https://sd.example/?token=S3CRET-Q", "ftp://ci:S3CRET-FTP@sd.example"]) {
+      const r = await cli(["interruption", "count", "--url", url, "--token", "t"], { auth: false });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^error: Invalid server URL/m);
+      expect(r.stderr).not.toMatch(/S3CRET/);
+    }
   });
 
   it("reports an unknown interruption id", async () => {

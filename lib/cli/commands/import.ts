@@ -56,6 +56,9 @@ export function openSource(dir: string): AgentSightSource {
   }
 }
 
+/** A delivery the server refused for good (a rejected token) as the CLI's request error; anything else as it is. */
+const asCliError = (e: unknown): unknown => (e instanceof DeliveryError ? new CliError(safeLine(e.message), EXIT_REQUEST) : e);
+
 export async function agentsight(dir: string, opts: AgentSightOptions, deps: ImportDeps): Promise<void> {
   const { io } = deps;
   const env = deps.env ?? process.env;
@@ -113,8 +116,7 @@ export async function agentsight(dir: string, opts: AgentSightOptions, deps: Imp
       try {
         stats = await importer.pass();
       } catch (e) {
-        if (e instanceof DeliveryError) throw new CliError(safeLine(e.message), EXIT_REQUEST);
-        throw e;
+        throw asCliError(e);
       } finally {
         progress.finish();
       }
@@ -156,6 +158,8 @@ export async function agentsight(dir: string, opts: AgentSightOptions, deps: Imp
         line(io.out, `Stopped following ${safeLine(source.dir)}. In total:`);
         for (const l of summary({ ...total, problems: [] }, remote)) line(io.out, l);
       }
+    } catch (e) {
+      throw asCliError(e); // a token the server refuses ends following: said as the error it is
     } finally {
       process.removeListener("SIGINT", stop);
       process.removeListener("SIGTERM", stop);
