@@ -51,10 +51,22 @@ export const parseNames = listParser();
 export function parseTime(value: string): string {
   const text = value.trim();
   if (/^\d{16,20}$/.test(text)) return text;
+  const expected = "expected an ISO 8601 time (e.g. 2027-01-31 or 2027-01-31T12:00:00Z) or integer nanoseconds";
+  // ISO 8601 only: Date.parse alone also took "12" (December 2001) and 2027-02-30 (as March 2)
+  const m = ISO_TIME.exec(text);
+  if (!m) throw new InvalidArgumentError(expected);
+  const [, year, month, day, hour, minute, second] = m.map((v) => (v === undefined ? undefined : Number(v)));
+  const daysInMonth = month === undefined ? 31 : new Date(Date.UTC(year!, month, 0)).getUTCDate();
+  if ((month !== undefined && (month < 1 || month > 12)) || (day !== undefined && (day < 1 || day > daysInMonth)) || (hour ?? 0) > 23 || (minute ?? 0) > 59 || (second ?? 0) > 59) {
+    throw new InvalidArgumentError(`${text} is not a date of the calendar (${expected})`);
+  }
   const ms = Date.parse(text);
-  if (Number.isNaN(ms)) throw new InvalidArgumentError("expected an ISO 8601 time (e.g. 2027-01-31 or 2027-01-31T12:00:00Z) or integer nanoseconds");
+  if (Number.isNaN(ms)) throw new InvalidArgumentError(expected);
   return new Date(ms).toISOString();
 }
+
+/** Year; or date; or date and time (T or a space), to the minute, second or fraction; then an optional offset. */
+const ISO_TIME = /^(\d{4})(?:-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?)?$/i;
 
 export function parseNonEmpty(value: string): string {
   if (!value.trim()) throw new InvalidArgumentError("must not be empty");

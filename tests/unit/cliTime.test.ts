@@ -17,5 +17,16 @@ describe("parseTime", () => {
   it("refuses what is neither", () => {
     expect(() => parseTime("20270131")).toThrow(/ISO 8601 time .* or integer nanoseconds/);
     expect(() => parseTime("tomorrow")).toThrow(/ISO 8601/);
+    // Date.parse's lenient readings: "12" was December 2001, "Jan 31 2027" a local time
+    for (const loose of ["12", "Jan 31 2027", "2027/01/31", "31.01.2027"]) expect(() => parseTime(loose), loose).toThrow(/ISO 8601/);
+  });
+
+  it("refuses a date that is not in the calendar (it was moved on: 2027-02-30 as March 2)", () => {
+    for (const bad of ["2027-02-30", "2027-06-31", "2027-13-01", "2027-00-10", "2027-01-31T24:00:00Z", "2027-01-31T12:60Z"]) {
+      expect(() => parseTime(bad), bad).toThrow(/not a date of the calendar/);
+    }
+    expect(parseTime("2028-02-29")).toBe("2028-02-29T00:00:00.000Z");
+    expect(parseTime("2027-01-31T12:00Z")).toBe("2027-01-31T12:00:00.000Z");
+    expect(parseTime("2027-01-31T12:00:00.5+0200")).toBe("2027-01-31T10:00:00.500Z");
   });
 });
