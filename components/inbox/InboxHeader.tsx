@@ -8,9 +8,18 @@ import { BulkBar } from "./Bulk";
 import { useInbox } from "./context";
 import { ViewMenu } from "./ViewMenu";
 
+/** "N open · M acknowledged" (acknowledged when asked for), and the snoozed ones the total also holds. */
+function statusBreakdown(total: number, open: number, acknowledged: number | null): string {
+  const parts = [`${formatCount(open)} open`];
+  if (acknowledged !== null) parts.push(`${formatCount(acknowledged)} acknowledged`);
+  const snoozed = total - open - (acknowledged ?? 0);
+  if (snoozed > 0) parts.push(`${formatCount(snoozed)} snoozed`);
+  return parts.join(" · ");
+}
+
 export function InboxHeader() {
   const { view } = useInbox();
-  const { count, openWanted, openCount, countsPending } = view;
+  const { count, openWanted, openCount, ackWanted, ackCount, countsPending } = view;
   // while the counts of a new filter load, the previous ones stay, dimmed and marked busy
   const shown = count.data?.total ?? null;
   const dim = countsPending ? "opacity-60 transition-opacity" : "transition-opacity";
@@ -21,9 +30,9 @@ export function InboxHeader() {
         <span data-testid="inbox-total" className="font-medium tabular-nums">
           {shown === null ? "…" : `${formatCount(shown)} ${view.eff.status.length === 1 && view.eff.status[0] === "snoozed" ? "snoozed" : "unresolved"}`}
         </span>
-        {openWanted && openCount.data && (
+        {openWanted && openCount.data && (!ackWanted || ackCount.data) && (
           <span data-testid="inbox-open-count" className="text-muted tabular-nums">
-            {formatCount(openCount.data.total)} open · {formatCount(Math.max(0, (shown ?? 0) - openCount.data.total))} acknowledged
+            {statusBreakdown(shown ?? 0, openCount.data.total, ackWanted ? (ackCount.data?.total ?? 0) : null)}
           </span>
         )}
       </div>

@@ -36,9 +36,12 @@ export function useInboxView() {
   const eff = effectiveStatus(params);
   const openWanted = eff.status.length === 0 || eff.status.includes("open");
   const openCount = useUnresolvedCount(filter, { status: "open" }, openWanted);
+  // asked for, not taken as the rest: the rest holds the snoozed ones too
+  const ackWanted = openWanted && (eff.status.length === 0 || eff.status.includes("acknowledged"));
+  const ackCount = useUnresolvedCount(filter, { status: "acknowledged" }, ackWanted);
   // After a filter change the previous filter's counts stay on screen (dimmed) until this one's
   // arrive; `total` is this filter's only, so that "Select all N" never offers a stale N.
-  const countsPending = count.isPlaceholderData || (openWanted && openCount.isPlaceholderData);
+  const countsPending = count.isPlaceholderData || (openWanted && openCount.isPlaceholderData) || (ackWanted && ackCount.isPlaceholderData);
   const total = count.data && !count.isPlaceholderData ? count.data.total : null;
 
   // New events: what was stored after the list was first read for this window, with the same
@@ -105,6 +108,8 @@ export function useInboxView() {
     eff,
     openWanted,
     openCount,
+    ackWanted,
+    ackCount,
     fresh,
     newCount: fresh.data?.count ?? 0,
     nowMs,

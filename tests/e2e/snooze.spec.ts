@@ -59,6 +59,13 @@ test("`s` snoozes the focused row; the Snoozed tab holds it and says what wakes 
   await expect(tabCount(page, "unresolved")).toHaveText("1");
   await expect(tabCount(page, "snoozed")).toHaveText("1");
 
+  // open and snoozed, by their chips: the snoozed one is not counted as acknowledged (as it was)
+  await page.goto(`/inbox?agent_name=${agent}&status=open,acknowledged,snoozed`);
+  await inboxSettled(page);
+  await expect(page.getByTestId("inbox-open-count")).toHaveText("1 open · 0 acknowledged · 1 snoozed");
+  await page.goto(`/inbox?agent_name=${agent}`);
+  await inboxSettled(page);
+
   await page.getByTestId("tab-snoozed").click();
   await expect(page).toHaveURL(/[?&]tab=snoozed(&|$)/);
   await inboxSettled(page);
