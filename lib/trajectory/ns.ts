@@ -55,23 +55,24 @@ export function afterCursor(c: Pick<CallSummary, "start_ns" | "call_id">): strin
 export function formatOffset(ms: number): string {
   const sign = ms < 0 ? "−" : "+";
   const abs = Math.abs(ms);
-  if (abs < 1000) return `${sign}${Math.round(abs)}ms`;
-  if (abs < 60_000) {
-    const s = abs / 1000;
-    return `${sign}${Number.isInteger(s) ? s : s.toFixed(1)}s`;
-  }
+  // each unit is chosen by the value as rounded for it: 59,999 ms is "1m 00s", not "60.0s"
+  if (Math.round(abs) < 1000) return `${sign}${Math.round(abs)}ms`;
+  const tenths = Math.round(abs / 100);
+  if (tenths < 600) return `${sign}${tenths % 10 === 0 ? tenths / 10 : (tenths / 10).toFixed(1)}s`;
   const totalS = Math.round(abs / 1000);
-  if (abs < 3_600_000) return `${sign}${Math.floor(totalS / 60)}m ${String(totalS % 60).padStart(2, "0")}s`;
+  if (totalS < 3600) return `${sign}${Math.floor(totalS / 60)}m ${String(totalS % 60).padStart(2, "0")}s`;
   const totalM = Math.round(abs / 60_000);
-  if (abs < 86_400_000) return `${sign}${Math.floor(totalM / 60)}h ${String(totalM % 60).padStart(2, "0")}m`;
+  if (totalM < 1440) return `${sign}${Math.floor(totalM / 60)}h ${String(totalM % 60).padStart(2, "0")}m`;
   return `${sign}${Math.floor(totalM / 1440)}d ${Math.floor((totalM % 1440) / 60)}h`;
 }
 
 /** A duration in ms for people: "850 ms", "4.2 s", "2 min 05 s". */
 export function formatMs(ms: number | null): string {
   if (ms === null || !Number.isFinite(ms)) return "—";
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  // each unit is chosen by the value as rounded for it: 999.6 ms is "1.0 s", not "1000 ms"
+  if (Math.round(ms) < 1000) return `${Math.round(ms)} ms`;
+  const tenths = Math.round(ms / 100);
+  if (tenths < 600) return `${(tenths / 10).toFixed(1)} s`;
   const s = Math.round(ms / 1000);
   if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")} min`;

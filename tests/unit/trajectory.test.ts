@@ -3,7 +3,7 @@ import { balanceSteps, unansweredCalls } from "@/lib/trajectory/balance";
 import { groupSignatures, parseDetail, ratioOf, splitToolSignature } from "@/lib/trajectory/evidence";
 import { clip, defaultWindowStart, displayArguments, pairToolCalls } from "@/lib/trajectory/messages";
 import { markedCalls, nextMarkedCall } from "@/lib/trajectory/navigation";
-import { afterCursor, callDurationMs, callEndNs, compareCalls, formatOffset, toBigNs } from "@/lib/trajectory/ns";
+import { afterCursor, callDurationMs, callEndNs, compareCalls, formatMs, formatOffset, toBigNs } from "@/lib/trajectory/ns";
 import { worstSeverity } from "@/lib/trajectory/severity";
 import { tickStep, timelineLayout, timeTicks } from "@/lib/trajectory/timeline";
 import { buildTrajectory, conversationsShown, flattenRows, NO_CONVERSATION, newMessageStart, rowIndexOfCall, turnEndLabel } from "@/lib/trajectory/tree";
@@ -69,6 +69,9 @@ describe("ns helpers", () => {
   });
   it("formats offsets", () => {
     expect(formatOffset(0)).toBe("+0ms");
+    // a unit by the value as rounded for it: before, "+1000ms", "+60.0s", "+60m 00s"
+    expect([formatOffset(999.6), formatOffset(59_999), formatOffset(3_599_700)]).toEqual(["+1s", "+1m 00s", "+1h 00m"]);
+    expect([formatMs(999.6), formatMs(59_960), formatMs(850), formatMs(4_240)]).toEqual(["1.0 s", "1 min 00 s", "850 ms", "4.2 s"]);
     expect(formatOffset(1500)).toBe("+1.5s");
     expect(formatOffset(125_000)).toBe("+2m 05s");
     expect(formatOffset(3_720_000)).toBe("+1h 02m");
