@@ -82,7 +82,8 @@ function afterCursor(cursor: string, sort: Sort): { sql: string; params: unknown
   if (sort.by === "time") {
     const c = decodeTimeCursor(cursor);
     const cmp = sort.order === "asc" ? ">" : "<";
-    return { sql: `("occurredAtNs" ${cmp} ? OR ("occurredAtNs" = ? AND "id" ${cmp} ?))`, params: [c.ns, c.ns, c.id] };
+    // the bound alone first: an index range (from the OR alone each page read every row before it again)
+    return { sql: `"occurredAtNs" ${cmp}= ? AND ("occurredAtNs" ${cmp} ? OR ("occurredAtNs" = ? AND "id" ${cmp} ?))`, params: [c.ns, c.ns, c.ns, c.id] };
   }
   const { key, time } = decodeKeyedCursor(cursor, sort.by);
   const c = decodeTimeCursor(time);
@@ -118,6 +119,13 @@ export type ListOptions = { limit: number; cursor?: string; sort?: Sort; offset?
  * every sort); `offset` still skips rows for clients that page that way.
  */
 export async function listInterruptions(db: Db, f: InterruptionFilter, o: ListOptions): Promise<Flagged[]> {
+  const { sql, params } = listSql(f, o);
+  const rows = await readSql(db).all(sql, params);
+  return rows.map((r) => ({ ...toInterruption(r), regressed: Boolean(Number(r.regressed)) }));
+}
+
+/** The statement of a page of `listInterruptions` (tests read its plan). */
+export function listSql(f: InterruptionFilter, o: ListOptions): { sql: string; params: unknown[] } {
   const sort = o.sort ?? { by: "time", order: "desc" };
   const where = filterSql(f);
   if (o.cursor) {
@@ -125,11 +133,10 @@ export async function listInterruptions(db: Db, f: InterruptionFilter, o: ListOp
     where.sql += ` AND ${after.sql}`;
     where.params.push(...after.params);
   }
-  const rows = await readSql(db).all(
-    `SELECT *, ${REGRESSED_SQL} AS "regressed" FROM "Interruption" WHERE ${where.sql} ORDER BY ${orderBy(sort)} LIMIT ? OFFSET ?`,
-    [...where.params, o.limit, o.offset ?? 0],
-  );
-  return rows.map((r) => ({ ...toInterruption(r), regressed: Boolean(Number(r.regressed)) }));
+  return {
+    sql: `SELECT *, ${REGRESSED_SQL} AS "regressed" FROM "Interruption" WHERE ${where.sql} ORDER BY ${orderBy(sort)} LIMIT ? OFFSET ?`,
+    params: [...where.params, o.limit, o.offset ?? 0],
+  };
 }
 
 export type Flagged = Interruption & { regressed: boolean };
@@ -170,7 +177,7 @@ export async function matchingIds(db: Db, f: InterruptionFilter): Promise<string
 export async function interruptionsOf(db: Db, key: { sessionId: string } | { conversationId: string }, page: { limit: number; cursor?: string }): Promise<Flagged[]> {
   const after = page.cursor ? decodeTimeCursor(page.cursor) : null;
   const rows = await db.interruption.findMany({
-    where: after ? { ...key, OR: [{ occurredAtNs: { gt: after.ns } }, { occurredAtNs: after.ns, id: { gt: after.id } }] } : key,
+    where: after ? { ...key, occurredAtNs: { gte: after.ns }, OR: [{ occurredAtNs: { gt: after.ns } }, { occurredAtNs: after.ns, id: { gt: after.id } }] } : key,
     orderBy: [{ occurredAtNs: "asc" }, { id: "asc" }],
     take: page.limit,
   });

@@ -88,8 +88,10 @@ async function sessionPage(db: Db, q: SessionListQuery): Promise<string[]> {
   }
   if (q.cursor) {
     const c = decodeTimeCursor(q.cursor);
-    where.push(`("lastSeenNs" < ? OR ("lastSeenNs" = ? AND "id" < ?))`);
-    params.push(c.ns, c.ns, c.id);
+    // the bound alone first: an index range (neither planner takes one from the OR, and each
+    // page read every row before the cursor again)
+    where.push(`"lastSeenNs" <= ? AND ("lastSeenNs" < ? OR ("lastSeenNs" = ? AND "id" < ?))`);
+    params.push(c.ns, c.ns, c.ns, c.id);
   }
   const rows = await readSql(db).all(
     `SELECT "id" FROM "Session"${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY "lastSeenNs" DESC, "id" DESC LIMIT ?`,
@@ -185,7 +187,8 @@ export type CallPage = { sessionId: string; conversationId?: string; limit: numb
 export async function sessionCalls(db: DbTx, q: CallPage) {
   const where: Prisma.CallWhereInput = { sessionId: q.sessionId };
   if (q.conversationId) where.conversationId = q.conversationId;
-  if (q.afterNs !== undefined) where.OR = [{ startNs: { gt: q.afterNs } }, { startNs: q.afterNs, id: { gt: q.afterId ?? "" } }];
+  // the bound alone too: an index range (from the OR alone each page read every call before it again)
+  if (q.afterNs !== undefined) Object.assign(where, { startNs: { gte: q.afterNs }, OR: [{ startNs: { gt: q.afterNs } }, { startNs: q.afterNs, id: { gt: q.afterId ?? "" } }] });
   const calls = await db.call.findMany({ where, orderBy: [{ startNs: "asc" }, { id: "asc" }], take: q.limit });
   const markers = await markersFor(db, calls.map((c) => c.id));
   return calls.map((c) => callSummary(c, markers.get(c.id) ?? []));
