@@ -58,6 +58,7 @@ function Rows() {
       me={actions.user.email}
       selected={selection.ids}
       allMatching={selection.all}
+      selectionOff={selection.stale}
       onToggle={selection.toggle}
       onTogglePage={selection.togglePage}
       focused={selection.focused}

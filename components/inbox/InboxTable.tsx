@@ -19,6 +19,8 @@ export type TableProps = {
   triage: boolean;
   selected: ReadonlySet<string>;
   allMatching: boolean;
+  /** the rows are the previous view's, shown until this one's arrive: not selectable */
+  selectionOff?: boolean;
   onToggle: (row: InterruptionRecord) => void;
   /** The signed-in user's email (their assignments read "you"). */
   me: string;
@@ -94,7 +96,7 @@ export function InboxTable(p: TableProps) {
               <input
                 type="checkbox"
                 checked={checked}
-                disabled={live.current.allMatching}
+                disabled={live.current.allMatching || live.current.selectionOff}
                 onChange={() => live.current.onToggle(row.original)}
                 onClick={(e) => e.stopPropagation()}
                 aria-label={`Select ${row.original.interruption_type} of ${row.original.agent_name ?? "unknown agent"}`}
@@ -271,7 +273,7 @@ export function InboxTable(p: TableProps) {
                       aria-label="Select all shown"
                       title="Select all shown"
                       checked={pageIds.length > 0 && selectedOnPage === pageIds.length}
-                      disabled={p.allMatching || pageIds.length === 0}
+                      disabled={p.allMatching || p.selectionOff || pageIds.length === 0}
                       onChange={p.onTogglePage}
                       className="accent-[var(--accent)]"
                     />

@@ -236,6 +236,22 @@ test("while a new filter's count loads, the old count is shown as updating and n
   await expect(page.getByRole("button", { name: `Select all ${shown} matching` })).toBeVisible();
 });
 
+test("while a new filter's rows load, the previous rows shown cannot be selected: a bulk action acts only on rows on screen", async ({ page }) => {
+  await signIn(page, "responder");
+  await page.goto("/inbox");
+  await inboxSettled(page);
+  const release = await holdFirstAnswer(page, (url) => url.pathname === "/api/interruptions" && url.searchParams.get("severity") === "critical");
+  await severityGroup(page).getByRole("button", { name: "critical", exact: true }).click();
+  // the previous filter's rows stay on screen meanwhile: before, "Select all shown" took them,
+  // and once the new rows came "Resolve selected" resolved rows no longer shown
+  await expect(page.getByRole("checkbox", { name: "Select all shown" })).toBeDisabled();
+  await expect(inboxRows(page).first().getByRole("checkbox")).toBeDisabled();
+  release();
+  await expect.poll(async () => [...new Set(await visibleSeverities(page))]).toEqual(["critical"]);
+  await expect(page.getByRole("checkbox", { name: "Select all shown" })).toBeEnabled();
+  await expect(page.getByTestId("bulk-selected")).toHaveCount(0);
+});
+
 test("bulk resolve of all N matching asks for confirmation, then they leave the unresolved view", async ({ page }) => {
   await signIn(page, "responder");
   await page.goto("/inbox?interruption_type=auth_error");
