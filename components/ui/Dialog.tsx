@@ -2,7 +2,7 @@
 import { useEffect, useId, useRef, type FormEvent, type ReactNode } from "react";
 
 /**
- * A modal dialog on the native <dialog> element: focus stays inside, Escape closes, the page
+ * A modal dialog on the native <dialog> element: focus stays inside, Escape closes (unless told not to), the page
  * behind is inert. Content mounts only while open (so fields start empty each time); the first
  * element with `data-autofocus` receives focus.
  */
@@ -12,12 +12,15 @@ export function Dialog({
   title,
   children,
   testId,
+  dismissible = true,
 }: {
   open: boolean;
   onClose: () => void;
   title: ReactNode;
   children: ReactNode;
   testId?: string;
+  /** false: Escape does not close it (an action under way must end in it, or its outcome is lost) */
+  dismissible?: boolean;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
@@ -37,6 +40,7 @@ export function Dialog({
       aria-labelledby={titleId}
       data-testid={testId}
       onClose={() => open && onClose()}
+      onCancel={(e) => !dismissible && e.preventDefault()}
       className="m-auto w-[min(30rem,calc(100vw-2rem))] rounded-lg border border-default bg-[var(--bg)] p-0 text-[var(--fg)] shadow-xl backdrop:bg-black/40"
     >
       {open && (
@@ -80,7 +84,7 @@ export function ConfirmDialog({
     if (!pending) onConfirm();
   };
   return (
-    <Dialog open={open} onClose={onCancel} title={title} testId={testId}>
+    <Dialog open={open} onClose={pending ? () => undefined : onCancel} title={title} testId={testId} dismissible={!pending}>
       <form onSubmit={submit} className="space-y-3 text-sm">
         {children}
         {error && (
@@ -89,7 +93,7 @@ export function ConfirmDialog({
           </p>
         )}
         <div className="flex justify-end gap-2 pt-1">
-          <button type="button" onClick={onCancel} className="rounded border border-default px-3 py-1.5 hover:bg-subtle">
+          <button type="button" onClick={onCancel} disabled={pending} className="rounded border border-default px-3 py-1.5 hover:bg-subtle disabled:opacity-60">
             Cancel
           </button>
           <button

@@ -252,6 +252,26 @@ test("while a new filter's rows load, the previous rows shown cannot be selected
   await expect(page.getByTestId("bulk-selected")).toHaveCount(0);
 });
 
+test("the bulk dialog stays while its action runs (Cancel and Escape wait), then says what it did", async ({ page }) => {
+  await signIn(page, "responder");
+  await page.goto("/inbox?interruption_type=rate_limit");
+  await inboxSettled(page);
+  await inboxRows(page).first().getByRole("checkbox").check();
+  await page.getByRole("button", { name: "Acknowledge selected" }).click();
+  const dialog = page.getByTestId("bulk-dialog");
+  const release = await holdFirstAnswer(page, (url) => url.pathname === "/api/interruptions/bulk");
+  await dialog.getByRole("button", { name: "Acknowledge 1" }).click();
+  await expect(dialog.getByRole("button", { name: "Working…" })).toBeVisible();
+  // before: Cancel closed it while the server went on, and the outcome was dropped (no notice, the selection kept)
+  await expect(dialog.getByRole("button", { name: "Cancel" })).toBeDisabled();
+  await page.keyboard.press("Escape");
+  await expect(dialog.getByRole("button", { name: "Working…" })).toBeVisible();
+  release();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId("inbox-notice")).toContainText("Acknowledged 1");
+  await expect(page.getByTestId("bulk-selected")).toHaveCount(0);
+});
+
 test("bulk resolve of all N matching asks for confirmation, then they leave the unresolved view", async ({ page }) => {
   await signIn(page, "responder");
   await page.goto("/inbox?interruption_type=auth_error");
