@@ -236,6 +236,16 @@ describe("AgentSight-compatible routes (SPEC §5.1)", () => {
     expect(all.body.reduce((n, a) => n + a.total, 0)).toBe(count.body.total);
   });
 
+  it("conversation-counts: ties by conversation id, types by type then severity, on either database", async () => {
+    const o = { agent_name: uid("TieAgent"), session_id: uid("tie-s") };
+    // b-conversation stored first, then a-: a database grouping them in storing order put b first
+    await ingestCalls(server, [failingCall("rate_limit", { ...o, conversation_id: `${o.session_id}-b` }, 1000), failingCall("auth_error", { ...o, conversation_id: `${o.session_id}-b` }, 1100)]);
+    await ingestCalls(server, [failingCall("rate_limit", { ...o, conversation_id: `${o.session_id}-a` }, 2000), failingCall("auth_error", { ...o, conversation_id: `${o.session_id}-a` }, 2100)]);
+    const reply = await get<ConversationCount[]>(`/api/interruptions/conversation-counts?${q({ agent_name: o.agent_name })}`);
+    expect(reply.body.map((c) => c.conversation_id)).toEqual([`${o.session_id}-a`, `${o.session_id}-b`]);
+    for (const c of reply.body) expect(c.types.map((t) => t.interruption_type)).toEqual(["auth_error", "rate_limit"]);
+  });
+
   it("conversation-counts: keyed by conversation_id with session_id, one __unassigned__ group", async () => {
     const reply = await get<ConversationCount[]>(`/api/interruptions/conversation-counts?${q({ agent_name: agent })}`);
     expect(reply.status).toBe(200);

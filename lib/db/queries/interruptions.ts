@@ -237,8 +237,14 @@ export async function agentCounts(db: Db, f: InterruptionFilter) {
 type TypeCount = { interruption_type: string; severity: string; count: number };
 type GroupCounts = { total: number; by_severity: SeverityCounts; types: TypeCount[] };
 
-/** Folds (key, type, severity, n) rows into one entry per key; missing keys become __unassigned__. */
-function foldCounts<E extends GroupCounts>(rows: Row[], keyOf: (r: Row) => string | null, create: (key: string, r: Row) => E): E[] {
+const codeOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Folds (key, type, severity, n) rows into one entry per key; missing keys become __unassigned__.
+ * In the order session-counts has, whatever order the database grouped in (SQLite's and
+ * PostgreSQL's differ): most first, ties by key; types by type, then severity.
+ */
+export function foldCounts<E extends GroupCounts & { [k: string]: unknown }>(rows: Row[], keyOf: (r: Row) => string | null, create: (key: string, r: Row) => E, keyField: keyof E & string): E[] {
   const groups = new Map<string, E>();
   for (const r of rows) {
     const key = keyOf(r) ?? UNASSIGNED;
@@ -252,7 +258,8 @@ function foldCounts<E extends GroupCounts>(rows: Row[], keyOf: (r: Row) => strin
     if (existing) existing.count += n;
     else g.types.push({ interruption_type: String(r.type), severity, count: n });
   }
-  return [...groups.values()].sort((a, b) => b.total - a.total);
+  for (const g of groups.values()) g.types.sort((a, b) => codeOrder(a.interruption_type, b.interruption_type) || codeOrder(a.severity, b.severity));
+  return [...groups.values()].sort((a, b) => b.total - a.total || codeOrder(String(a[keyField]), String(b[keyField])));
 }
 
 export async function conversationCounts(db: Db, f: InterruptionFilter) {
@@ -267,5 +274,6 @@ export async function conversationCounts(db: Db, f: InterruptionFilter) {
       by_severity: emptySeverityCounts(),
       types: [],
     }),
+    "conversation_id",
   );
 }
