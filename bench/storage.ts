@@ -4,7 +4,7 @@
 // the size under its cap, by how much and for how long it goes over between sweeps, and what
 // the trimming removed.
 //
-// Traffic: copies of the demo (scripts/demo: four agents, every interruption type, ~5 % failing
+// Traffic: copies of the demo (lib/demo: four agents, every interruption type, ~5 % failing
 // calls), each copy new processes with new session, conversation and call ids, sent by
 // `--workers` clients at once as fast as the server takes them. Copy k starts k × 10 minutes
 // after a point 14 days ago (a time-lapse of a team's traffic, so "oldest" means older copies).
@@ -29,8 +29,8 @@ import { CONFIG_KEYS, envName } from "../lib/config/load";
 import { migrate } from "../lib/db/migrate";
 import { createDatabase, dropDatabase, withDatabase } from "../lib/db/postgresAdmin";
 import { providerOf } from "../lib/db/url";
-import { demoRequests, type DemoRequest } from "../scripts/demo/load";
-import { DEMO_SPAN_MINUTES, generateDemo, type DemoData } from "../scripts/demo/scenarios";
+import { demoRequests, type DemoRequest } from "../lib/demo/load";
+import { DEMO_SPAN_MINUTES, generateDemo, type DemoData } from "../lib/demo/scenarios";
 import { deriveSessionId } from "../lib/ingest/keys";
 import { occupiedBytes, POSTGRES_TABLES_SQL, toTableSpace } from "../lib/sweeps/postgresSpace";
 import { startServer, type TestServer } from "../tests/integration/support/server";

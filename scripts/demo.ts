@@ -13,7 +13,7 @@ import { createDb, type Db } from "../lib/db/client";
 import { migrate } from "../lib/db/migrate";
 import { writePrivateFile } from "../lib/db/privateFiles";
 import { dataDir } from "../lib/db/url";
-import { loadDemo } from "./demo/load";
+import { loadDemo } from "../lib/demo/load";
 
 const port = process.env.PORT || "3000";
 const host = process.env.HOSTNAME || "0.0.0.0";

@@ -14,7 +14,7 @@ import { dropDatabase } from "../lib/db/postgresAdmin";
 import { providerOf } from "../lib/db/url";
 import { config } from "../lib/config/load";
 import { runSweep } from "../lib/sweeps/sweep";
-import { loadDemo } from "./demo/load";
+import { loadDemo } from "../lib/demo/load";
 
 export const XSS_SESSION = "e2e-xss-session";
 export const XSS_PAYLOAD = `<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>`;

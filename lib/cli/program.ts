@@ -3,6 +3,7 @@
 // the proxy, and the commands that only talk HTTP start in a tenth of the time without it.
 import { Command, Option } from "commander";
 import type { ForwardOptions } from "./commands/forward";
+import type { DemoOptions } from "./commands/demo";
 import type { AgentSightOptions } from "./commands/import";
 import * as interruption from "./commands/interruption";
 import type { ProxyOptions } from "./commands/proxy";
@@ -44,6 +45,7 @@ const user = () => require("./commands/user") as typeof import("./commands/user"
 const importer = () => require("./commands/import") as typeof import("./commands/import");
 const forwarder = () => require("./commands/forward") as typeof import("./commands/forward");
 const proxyCmd = () => require("./commands/proxy") as typeof import("./commands/proxy");
+const demoCmd = () => require("./commands/demo") as typeof import("./commands/demo");
 
 /** Builds the per-command context from the global options (--url, --token). */
 export type ContextFactory = (cmd: Command) => Context;
@@ -241,6 +243,20 @@ when it runs on this machine).`,
     .action((dir: string, opts: ForwardOptions, cmd: Command) =>
       forwarder().forward(dir, opts, { io, global: cmd.optsWithGlobals<GlobalOptions>() }),
     );
+
+  program
+    .command("demo")
+    .description("send the demo's traffic (four agents, every interruption type) to the server, to see it at work")
+    .option("--json", "print the counts as JSON")
+    .addHelpText(
+      "after",
+      `
+The calls, raw provider exchanges and lifecycle events of the last three hours before this hour
+go through the server's ingest API (a token with the ingest scope), and the server detects the
+interruptions as it would an agent's. Sent again within the hour, nothing changes. For a local
+server with demo data and a browser to look at it, run \`npm run demo\` in the repository.`,
+    )
+    .action((opts: DemoOptions, cmd: Command) => demoCmd().demo(contextFor(cmd), opts));
 
   program
     .command("proxy")

@@ -325,6 +325,28 @@ describe("where the server and token come from", () => {
   });
 });
 
+describe("demo", () => {
+  it("sends the demo's traffic to a server, which detects its interruptions; sent again, nothing changes", async () => {
+    const fresh = await startServer(); // its own: the demo's interruptions would fill the other tests' lists
+    try {
+      const send = () => cli(["demo", "--json", "--url", fresh.url, "--token", fresh.token], { auth: false });
+      const first = await send();
+      expect(first.code, first.stderr).toBe(0);
+      const counts = JSON.parse(first.stdout) as { calls: number; duplicates: number; events: number; interruptions: number };
+      expect(counts.calls).toBeGreaterThan(100);
+      expect(counts.events).toBeGreaterThan(0);
+      expect(counts.interruptions).toBeGreaterThan(10);
+      const types = (await (await fresh.api("/api/interruptions/stats")).json()) as { interruption_type: string }[];
+      expect(new Set(types.map((t) => t.interruption_type)).size).toBeGreaterThan(8);
+      const again = JSON.parse((await send()).stdout) as typeof counts;
+      expect(again).toMatchObject({ calls: 0, duplicates: counts.calls + counts.duplicates, interruptions: 0 });
+      expect((await cli(["demo", "--url", fresh.url, "--token", fresh.token], { auth: false })).stdout).toMatch(/^Sent the demo to http:\/\/127\.0\.0\.1:\d+: 0 calls stored \(\d+ already there\)/);
+    } finally {
+      await fresh.stop();
+    }
+  }, 120_000);
+});
+
 describe("failures", () => {
   it("reports a server that is down", async () => {
     const port = await closedPort();

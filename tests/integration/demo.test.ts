@@ -7,8 +7,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "@/lib/db/client";
 import { createTestDatabase, type TestDatabase } from "../support/database";
-import { DEMO_BASE_SETTING, loadDemo, type DemoLoadResult } from "@/scripts/demo/load";
-import { DEMO_ANTHROPIC_KEY, DEMO_DASHSCOPE_KEY, DEMO_OPENAI_KEY, LEAKED_TEST_KEY, defaultDemoBase, generateDemo, type DemoData } from "@/scripts/demo/scenarios";
+import { DEMO_BASE_SETTING, loadDemo, type DemoLoadResult } from "@/lib/demo/load";
+import { DEMO_ANTHROPIC_KEY, DEMO_DASHSCOPE_KEY, DEMO_OPENAI_KEY, LEAKED_TEST_KEY, defaultDemoBase, generateDemo, type DemoData } from "@/lib/demo/scenarios";
 import { INTERRUPTION_TYPES } from "@/lib/domain/interruptions";
 
 let dir: string;

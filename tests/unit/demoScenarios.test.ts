@@ -1,7 +1,7 @@
 // The demo generator: its payloads pass the ingest schemas, it is deterministic, and its
 // histories behave like a real agent's (growing call by call, tool calls paired).
 import { describe, expect, it } from "vitest";
-import { DEMO_ANTHROPIC_KEY, DEMO_SPAN_MINUTES, defaultDemoBase, generateDemo, type CallPayload } from "@/scripts/demo/scenarios";
+import { DEMO_ANTHROPIC_KEY, DEMO_SPAN_MINUTES, defaultDemoBase, generateDemo, type CallPayload } from "@/lib/demo/scenarios";
 import { toolBalance } from "@/lib/detect/toolBalance";
 import { callSchema, eventSchema, httpExchangeSchema } from "@/lib/ingest/schema";
 

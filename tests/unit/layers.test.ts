@@ -13,8 +13,8 @@
 //   4  lib/ingest, lib/otlp, lib/proxy, lib/auth, lib/triage, lib/sweeps, lib/alerts, lib/deadloop,
 //      lib/import
 //                                 services: storing calls, identity, triage, retention, alerts…
-//   5  lib/api                    HTTP: contracts (zod), the route factory, request auth glue,
-//                                 body limits, OpenAPI
+//   5  lib/api, lib/demo          HTTP: contracts (zod), the route factory, request auth glue,
+//                                 body limits, OpenAPI; demo traffic (through the ingest code)
 //   6  lib/cli, lib/server        the CLI; server startup (workers, schedulers)
 //   7  components                 browser code
 //   8  app                        Next.js routes and pages (plus proxy.ts, instrumentation.ts)
@@ -45,7 +45,7 @@ const LAYERS: string[][] = [
   ["lib/config", "lib/detect", "lib/trajectory"],
   ["lib/db", "lib/wire", "lib/coordination"],
   ["lib/ingest", "lib/otlp", "lib/proxy", "lib/auth", "lib/triage", "lib/sweeps", "lib/alerts", "lib/deadloop", "lib/import"],
-  ["lib/api"],
+  ["lib/api", "lib/demo"],
   ["lib/cli", "lib/server"],
   ["components"],
   ["app"],
@@ -249,7 +249,7 @@ describe("the dependency rule (layers)", () => {
     expect(withProbe({ "lib/api/probe.ts": `export * from "../../components/ui/Panel";\n` })).toContain(
       "lib/api/probe.ts → components/ui/Panel.tsx (up a layer: lib/api is below components)",
     );
-    expect(withProbe({ "lib/db/probe.ts": `const m = await import("../../scripts/demo/load");\n` })).toContain("lib/db/probe.ts → scripts/demo/load.ts (not in a layer)");
+    expect(withProbe({ "lib/db/probe.ts": `const m = await import("../../scripts/e2e-server");\n` })).toContain("lib/db/probe.ts → scripts/e2e-server.ts (not in a layer)");
   });
 
   it("fails on a loop between folders of one layer", () => {

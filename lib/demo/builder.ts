@@ -3,8 +3,8 @@
 // assistant output plus the tool results), emitted as the JSON payloads a client POSTs to
 // /api/ingest/calls, /api/ingest/http and /api/ingest/events (SPEC §2). Times are digit
 // strings of nanoseconds relative to a base time; everything else is deterministic.
-import { deriveConversationId, deriveSessionId, deriveTurnId } from "../../lib/ingest/keys";
-import type { ChatMessage, Part, ToolCallPart } from "../../lib/domain/calls";
+import { deriveConversationId, deriveSessionId, deriveTurnId } from "../ingest/keys";
+import type { ChatMessage, Part, ToolCallPart } from "../domain/calls";
 import { Rng, uuidFrom } from "./rng";
 import { anthropicMessages, anthropicSse, openaiMessages, openaiResponse, openaiSse, type JsonObject } from "./wire";
 

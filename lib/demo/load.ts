@@ -1,8 +1,8 @@
 // Loads the demo into a database through the same validation and ingest path as the HTTP
 // routes (lib/api/ingest.ts). Idempotent: the base time of the first load is kept in the
 // Setting table, so a second load regenerates identical payloads and ingest skips them all.
-import { ingestCallBatch, ingestEventBatch, ingestHttpBatch } from "../../lib/api/ingest";
-import type { Db } from "../../lib/db/client";
+import { ingestCallBatch, ingestEventBatch, ingestHttpBatch } from "../api/ingest";
+import type { Db } from "../db/client";
 import { defaultDemoBase, generateDemo, type DemoData } from "./scenarios";
 
 export const DEMO_BASE_SETTING = "demo.base_ns";

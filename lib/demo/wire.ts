@@ -2,7 +2,7 @@
 // JSON / text/event-stream responses an HTTP capture layer would record. The histories are
 // written from the same normalized messages the demo's other calls use, so a conversation can
 // mix raw exchanges and normalized calls.
-import type { ChatMessage, Part, ToolCallPart } from "../../lib/domain/calls";
+import type { ChatMessage, Part, ToolCallPart } from "../domain/calls";
 
 export type JsonObject = { [key: string]: unknown };
 

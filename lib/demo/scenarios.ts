@@ -9,7 +9,7 @@
 // `generateDemo(baseNs)` returns the payloads a client would POST: normalized calls
 // (/api/ingest/calls), raw provider exchanges (/api/ingest/http) and lifecycle events
 // (/api/ingest/events). Every timestamp lies in [baseNs, baseNs + DEMO_SPAN).
-import { NS_PER_HOUR, nowNs } from "../../lib/domain/time";
+import { NS_PER_HOUR, nowNs } from "../domain/time";
 import { COSHNG, CODING_TOOLS, EXPLORER, EXPLORER_SYSTEM, EXPLORER_TOOLS, RESEARCH_BOT, RESEARCH_SYSTEM, RESEARCH_TOOLS, SUPPORT_AGENT, SUPPORT_SYSTEM, SUPPORT_TOOLS, codingSystem } from "./agents";
 import { Demo, MINUTE, type CallPayload, type ConversationBuilder, type DemoData } from "./builder";
 import { JSON_FLAG_TASK, ROUTINE_TASKS, codingTurn, fileText, numbered, vitestOutput } from "./coding";
