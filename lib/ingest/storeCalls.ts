@@ -48,7 +48,7 @@ function addCall(batch: CallBatch, p: Prepared): void {
   const { conversation, turn } = touchCall(batch.state, p, at);
   batch.messages.add(p);
   const ctx = interruptionContext(p);
-  for (const t of recordToolCalls(batch.state.toolCalls, p)) batch.detection.candidate(t.id, t.finding, p.call.start_ns, ctx);
+  for (const t of recordToolCalls(batch.state.toolCalls, p)) batch.detection.candidate(t.id, t.finding, at, ctx); // the end of the call that shows it (SPEC §3.1)
   const balance = batch.detection.detectCall(p, conversation, turn, at, ctx);
   batch.calls.add(p, balance);
 }

@@ -1,6 +1,7 @@
 // Ingest against the real server and a real database (SQLite, or PostgreSQL in CI): auth, validation, idempotency,
 // atomic batches, limits, secrets, and detection end to end.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseJsonExact } from "@/lib/wire/json";
 import { assistant, call, json, ns, toolCall, toolResponse, uid, user } from "./support/payloads";
 import { databaseBytes, startServer, type TestServer } from "./support/server";
 
@@ -239,6 +240,9 @@ describe("detection end to end", () => {
     await post("/api/ingest/calls", calls.slice(2));
     const failures = (await sessionInterruptions(sessionId)).filter((r) => r.interruption_type === "tool_failure");
     expect(failures).toHaveLength(1);
+    // the end of the call that shows it (SPEC §3.1), as for the call's own findings; before, its start
+    const exact = parseJsonExact(await (await server.api(`/api/interruptions/${failures[0].interruption_id}`)).text()) as { occurred_at_ns: bigint };
+    expect([failures[0].call_id, String(exact.occurred_at_ns)]).toEqual([calls[0].call_id, calls[0].end_ns]);
   });
 
   it("groups a dead loop into one open interruption updated by new evidence", async () => {
