@@ -24,6 +24,36 @@ const fromLocalInput = (v: string) => {
   return Number.isNaN(d.getTime()) ? null : d;
 };
 
+/**
+ * A time of the custom range, taken when it is done: on Enter or when the field is left. Typed
+ * segment by segment, a date passes through others (the year 2024 as 0002, 0020, 0202): each was
+ * a history entry and a round of queries, and a year before 1970 a request the API refuses.
+ */
+function TimeField({ label, value, onCommit }: { label: string; value: Date | null; onCommit: (d: Date | null) => void }) {
+  const committed = toLocalInput(value);
+  const [draft, setDraft] = useState(committed);
+  useEffect(() => setDraft(committed), [committed]);
+  const commit = () => {
+    if (draft === committed) return;
+    const d = fromLocalInput(draft);
+    if (d && d.getFullYear() < 1970) return setDraft(committed); // no data is older than 1970
+    onCommit(d);
+  };
+  return (
+    <label className="flex items-center gap-1">
+      <span className="text-muted">{label}</span>
+      <input
+        type="datetime-local"
+        value={draft}
+        onChange={(e) => setDraft(e.target.value)}
+        onBlur={commit}
+        onKeyDown={(e) => e.key === "Enter" && commit()}
+        className="rounded border border-default bg-[var(--bg)] px-1.5 py-0.5"
+      />
+    </label>
+  );
+}
+
 function Chip({ pressed, onClick, children, title }: { pressed: boolean; onClick: () => void; children: ReactNode; title?: string }) {
   return (
     <button
@@ -109,24 +139,8 @@ export function FilterBar({
         <SegmentedControl label="Time range" options={RANGE_OPTIONS} value={params.range} onChange={setRange} testId="time-range" />
         {params.range === "custom" && (
           <div className="flex items-center gap-1 text-xs">
-            <label className="flex items-center gap-1">
-              <span className="text-muted">From</span>
-              <input
-                type="datetime-local"
-                value={toLocalInput(params.from)}
-                onChange={(e) => onChange({ from: fromLocalInput(e.target.value) })}
-                className="rounded border border-default bg-[var(--bg)] px-1.5 py-0.5"
-              />
-            </label>
-            <label className="flex items-center gap-1">
-              <span className="text-muted">to</span>
-              <input
-                type="datetime-local"
-                value={toLocalInput(params.to)}
-                onChange={(e) => onChange({ to: fromLocalInput(e.target.value) })}
-                className="rounded border border-default bg-[var(--bg)] px-1.5 py-0.5"
-              />
-            </label>
+            <TimeField label="From" value={params.from} onCommit={(from) => onChange({ from })} />
+            <TimeField label="to" value={params.to} onCommit={(to) => onChange({ to })} />
             {!params.to && <span className="text-muted">(now)</span>}
             {badRange && (
               <span role="alert" className="text-red-600 dark:text-red-400">

@@ -272,6 +272,34 @@ test("the bulk dialog stays while its action runs (Cancel and Escape wait), then
   await expect(page.getByTestId("bulk-selected")).toHaveCount(0);
 });
 
+test("a custom range's time is taken once it is done (Enter or leaving the field): one history entry, and no year before 1970", async ({ page }) => {
+  await signIn(page, "responder");
+  await page.goto("/inbox?range=custom");
+  await inboxSettled(page);
+  const before = page.url();
+  const from = page.getByLabel("From");
+  const startsAsked: string[] = [];
+  page.on("request", (r) => {
+    const url = new URL(r.url());
+    if (url.pathname === "/api/interruptions") startsAsked.push(url.searchParams.get("start_ns") ?? "");
+  });
+  // before: every change of the field (each typed segment) was a URL of its own and a round of queries
+  await from.fill("2026-12-06T08:30");
+  expect(page.url()).toBe(before);
+  await from.press("Enter");
+  await expect(page).toHaveURL(/[?&]from=2026-12-06T/);
+  await inboxSettled(page);
+  // a year before 1970 (the API refuses a negative start) is not taken
+  const edited = page.url();
+  await from.fill("1969-07-20T20:17");
+  await from.press("Enter");
+  await expect(from).toHaveValue("2026-12-06T08:30");
+  expect(page.url()).toBe(edited);
+  expect(startsAsked.some((s) => s.startsWith("-"))).toBe(false);
+  await page.goBack();
+  await expect(page).toHaveURL(before);
+});
+
 test("bulk resolve of all N matching asks for confirmation, then they leave the unresolved view", async ({ page }) => {
   await signIn(page, "responder");
   await page.goto("/inbox?interruption_type=auth_error");
