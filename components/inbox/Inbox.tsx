@@ -1,6 +1,7 @@
 "use client";
 // The inbox page: its state is built here once (context.tsx) and read by each part.
 import { useRef } from "react";
+import { useRememberListUrl } from "@/components/ui/listReturn";
 import { BulkDialog } from "./Bulk";
 import { InboxContext, useInboxState } from "./context";
 import { FilterBar } from "./FilterBar";
@@ -17,6 +18,7 @@ export function Inbox() {
   const { view, actions } = state;
   const searchRef = useRef<HTMLInputElement>(null);
   useInboxKeyboard(state, searchRef);
+  useRememberListUrl("/inbox");
   const { resolving } = actions;
 
   return (

@@ -1,5 +1,6 @@
 "use client";
 import Link from "next/link";
+import { ListReturnLink } from "@/components/ui/listReturn";
 import type { ReactNode } from "react";
 import { ApiRequestError } from "@/components/api/client";
 import type { InterruptionRecord } from "@/components/api/types";
@@ -65,9 +66,9 @@ function Header({ record: r }: { record: InterruptionRecord }) {
   if (r.session_id && r.call_id) links.push({ label: "call", href: `/sessions/${enc(r.session_id)}?call=${enc(r.call_id)}`, testId: "link-call", value: r.call_id });
   return (
     <header className="flex flex-col gap-2">
-      <Link href="/inbox" className="text-xs text-muted hover:underline">
+      <ListReturnLink path="/inbox" className="text-xs text-muted hover:underline">
         ← Inbox
-      </Link>
+      </ListReturnLink>
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="font-mono text-xl font-semibold tracking-tight" data-testid="interruption-type">
           {r.interruption_type}

@@ -1,5 +1,6 @@
 "use client";
 import { parseAsBoolean, parseAsInteger, parseAsString, useQueryStates } from "nuqs";
+import { useRememberListUrl } from "@/components/ui/listReturn";
 import { useState } from "react";
 import { formatCount } from "@/components/ui/numbers";
 import { PanelMessage, SkeletonRows } from "@/components/ui/Panel";
@@ -24,6 +25,7 @@ const button =
 /** The sessions list at `/sessions`: filters and the page cursor live in the URL. */
 export function SessionsList() {
   const [q, setQ] = useQueryStates(params, { history: "push" });
+  useRememberListUrl("/sessions");
   const limit = Math.min(Math.max(q.limit, 1), 5000);
   const page = useSessionsPage({ agent: q.agent_name, withOpen: q.with_open, cursor: q.cursor, limit });
   const agents = useAgentNames();

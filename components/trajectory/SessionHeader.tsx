@@ -1,5 +1,6 @@
 "use client";
 import Link from "next/link";
+import { ListReturnLink } from "@/components/ui/listReturn";
 import type { InterruptionRecord } from "@/components/api/types";
 import { SeverityBadge, StatusBadge } from "@/components/ui/SeverityBadge";
 import { Facts } from "@/components/ui/Facts";
@@ -37,9 +38,9 @@ export function SessionHeader({
   return (
     <header className="flex flex-col gap-3">
       <div className="flex flex-wrap items-baseline gap-x-3 gap-y-1">
-        <Link href="/sessions" className="text-xs text-muted hover:underline">
+        <ListReturnLink path="/sessions" className="text-xs text-muted hover:underline">
           ← Sessions
-        </Link>
+        </ListReturnLink>
         <h1 className="text-xl font-semibold tracking-tight">
           <span className="text-muted">Session · </span>
           <span data-testid="session-agent">{session.agent_name ?? "unknown agent"}</span>

@@ -300,6 +300,21 @@ test("a custom range's time is taken once it is done (Enter or leaving the field
   await expect(page).toHaveURL(before);
 });
 
+test("← Inbox on an interruption opened from a filtered inbox goes back to that view, not the default one", async ({ page }) => {
+  await signIn(page, "responder");
+  await page.goto("/inbox?severity=critical&range=7d");
+  await inboxSettled(page);
+  const filtered = new URL(page.url());
+  await page.keyboard.press("j");
+  await page.keyboard.press("o");
+  await expect(page).toHaveURL(/\/interruptions\/[0-9a-f]+$/);
+  // before: "/inbox", the last 24 hours of every severity
+  await page.getByRole("link", { name: "← Inbox" }).click();
+  await expect(page).toHaveURL(`${filtered.pathname}${filtered.search}`);
+  await inboxSettled(page);
+  await expect.poll(async () => [...new Set(await visibleSeverities(page))]).toEqual(["critical"]);
+});
+
 test("bulk resolve of all N matching asks for confirmation, then they leave the unresolved view", async ({ page }) => {
   await signIn(page, "responder");
   await page.goto("/inbox?interruption_type=auth_error");
