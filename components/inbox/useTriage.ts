@@ -159,7 +159,18 @@ export function useTriage(view: InboxView, selection: Selection) {
     setBulk(null);
     selection.clear();
     say("ok", text);
+    setRefocus(true);
   };
+  // The bar's button the closed dialog gives focus back to is gone with the selection: the
+  // keyboard goes on from the table's focused row, not from <body>. (This effect runs after the
+  // dialog's own, which closes it.)
+  const [refocus, setRefocus] = useState(false);
+  const { focusRow, focused } = selection;
+  useEffect(() => {
+    if (!refocus || bulk !== null) return;
+    setRefocus(false);
+    focusRow(Math.max(0, focused));
+  }, [refocus, bulk, focusRow, focused]);
 
   return {
     user,

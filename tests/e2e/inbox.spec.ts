@@ -270,6 +270,8 @@ test("the bulk dialog stays while its action runs (Cancel and Escape wait), then
   await expect(dialog).toBeHidden();
   await expect(page.getByTestId("inbox-notice")).toContainText("Acknowledged 1");
   await expect(page.getByTestId("bulk-selected")).toHaveCount(0);
+  // the keyboard goes on from the table (before: from <body>, the button it came from being gone)
+  await expect(page.getByTestId("inbox-table").locator("tr:focus")).toHaveCount(1);
 });
 
 test("a custom range's time is taken once it is done (Enter or leaving the field): one history entry, and no year before 1970", async ({ page }) => {
