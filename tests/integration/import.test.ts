@@ -82,9 +82,11 @@ describe("sightdesk import agentsight", () => {
     const crash = await server.api("/api/interruptions/2f76a60ae388e1f29d4780913d2f8e3f");
     expect(await crash.json()).toMatchObject({ interruption_type: "agent_crash", severity: "critical", session_id: null, conversation_id: null });
 
-    const again = await cli(["import", "agentsight", SAMPLE], server.env);
+    // $SIGHTDESK_URL names a server for the other commands: this one says it stays local (it did so silently)
+    const again = await cli(["import", "agentsight", SAMPLE], { ...server.env, SIGHTDESK_URL: server.url });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("interruptions: 0 imported, 0 already present");
+    expect(again.stderr).toMatch(/^note: \$SIGHTDESK_URL is set, but without --url the import goes into the local database/m);
   });
 
   it("shows rows, rate and time left in place on a terminal, and nothing with --quiet", async () => {

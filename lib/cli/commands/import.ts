@@ -88,6 +88,8 @@ export async function agentsight(dir: string, opts: AgentSightOptions, deps: Imp
       };
       if (!source.genai) throw new UsageError(`Nothing to forward: ${INTERRUPTIONS_FILE} cannot be sent over the ingest API (only calls can; import it locally without --url)`);
     } else {
+      // the other commands take the server from $SIGHTDESK_URL; this one only from --url
+      if (env.SIGHTDESK_URL?.trim()) line(io.err, "note: $SIGHTDESK_URL is set, but without --url the import goes into the local database; pass --url to send the calls to a server");
       const url = databaseUrl();
       target = describeDatabase(url);
       try {
