@@ -195,18 +195,22 @@ export class AgentSightImporter {
     await insertRows(sql, "Setting", [{ key: this.markKey(table), value: String(value) }], { key: ["key"], update: ["value"] });
   }
 
-  /** Imports everything new once. Throws DeliveryError when a batch could not be stored or sent. */
-  async pass(): Promise<ImportStats> {
+  /**
+   * Imports everything new once — or, once `signal` aborts, up to the end of the page under way
+   * (its high-water mark saved: the next pass goes on from there). Throws DeliveryError when a
+   * batch could not be stored or sent.
+   */
+  async pass(signal?: AbortSignal): Promise<ImportStats> {
     const stats = emptyStats();
     this.sessionsSeen = new Set();
-    await this.passCalls(stats);
-    if (this.sink.kind === "local") await this.passInterruptions(this.sink.db, stats);
+    await this.passCalls(stats, signal);
+    if (this.sink.kind === "local" && !signal?.aborted) await this.passInterruptions(this.sink.db, stats, signal);
     return stats;
   }
 
   // ── calls ─────────────────────────────────────────────────────────────────────────────
 
-  private async passCalls(stats: ImportStats): Promise<void> {
+  private async passCalls(stats: ImportStats, signal?: AbortSignal): Promise<void> {
     const marks = await this.loadMarks();
     // Rows that were pending last time come first: they may have settled meanwhile.
     if (this.pendingIds.size) {
@@ -236,7 +240,7 @@ export class AgentSightImporter {
         marks.calls = mark;
         await this.saveMark("genai_events", mark);
       }
-      if (rows.length < this.pageSize) break;
+      if (rows.length < this.pageSize || signal?.aborted) break;
     }
     // the next pass continues after the rows read now; pending ones are re-read by id
     if (cursor > marks.calls) marks.calls = cursor;
@@ -332,7 +336,7 @@ export class AgentSightImporter {
 
   // ── interruptions (local only: the ingest API takes calls, not detections) ────────────
 
-  private async passInterruptions(db: Db, stats: ImportStats): Promise<void> {
+  private async passInterruptions(db: Db, stats: ImportStats, signal?: AbortSignal): Promise<void> {
     const marks = await this.loadMarks();
     marks.interruptions = await this.startOverIfNew("interruption_events", marks.interruptions);
     const progress = this.progressOf("interruption_events", marks.interruptions);
@@ -343,7 +347,7 @@ export class AgentSightImporter {
       addStats(stats, await this.importInterruptionRows(db, rows, mark));
       marks.interruptions = mark;
       progress(rows.length);
-      if (rows.length < this.interruptionPageSize) break;
+      if (rows.length < this.interruptionPageSize || signal?.aborted) break;
     }
     // the per-session counts take the import's changes now, not on the first read after it
     await foldOpenCounts(db);
@@ -468,7 +472,7 @@ export async function follow(importer: AgentSightImporter, options: FollowOption
   let passed = false;
   while (!options.signal.aborted) {
     try {
-      const stats = await importer.pass();
+      const stats = await importer.pass(options.signal); // a stop ends the pass at its page under way
       addStats(total, stats);
       total.calls.pending = stats.calls.pending;
       passed = true;

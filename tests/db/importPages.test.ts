@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { foldOpenCounts } from "@/lib/db/openCounts";
 import { readSql } from "@/lib/db/sql";
-import { AgentSightImporter, IMPORT_ACTOR, type ImportProgress } from "@/lib/import/agentsight";
+import { AgentSightImporter, follow, IMPORT_ACTOR, type ImportProgress } from "@/lib/import/agentsight";
 import { AgentSightSource } from "@/lib/import/agentsightSource";
 import { createAgentSightFiles } from "../fixtures/agentsight";
 import { expectOpenCountsExact } from "../support/openCounts";
@@ -92,5 +92,21 @@ describe("import agentsight: a store larger than a page", () => {
     expect(unmarked.interruptions).toEqual({ imported: 0, present: ROWS, skipped: 1, resolved: 0 });
     const counts = await readSql(db()).all(`SELECT (SELECT COUNT(*) FROM "Interruption") AS "i", (SELECT COUNT(*) FROM "InterruptionActivity") AS "a"`);
     expect([Number(counts[0].i), Number(counts[0].a)]).toEqual([ROWS, resolved]);
+  });
+});
+
+const stopDb = useTestDb("importstop");
+
+describe("import agentsight --follow, stopped (Ctrl+C) during a long first pass", () => {
+  it("stops at the end of the page under way, its work kept, and goes on from there next time", async () => {
+    const source = AgentSightSource.open(dir);
+    const stop = new AbortController();
+    const importer = new AgentSightImporter(source, { kind: "local", db: stopDb() }, { interruptionPageSize: PAGE, onProgress: (p) => p.done >= PAGE && stop.abort() });
+    const total = await follow(importer, { intervalMs: 60_000, signal: stop.signal });
+    // before: the whole pass ran first (a store of millions: minutes after Ctrl+C)
+    expect(total.interruptions.imported).toBe(PAGE);
+    const rest = await new AgentSightImporter(source, { kind: "local", db: stopDb() }, { interruptionPageSize: PAGE }).pass();
+    source.close();
+    expect(rest.interruptions).toMatchObject({ imported: ROWS - PAGE, present: 0 });
   });
 });

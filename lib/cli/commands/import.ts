@@ -129,7 +129,10 @@ export async function agentsight(dir: string, opts: AgentSightOptions, deps: Imp
     }
 
     const controller = new AbortController();
-    const stop = () => controller.abort();
+    const stop = () => {
+      if (!controller.signal.aborted) line(io.err, "stopping after the batch under way…");
+      controller.abort();
+    };
     const signal = deps.signal ?? controller.signal;
     if (!deps.signal) {
       process.once("SIGINT", stop);
