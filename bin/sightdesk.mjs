@@ -17,13 +17,16 @@ process.stdout.on("error", (e) => {
 
 // `proxy` needs V8 heap settings that can only be given when a process starts (proxyHeap.mjs):
 // started without them, this process runs the proxy as a child that has them and passes
-// signals (SIGTERM, SIGHUP; a terminal's Ctrl-C reaches both) and the exit code through.
+// signals (SIGTERM, SIGHUP, SIGINT as SIGTERM) and the exit code through.
 if (commandOf(process.argv.slice(2)) === "proxy" && !PROXY_HEAP_FLAGS.every((f) => process.execArgv.includes(f))) {
   const child = spawn(process.execPath, [...process.execArgv, ...PROXY_HEAP_FLAGS, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: "inherit",
     env: { ...process.env, SIGHTDESK_PROXY_PARENT: String(process.pid) },
   });
-  process.on("SIGINT", () => {}); // the child stops on the same Ctrl-C; this one waits for it
+  // SIGINT goes on as SIGTERM: a terminal's Ctrl-C reaches the child too, and the child stops on
+  // the first of each (a second SIGINT, a second Ctrl-C, stops it at once); a SIGINT sent to this
+  // process alone (a supervisor's, a script's) would otherwise leave the child running
+  process.on("SIGINT", () => child.kill("SIGTERM"));
   for (const signal of ["SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
   child.on("exit", (code, signal) => {
     if (signal) {

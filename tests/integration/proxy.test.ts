@@ -639,6 +639,27 @@ describe("the sightdesk proxy command", () => {
     }
   });
 
+  it("a SIGINT sent to the launcher alone stops the proxy child too, gracefully", async () => {
+    const port = await freePort();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-spool-"));
+    const launcher = spawn(process.execPath, [path.resolve(__dirname, "../../bin/sightdesk.mjs"), "proxy", "--url", server.url, "--token", server.token, "--listen", `127.0.0.1:${port}`, "--spool", dir, "--upstream", `openai=${fake.url}`], {
+      env: { ...process.env, SIGHTDESK_TOKEN: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let err = "";
+    launcher.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    try {
+      await proxyStarted(launcher, () => err);
+      const exited = new Promise<number | null>((resolve) => launcher.once("exit", (code) => resolve(code)));
+      launcher.kill("SIGINT"); // before: swallowed; the child went on holding the port
+      expect(await exited).toBe(0);
+      expect(err).toMatch(/stopped: \d+ exchanges sent/);
+    } finally {
+      if (launcher.exitCode === null) launcher.kill("SIGKILL");
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("runs the proxy as a child with the heap settings, which stops when the launcher is killed outright", async () => {
     const port = await freePort();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-spool-"));
