@@ -133,8 +133,11 @@ export function listSql(f: InterruptionFilter, o: ListOptions): { sql: string; p
     where.sql += ` AND ${after.sql}`;
     where.params.push(...after.params);
   }
+  // "regressed" (a lookup per row) for the page's rows only: in one statement with a sort that no
+  // index gives (severity, type, agent) SQLite computed it for every row of the window before
+  // sorting (a 66,000-row window: 28 ms against 17)
   return {
-    sql: `SELECT *, ${REGRESSED_SQL} AS "regressed" FROM "Interruption" WHERE ${where.sql} ORDER BY ${orderBy(sort)} LIMIT ? OFFSET ?`,
+    sql: `SELECT *, ${REGRESSED_SQL} AS "regressed" FROM (SELECT * FROM "Interruption" WHERE ${where.sql} ORDER BY ${orderBy(sort)} LIMIT ? OFFSET ?) AS "Interruption" ORDER BY ${orderBy(sort)}`,
     params: [...where.params, o.limit, o.offset ?? 0],
   };
 }
