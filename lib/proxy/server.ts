@@ -155,7 +155,9 @@ export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     });
     const agent = headerValue(pairs, "x-sightdesk-agent")?.trim() || o.agentName;
     const session = headerValue(pairs, "x-sightdesk-session")?.trim() || undefined;
-    const exchange = forward(
+    // handed over once the caller's process is known (up to a second after the answer): until then in flight too
+    let handedOver: Promise<void> = Promise.resolve();
+    const forwarded = forward(
       {
         method: req.method ?? "GET",
         target: route.url,
@@ -167,17 +169,30 @@ export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
         origin: { agent_name: agent ?? null, session_id: session ?? null, host: hostName },
         recorded: (x) => {
           if (!peer) return o.onExchange(x);
-          withPeer(peer, (p) => o.onExchange(fromCaller(x, p)));
+          handedOver = new Promise((done) =>
+            withPeer(peer, (p) => {
+              try {
+                o.onExchange(fromCaller(x, p));
+              } finally {
+                done();
+              }
+            }),
+          );
         },
       },
       nodeSink(res),
     );
+    const exchange = forwarded.then(() => handedOver);
     inFlight.add(exchange);
     void exchange.finally(() => inFlight.delete(exchange));
   };
   /** Resolves when no exchange is in flight, or at `deadline` (ms since the epoch). */
   const settled = async (deadline: number): Promise<void> => {
     while (inFlight.size && Date.now() < deadline) {
+      if (!Number.isFinite(deadline)) {
+        await Promise.all(inFlight);
+        continue;
+      }
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([Promise.all(inFlight), new Promise((r) => (timer = setTimeout(r, deadline - Date.now())))]);
       clearTimeout(timer);

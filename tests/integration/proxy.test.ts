@@ -660,6 +660,29 @@ describe("the sightdesk proxy command", () => {
     }
   });
 
+  it("a terminal's Ctrl-C (SIGINT to the launcher and the child) stops it gracefully, not by the SIGTERM passed on", async () => {
+    const port = await freePort();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-spool-"));
+    const launcher = spawn(process.execPath, [path.resolve(__dirname, "../../bin/sightdesk.mjs"), "proxy", "--url", server.url, "--token", server.token, "--listen", `127.0.0.1:${port}`, "--spool", dir, "--upstream", `openai=${fake.url}`], {
+      env: { ...process.env, SIGHTDESK_TOKEN: "" },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true, // a process group of its own, as a terminal's job is
+    });
+    let err = "";
+    launcher.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    try {
+      await proxyStarted(launcher, () => err);
+      const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => launcher.once("exit", (code, sig) => resolve([code, sig])));
+      process.kill(-launcher.pid!, "SIGINT");
+      // before: the child had let its handlers go when the launcher's SIGTERM came, and died of it mid-stop
+      expect(await exited).toEqual([0, null]);
+      expect(err).toMatch(/stopped: \d+ exchanges sent/);
+    } finally {
+      if (launcher.exitCode === null) process.kill(-launcher.pid!, "SIGKILL");
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("runs the proxy as a child with the heap settings, which stops when the launcher is killed outright", async () => {
     const port = await freePort();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-spool-"));

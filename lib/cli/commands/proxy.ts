@@ -51,10 +51,18 @@ export async function proxy(opts: ProxyOptions, deps: ImportDeps): Promise<void>
 
   const controller = new AbortController();
   const signal = deps.signal ?? controller.signal;
+  // The first signal stops gracefully; the handlers stay while it does, so that the SIGTERM the
+  // launcher passes on for a terminal's Ctrl-C (which reached this process too) does not end it
+  // at once. A second Ctrl-C (SIGINT) does.
+  let interrupts = 0;
   const onSignal = () => controller.abort();
+  const onInterrupt = () => {
+    if (++interrupts > 1) process.exit(130);
+    controller.abort();
+  };
   if (!deps.signal) {
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
+    process.on("SIGINT", onInterrupt);
+    process.on("SIGTERM", onSignal);
   }
   // started by bin/sightdesk.mjs as its child: stop when that parent is gone (killed outright, it
   // could not pass a signal on), rather than hold the port as an orphan
@@ -62,10 +70,10 @@ export async function proxy(opts: ProxyOptions, deps: ImportDeps): Promise<void>
   const orphaned = parent ? setInterval(() => process.ppid !== parent && controller.abort(), 1000) : null;
   await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
   if (orphaned) clearInterval(orphaned);
-  process.off("SIGINT", onSignal);
-  process.off("SIGTERM", onSignal);
   await running.close();
   await sender.stop();
+  process.off("SIGINT", onInterrupt);
+  process.off("SIGTERM", onSignal);
   const s = sender.snapshot();
   line(deps.io.err, `${stamp()} stopped: ${s.sent} exchanges sent, ${s.spoolFiles} spool files left${s.dropped ? `, ${s.dropped} dropped` : ""}`);
 }
