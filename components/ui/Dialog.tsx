@@ -39,7 +39,12 @@ export function Dialog({
       ref={ref}
       aria-labelledby={titleId}
       data-testid={testId}
-      onClose={() => open && onClose()}
+      onClose={() => {
+        // a second Escape closes it whatever the page says (the browsers' close watchers): not
+        // dismissible, it opens again (else it is shut while still open here, and never shown again)
+        if (open && !dismissible) return ref.current?.showModal();
+        if (open) onClose();
+      }}
       onCancel={(e) => !dismissible && e.preventDefault()}
       className="m-auto w-[min(30rem,calc(100vw-2rem))] rounded-lg border border-default bg-[var(--bg)] p-0 text-[var(--fg)] shadow-xl backdrop:bg-black/40"
     >

@@ -264,6 +264,8 @@ test("the bulk dialog stays while its action runs (Cancel and Escape wait), then
   await expect(dialog.getByRole("button", { name: "Working…" })).toBeVisible();
   // before: Cancel closed it while the server went on, and the outcome was dropped (no notice, the selection kept)
   await expect(dialog.getByRole("button", { name: "Cancel" })).toBeDisabled();
+  // twice: Chromium lets a second Escape close a dialog whatever the page says
+  await page.keyboard.press("Escape");
   await page.keyboard.press("Escape");
   await expect(dialog.getByRole("button", { name: "Working…" })).toBeVisible();
   release();
