@@ -781,8 +781,11 @@ describe("isModelCall: which exchanges are model calls", () => {
       ["https://api.openai.com/v1/embeddings", { model: "text-embedding-3-small", input: "hello" }],
       ["https://api.anthropic.com/v1/messages/count_tokens", { model: "claude-sonnet-4", messages: [{ role: "user", content: "hi" }] }],
       ["https://api.openai.com/v1/moderations", { input: "hello" }],
+      ["https://api.openai.com/v1/responses/input_tokens", { model: "gpt-5", input: "hello" }],
+      ["http://localhost:11434/api/embed", { model: "nomic-embed-text", input: "hello" }],
     ] as const) {
       expect(isModelCall(at(url, body, body ? "POST" : "GET")), url).toBe(false);
     }
+    expect(isModelCall(at(OPENAI_URL, null, "GET"))).toBe(false); // OpenAI's list of stored completions
   });
 });

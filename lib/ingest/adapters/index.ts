@@ -127,7 +127,7 @@ function pickAdapter(path: string, body: unknown, headers: Record<string, string
 /** Paths of the APIs that generate (chat, messages, responses, completions, Gemini's generateContent). */
 const MODEL_CALL_PATH = /(?:\/chat\/completions|\/v1\/messages|\/responses|\/completions|:(?:stream)?generateContent)\/?$/i;
 /** Endpoints beside them that generate nothing (their bodies can hold messages or input too). */
-const OTHER_PATH = /\/(?:embeddings|moderations|models|files|uploads|batches|count_tokens|audio|images|fine_tuning|vector_stores|assistants|threads)(?:\/|$)/i;
+const OTHER_PATH = /\/(?:embed(?:dings?)?|moderations|models|files|uploads|batches|count_tokens|input_tokens|audio|images|fine_tuning|vector_stores|assistants|threads)(?:\/|$)/i;
 
 /**
  * Whether an exchange is a model call: a generating path, or (a gateway's own path) a request
@@ -137,6 +137,7 @@ const OTHER_PATH = /\/(?:embeddings|moderations|models|files|uploads|batches|cou
  */
 export function isModelCall(x: HttpExchange): boolean {
   const { path } = parseUrl(x.request.url);
+  if (x.request.method && x.request.method.toUpperCase() !== "POST") return false; // a list of stored responses, say
   if (MODEL_CALL_PATH.test(path)) return true;
   if (OTHER_PATH.test(path)) return false;
   const body = parseBody(x.request.body);
