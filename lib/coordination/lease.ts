@@ -21,19 +21,45 @@ ON CONFLICT ("name") DO UPDATE SET
   "holder" = excluded."holder",
   "acquiredAtNs" = CASE WHEN "Lease"."holder" = excluded."holder" THEN "Lease"."acquiredAtNs" ELSE excluded."acquiredAtNs" END,
   "expiresAtNs" = excluded."expiresAtNs"
-WHERE "Lease"."holder" = excluded."holder" OR "Lease"."expiresAtNs" <= ? OR "Lease"."expiresAtNs" > ?
+WHERE "Lease"."holder" = excluded."holder" OR "Lease"."expiresAtNs" <= ?
 RETURNING "acquiredAtNs"`;
 
+/** Takes a lease whose expiry is still the one seen (compare and set). */
+const TAKE_STALE = `UPDATE "Lease" SET "holder" = ?, "acquiredAtNs" = ?, "expiresAtNs" = ? WHERE "name" = ? AND "expiresAtNs" = ?`;
+
 /**
- * Takes or renews the lease `name` for `ttlMs` from `now`; null while another holder has it. A
- * lease that runs out more than two lengths from now was set by a clock running that far ahead:
- * it is taken over (else it would hold the work off for as long as that clock was ahead).
+ * Leases seen running out far ahead (more than two lengths from now): set by a clock that ran
+ * that far ahead. Its holder, alive, renews it, which moves its expiry; one that stays the same
+ * for a lease length by this process's clock was left by a holder that died or was set right:
+ * it is taken over (else it held the work off for as long as that clock had been ahead). A
+ * holder still running fast keeps it — the processes do not take it from each other in turns.
  */
+const farAhead = new Map<string, { expiresAtNs: bigint; seenAtNs: bigint }>();
+
+/** Takes or renews the lease `name` for `ttlMs` from `now`; null while another holder has it. */
 export async function acquireLease(db: Db, name: string, holder: string, now: bigint, ttlMs: number): Promise<Grant | null> {
   const ttl = BigInt(ttlMs) * NS_PER_MS;
-  const rows = await queryRows<{ acquiredAtNs: unknown }>(db, UPSERT, [name, holder, now, now + ttl, now, now + 2n * ttl]);
-  if (!rows.length) return null;
-  return asBigInt(rows[0].acquiredAtNs) === now ? "taken" : "renewed";
+  const rows = await queryRows<{ acquiredAtNs: unknown }>(db, UPSERT, [name, holder, now, now + ttl, now]);
+  if (rows.length) {
+    farAhead.delete(`${name}\u0000${holder}`);
+    return asBigInt(rows[0].acquiredAtNs) === now ? "taken" : "renewed";
+  }
+  const [held] = await queryRows<{ expiresAtNs: unknown }>(db, `SELECT "expiresAtNs" FROM "Lease" WHERE "name" = ?`, [name]);
+  const expires = held ? asBigInt(held.expiresAtNs) : null;
+  const key = `${name}\u0000${holder}`;
+  if (expires === null || expires <= now + 2n * ttl) {
+    farAhead.delete(key);
+    return null;
+  }
+  const seen = farAhead.get(key);
+  if (!seen || seen.expiresAtNs !== expires) {
+    if (farAhead.size >= 1_000) farAhead.clear();
+    farAhead.set(key, { expiresAtNs: expires, seenAtNs: now });
+    return null;
+  }
+  if (now - seen.seenAtNs < ttl) return null;
+  farAhead.delete(key);
+  return (await execute(db, TAKE_STALE, [holder, now, now + ttl, name, expires])) === 1 ? "taken" : null;
 }
 
 /** Gives the lease up at once (no-op when `holder` does not hold it any more). */

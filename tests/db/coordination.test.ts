@@ -332,11 +332,23 @@ describe("sweeps in several processes", () => {
     // a process an hour ahead swept and took the lease, then died (or had its clock set right)
     await db().sweepRun.create({ data: { id: "fast-run", holder: "fast", startedAtNs: start + 3_600n * SEC, finishedAtNs: start + 3_601n * SEC, status: "done", result: "{}" } });
     expect(await acquireLease(db(), SWEEP_LEASE, "fast", start + 3_600n * SEC, leaseMs(config.checkIntervalSecs))).toBe("taken");
-    const right = new Sweeper({ db: db(), config, now: () => start + 10n * SEC, holder: "right", log: quiet });
-    // before: no sweep for the hour (the run looked recent, the lease held)
+    let clock = start + 10n * SEC;
+    const right = new Sweeper({ db: db(), config, now: () => clock, holder: "right", log: quiet });
+    // before: no sweep for the hour (the run looked recent, the lease held); now the lease, unchanged
+    // for a lease length (its holder renews it no more), is taken over
+    expect(await right.tick()).toBeNull();
+    clock += BigInt(leaseMs(config.checkIntervalSecs)) * 1_000_000n;
     expect(await right.tick()).not.toBeNull();
     expect(await acquireLease(db(), "alerts-fast", "fast", start + 3_600n * SEC, 5_000)).toBe("taken");
-    expect(await acquireLease(db(), "alerts-fast", "right", start + 10n * SEC, 5_000)).toBe("taken");
+    expect(await acquireLease(db(), "alerts-fast", "right", start + 10n * SEC, 5_000)).toBeNull();
+    expect(await acquireLease(db(), "alerts-fast", "right", start + 15n * SEC, 5_000)).toBe("taken");
+    // a holder still running fast renews its lease: it keeps it (the two do not take it in turns)
+    expect(await acquireLease(db(), "alerts-live", "fast", start + 3_600n * SEC, 5_000)).toBe("taken");
+    expect(await acquireLease(db(), "alerts-live", "right", start + 10n * SEC, 5_000)).toBeNull();
+    expect(await acquireLease(db(), "alerts-live", "fast", start + 3_602n * SEC, 5_000)).toBe("renewed");
+    expect(await acquireLease(db(), "alerts-live", "right", start + 16n * SEC, 5_000)).toBeNull();
+    expect(await acquireLease(db(), "alerts-live", "fast", start + 3_604n * SEC, 5_000)).toBe("renewed");
+    expect(await acquireLease(db(), "alerts-live", "right", start + 22n * SEC, 5_000)).toBeNull();
     // a lease renewed by a clock a little ahead still holds
     expect(await acquireLease(db(), "alerts-near", "near", start + 10n * SEC + 2n * SEC, 5_000)).toBe("taken");
     expect(await acquireLease(db(), "alerts-near", "right", start + 10n * SEC, 5_000)).toBeNull();
