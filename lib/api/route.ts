@@ -1,6 +1,7 @@
 // The route factory: a handler names its contract; this file does auth, parsing (400 naming
 // the field), error mapping and exact-integer JSON, so handlers stay a few lines long.
 import { db, type Db } from "../db/client";
+import { groupBy } from "../groupBy";
 import type { Actor } from "../auth/actor";
 import { authenticate } from "./auth";
 import { bodyLimit, CONTROL_BODY_LIMIT, MAX_CONTROL_BODY_CONTAINERS, readBodyBytes, readFormBody, readJsonBody } from "./body";
@@ -68,21 +69,16 @@ async function parseBody<B>(c: Contract<unknown, B>, req: Request, batch: boolea
   return (batch ? parseBatch(c.body, raw) : parseOrThrow(c.body, raw)) as B;
 }
 
+/** A query string as an object: a name given more than once holds all its values (see params.ts's listText). */
+function queryObject(params: URLSearchParams): Record<string, string | string[]> {
+  const byName = groupBy(params, ([name]) => name);
+  return Object.fromEntries([...byName].map(([name, pairs]) => [name, pairs.length === 1 ? pairs[0][1] : pairs.map(([, value]) => value)]));
+}
+
 /**
  * A Next.js route handler for `c`. With `batch`, the body may be one object or an array and
  * each item is validated against `c.body` (the handler then receives an array).
  */
-/** A query string as an object: a name given more than once holds all its values (see params.ts's listText). */
-function queryObject(params: URLSearchParams): Record<string, string | string[]> {
-  const values = new Map<string, string[]>();
-  for (const [name, value] of params) {
-    const had = values.get(name);
-    if (had) had.push(value);
-    else values.set(name, [value]);
-  }
-  return Object.fromEntries([...values].map(([name, all]) => [name, all.length === 1 ? all[0] : all]));
-}
-
 export function handle<Q, B, R>(
   c: Contract<Q, B>,
   handler: (ctx: HandlerContext<Q, B>) => Promise<R | Response>,
