@@ -14,6 +14,21 @@ export const nsParam = z
   .refine((v) => v <= MAX_NS, "expected integer nanoseconds below 2^63");
 
 /**
+ * `<ns>.<key>` where a page continues (a time, then the id or fingerprint of the last row of the
+ * previous page), spelled out as `label` in its error; `key` may be left out where `optionalKey`.
+ */
+export function timeKeyParam(label: string, optionalKey = false) {
+  return z
+    .string()
+    .regex(optionalKey ? /^\d{1,20}(\..+)?$/ : /^\d{1,20}\../, `expected ${label} from the previous page`)
+    .transform((v) => {
+      const dot = v.indexOf(".");
+      return { ns: BigInt(dot < 0 ? v : v.slice(0, dot)), key: dot < 0 ? undefined : v.slice(dot + 1) };
+    })
+    .refine((a) => a.ns <= MAX_NS, "expected integer nanoseconds below 2^63 before the dot");
+}
+
+/**
  * The text of a list parameter: comma-separated, and a parameter given more than once
  * (`severity=critical&severity=high`) counts all its values. (A parameter of one value given
  * more than once arrives as an array too, and is a 400 naming it: it took only the last one.)
@@ -154,11 +169,6 @@ export const groupsQuery = z
     ...filterFields,
     limit: limitParam.optional(),
     buckets: z.string().regex(/^\d+$/, "expected a whole number").transform(Number).refine((n) => n >= 1 && n <= 100, "expected 1 to 100").optional(),
-    cursor: z
-      .string()
-      .regex(/^\d{1,20}\../, "expected <last_seen_ns>.<fingerprint> from the previous page")
-      .transform((v) => ({ lastNs: BigInt(v.slice(0, v.indexOf("."))), fingerprint: v.slice(v.indexOf(".") + 1) }))
-      .refine((c) => c.lastNs <= MAX_NS, "expected integer nanoseconds below 2^63 before the dot")
-      .optional(),
+    cursor: timeKeyParam("<last_seen_ns>.<fingerprint>").transform((c) => ({ lastNs: c.ns, fingerprint: c.key! })).optional(),
   })
   .transform((raw, ctx) => ({ filter: toFilter(raw, ctx), limit: raw.limit ?? 100, buckets: raw.buckets ?? 12, after: raw.cursor }));

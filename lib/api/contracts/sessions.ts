@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { contract } from "../contract";
-import { MAX_NS } from "../../domain/time";
-import { boolParam, csv, limitParam, MAX_LIMIT, nsParam } from "./params";
+import { boolParam, csv, limitParam, MAX_LIMIT, nsParam, timeKeyParam } from "./params";
 
 const tag = "sessions";
 const ns = z.int();
@@ -46,15 +45,7 @@ export const sessionCalls = contract({
   query: z.object({
     conversation_id: z.string().min(1).optional(),
     limit: limitParam.optional(),
-    after: z
-      .string()
-      .regex(/^\d{1,20}(\..+)?$/, "expected <start_ns>.<call_id> from the previous page")
-      .transform((v) => {
-        const dot = v.indexOf(".");
-        return { afterNs: BigInt(dot < 0 ? v : v.slice(0, dot)), afterId: dot < 0 ? undefined : v.slice(dot + 1) };
-      })
-      .refine((a) => a.afterNs <= MAX_NS, "expected integer nanoseconds below 2^63 before the dot")
-      .optional(),
+    after: timeKeyParam("<start_ns>.<call_id>", true).transform((a) => ({ afterNs: a.ns, afterId: a.key })).optional(),
   }),
   response: z.array(callSchema),
   summary: "A session's calls in time order with interruption markers; a Link rel=\"next\" header continues past `limit` (`after`: from the last call of a page).",
