@@ -6,7 +6,7 @@ import { foldCounts } from "@/lib/db/queries/interruptions";
 
 const row = (key: string | null, type: string, severity: string, n: number) => ({ conversationId: key, type, severity, n });
 const fold = (rows: ReturnType<typeof row>[]) =>
-  foldCounts(rows, (r) => (r.conversationId as string | null) ?? null, (conversation_id) => ({ conversation_id, total: 0, by_severity: emptySeverityCounts(), types: [] as { interruption_type: string; severity: string; count: number }[] }), "conversation_id");
+  foldCounts(rows, (r) => (r.conversationId as string | null) ?? null, (conversation_id) => ({ conversation_id, total: 0, by_severity: emptySeverityCounts(), types: [] as { interruption_type: string; severity: string; count: number }[] }));
 
 describe("foldCounts", () => {
   it("orders most first, ties by key, and each key's types by type then severity, whatever order the rows came in", () => {

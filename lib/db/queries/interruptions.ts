@@ -247,7 +247,7 @@ const codeOrder = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * In the order session-counts has, whatever order the database grouped in (SQLite's and
  * PostgreSQL's differ): most first, ties by key; types by type, then severity.
  */
-export function foldCounts<E extends GroupCounts & { [k: string]: unknown }>(rows: Row[], keyOf: (r: Row) => string | null, create: (key: string, r: Row) => E, keyField: keyof E & string): E[] {
+export function foldCounts<E extends GroupCounts>(rows: Row[], keyOf: (r: Row) => string | null, create: (key: string, r: Row) => E): E[] {
   const groups = new Map<string, E>();
   for (const r of rows) {
     const key = keyOf(r) ?? UNASSIGNED;
@@ -262,7 +262,7 @@ export function foldCounts<E extends GroupCounts & { [k: string]: unknown }>(row
     else g.types.push({ interruption_type: String(r.type), severity, count: n });
   }
   for (const g of groups.values()) g.types.sort((a, b) => codeOrder(a.interruption_type, b.interruption_type) || codeOrder(a.severity, b.severity));
-  return [...groups.values()].sort((a, b) => b.total - a.total || codeOrder(String(a[keyField]), String(b[keyField])));
+  return [...groups].sort(([ka, a], [kb, b]) => b.total - a.total || codeOrder(ka, kb)).map(([, g]) => g);
 }
 
 export async function conversationCounts(db: Db, f: InterruptionFilter) {
@@ -277,6 +277,5 @@ export async function conversationCounts(db: Db, f: InterruptionFilter) {
       by_severity: emptySeverityCounts(),
       types: [],
     }),
-    "conversation_id",
   );
 }
