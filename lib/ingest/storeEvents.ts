@@ -45,6 +45,10 @@ export function crashReason(e: Pick<ProcessExitEvent, "oom" | "signal" | "exit_c
   return null;
 }
 
+/** Whether a session has ended a turn: only such a session reports turn ends (the unsettled-turn sweep judges only those too). */
+const reportsTurnEnds = async (tx: DbTx, sessionId: string): Promise<boolean> =>
+  (await tx.turn.findFirst({ where: { sessionId, endReason: { not: null } }, select: { id: true } })) !== null;
+
 async function processExit(sql: Sql, tx: DbTx, e: ProcessExitEvent, cfg: DetectionConfig): Promise<InterruptionRow | null> {
   const exit = { exitedAtNs: e.at_ns, exitCode: e.exit_code ?? null, exitSignal: e.signal == null ? null : String(e.signal), oom: e.oom ?? null };
   let session = await findSession(tx, e);
@@ -56,10 +60,9 @@ async function processExit(sql: Sql, tx: DbTx, e: ProcessExitEvent, cfg: Detecti
       data: { id: e.session_id, agentName: e.agent_name, pid: e.pid, host: e.host ?? null, firstSeenNs: e.at_ns, lastSeenNs: e.at_ns, ...exit },
     });
   }
-  // a turn is unsettled only in a session that reports turn ends (as the unsettled-turn sweep
-  // judges): where none ever comes (the proxy, OTLP, calls alone) every turn looks unfinished
-  const reportsTurnEnds = session ? (await tx.turn.findFirst({ where: { sessionId: session.id, endReason: { not: null } }, select: { id: true } })) !== null : false;
-  const unsettled = reportsTurnEnds ? await tx.turn.count({ where: { sessionId: session!.id, endReason: null, callCount: { gt: 0 } } }) : 0;
+  // a turn is unsettled only in a session that reports turn ends: where none ever comes (the
+  // proxy, OTLP, calls alone) every turn looks unfinished
+  const unsettled = session && (await reportsTurnEnds(tx, session.id)) ? await tx.turn.count({ where: { sessionId: session.id, endReason: null, callCount: { gt: 0 } } }) : 0;
   const reason = crashReason(e, unsettled > 0);
   if (!reason || !cfg.enabled) return null;
   const id = interruptionId("agent_crash", session?.id ?? deriveSessionId(e.agent_name, e.pid, e.host), String(e.at_ns));
@@ -79,7 +82,7 @@ async function processExit(sql: Sql, tx: DbTx, e: ProcessExitEvent, cfg: Detecti
 async function turnEnd(tx: DbTx, e: TurnEndEvent): Promise<number> {
   // the session's first turn end: its turns the unsettled-turn check passed over (it judges only
   // sessions that report turn ends) are judged again (lib/sweeps/sweep.ts)
-  if (!(await tx.turn.findFirst({ where: { sessionId: e.session_id, endReason: { not: null } }, select: { id: true } }))) {
+  if (!(await reportsTurnEnds(tx, e.session_id))) {
     await tx.turn.updateMany({ where: { sessionId: e.session_id, endReason: null, staleCheckedNs: { not: null } }, data: { staleCheckedNs: null } });
   }
   await tx.turn.upsert({
