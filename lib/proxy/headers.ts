@@ -66,7 +66,7 @@ export function upstreamRequestHeaders(pairs: [string, string][], upstreamHost: 
  * a request that sends none carries no Content-Length that would promise one.
  */
 export function framedRequestHeaders(pairs: [string, string][], sendsBody: boolean): [string, string][] {
-  const hasLength = pairs.some(([k]) => k.toLowerCase() === "content-length");
+  const hasLength = headerValue(pairs, "content-length") !== undefined;
   if (!sendsBody) return hasLength ? pairs.filter(([k]) => k.toLowerCase() !== "content-length") : pairs;
   return hasLength ? pairs : [...pairs, ["Transfer-Encoding", "chunked"]];
 }

@@ -161,8 +161,9 @@ export class ExchangeSender {
   private bound(): void {
     let dropped = 0;
     while (this.spooled.count > 1 && this.spooled.bytes > this.o.spoolMaxBytes) {
-      const p = path.join(this.o.spoolDir, this.spooled.oldest()!.name);
-      this.spooled.remove(this.spooled.oldest()!.name);
+      const { name } = this.spooled.oldest()!;
+      const p = path.join(this.o.spoolDir, name);
+      this.spooled.remove(name);
       try {
         dropped += fs.readFileSync(p, "utf8").split("\n").filter(Boolean).length;
         fs.rmSync(p, { force: true });

@@ -76,9 +76,7 @@ function nodeSink(res: http.ServerResponse): ClientSink {
         // outside what an HTTP/1.1 status line holds (Node's writeHead throws): the agent gets a
         // 502 that says so; the exchange is recorded with the upstream's error
         replaced = true;
-        const body = proxyErrorBody("upstream_error", `sightdesk proxy: the upstream answered with status ${status}, which cannot be passed on`);
-        res.writeHead(502, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-        return void res.end(body);
+        return proxyAnswer(res, 502, "upstream_error", `sightdesk proxy: the upstream answered with status ${status}, which cannot be passed on`);
       }
       res.writeHead(status, headers.flat());
       // The headers go with the first body bytes when those came with them; otherwise alone, at
@@ -122,11 +120,16 @@ function nodeSink(res: http.ServerResponse): ClientSink {
   };
 }
 
+/** An answer of the proxy's own (not the upstream's), in the providers' JSON error shape. */
+function proxyAnswer(res: http.ServerResponse, status: number, type: string, message: string): void {
+  const body = proxyErrorBody(type, message);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
 function notFound(res: http.ServerResponse, path: string, upstreams: Upstreams): void {
   const routes = [...upstreams.keys()].map((n) => `/${n}/*`).join(", ");
-  const body = proxyErrorBody("not_found", `sightdesk proxy: no upstream for ${path.split("?")[0]}; routes: ${routes}`);
-  res.writeHead(404, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-  res.end(body);
+  proxyAnswer(res, 404, "not_found", `sightdesk proxy: no upstream for ${path.split("?")[0]}; routes: ${routes}`);
 }
 
 export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
@@ -139,9 +142,7 @@ export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
       // one request's failure answers that request; it never takes the proxy down
       console.error(`[proxy] ${req.method} ${req.url?.split("?")[0]}: ${(e as Error)?.message ?? e}`);
       if (res.headersSent) return void res.destroy();
-      const body = proxyErrorBody("proxy_error", "sightdesk proxy: could not forward this request");
-      res.writeHead(500, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-      res.end(body);
+      proxyAnswer(res, 500, "proxy_error", "sightdesk proxy: could not forward this request");
     }
   });
   const handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
@@ -186,17 +187,15 @@ export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     inFlight.add(exchange);
     void exchange.finally(() => inFlight.delete(exchange));
   };
-  /** Resolves when no exchange is in flight, or at `deadline` (ms since the epoch). */
-  const settled = async (deadline: number): Promise<void> => {
-    while (inFlight.size && Date.now() < deadline) {
-      if (!Number.isFinite(deadline)) {
-        await Promise.all(inFlight);
-        continue;
-      }
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(inFlight), new Promise((r) => (timer = setTimeout(r, deadline - Date.now())))]);
-      clearTimeout(timer);
-    }
+  /** Resolves once no exchange is in flight (one that starts meanwhile is waited for too). */
+  const drained = async (): Promise<void> => {
+    while (inFlight.size) await Promise.all(inFlight);
+  };
+  /** `drained`, or `ms` from now, whichever comes first. */
+  const drainedWithin = async (ms: number): Promise<void> => {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([drained(), new Promise((r) => (timer = setTimeout(r, ms)))]);
+    clearTimeout(timer);
   };
   server.on("clientError", (_e, socket) => socket.destroy());
   return new Promise((resolve, reject) => {
@@ -210,9 +209,9 @@ export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
         close: async (graceMs = DEFAULT_STOP_GRACE_MS) => {
           const closed = new Promise<void>((r) => server.close(() => r()));
           server.closeIdleConnections();
-          await settled(Date.now() + graceMs);
+          await drainedWithin(graceMs);
           server.closeAllConnections(); // the answers still running are cut: recorded as far as they came
-          await settled(Infinity);
+          await drained();
           await closed;
         },
       });
