@@ -614,17 +614,38 @@ describe("the proxy mounted in the server (/proxy/*)", () => {
 });
 
 describe("the sightdesk proxy command", () => {
-  it("starts, records to the server, and stops on SIGTERM leaving nothing unsent", async () => {
+  /**
+   * `sightdesk proxy` started as a user starts it (bin/sightdesk.mjs, its launcher) on a free port
+   * with a spool of its own; `run` gets it once it listens. Afterwards it is killed if still
+   * running (its process group when `detached`) and its spool removed.
+   */
+  async function withProxyCommand(
+    options: { extra?: string[]; detached?: boolean },
+    run: (p: { launcher: ChildProcess; port: number; stderr: () => string }) => Promise<void>,
+  ): Promise<void> {
     const port = await freePort();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-spool-"));
-    const child = spawn(process.execPath, [path.resolve(__dirname, "../../bin/sightdesk.mjs"), "proxy", "--url", server.url, "--token", server.token, "--listen", `127.0.0.1:${port}`, "--spool", dir, "--agent-name", "cli-proxy", "--upstream", `openai=${fake.url}`], {
+    const launcher = spawn(process.execPath, [path.resolve(__dirname, "../../bin/sightdesk.mjs"), "proxy", "--url", server.url, "--token", server.token, "--listen", `127.0.0.1:${port}`, "--spool", dir, ...(options.extra ?? []), "--upstream", `openai=${fake.url}`], {
       env: { ...process.env, SIGHTDESK_TOKEN: "" },
       stdio: ["ignore", "pipe", "pipe"],
+      detached: options.detached, // a process group of its own, as a terminal's job is
     });
     let err = "";
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    launcher.stderr!.on("data", (d: Buffer) => (err += d.toString()));
     try {
-      await proxyStarted(child, () => err);
+      await proxyStarted(launcher, () => err);
+      await run({ launcher, port, stderr: () => err });
+    } finally {
+      if (launcher.exitCode === null) {
+        if (options.detached) process.kill(-launcher.pid!, "SIGKILL");
+        else launcher.kill("SIGKILL");
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("starts, records to the server, and stops on SIGTERM leaving nothing unsent", async () => {
+    await withProxyCommand({ extra: ["--agent-name", "cli-proxy"] }, async ({ launcher: child, port, stderr }) => {
       const s = sid("cli");
       expect(plain(await openai(s, `http://127.0.0.1:${port}/openai/v1`).chat.completions.create({ model: "json", messages: [{ role: "user", content: "x" }] }))).toEqual(openaiCompletion("json"));
       const [call] = await arrived(s);
@@ -632,76 +653,37 @@ describe("the sightdesk proxy command", () => {
       child.kill("SIGTERM");
       const code = await new Promise((r) => child.once("exit", r));
       expect(code).toBe(0);
-      expect(err).toMatch(/stopped: 1 exchanges sent, 0 spool files left/);
-    } finally {
-      if (child.exitCode === null) child.kill("SIGKILL");
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+      expect(stderr()).toMatch(/stopped: 1 exchanges sent, 0 spool files left/);
+    });
   });
 
   it("a SIGINT sent to the launcher alone stops the proxy child too, gracefully", async () => {
-    const port = await freePort();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-spool-"));
-    const launcher = spawn(process.execPath, [path.resolve(__dirname, "../../bin/sightdesk.mjs"), "proxy", "--url", server.url, "--token", server.token, "--listen", `127.0.0.1:${port}`, "--spool", dir, "--upstream", `openai=${fake.url}`], {
-      env: { ...process.env, SIGHTDESK_TOKEN: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let err = "";
-    launcher.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    try {
-      await proxyStarted(launcher, () => err);
+    await withProxyCommand({}, async ({ launcher, stderr }) => {
       const exited = new Promise<number | null>((resolve) => launcher.once("exit", (code) => resolve(code)));
       launcher.kill("SIGINT"); // before: swallowed; the child went on holding the port
       expect(await exited).toBe(0);
-      expect(err).toMatch(/stopped: \d+ exchanges sent/);
-    } finally {
-      if (launcher.exitCode === null) launcher.kill("SIGKILL");
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+      expect(stderr()).toMatch(/stopped: \d+ exchanges sent/);
+    });
   });
 
   it("a terminal's Ctrl-C (SIGINT to the launcher and the child) stops it gracefully, not by the SIGTERM passed on", async () => {
-    const port = await freePort();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-spool-"));
-    const launcher = spawn(process.execPath, [path.resolve(__dirname, "../../bin/sightdesk.mjs"), "proxy", "--url", server.url, "--token", server.token, "--listen", `127.0.0.1:${port}`, "--spool", dir, "--upstream", `openai=${fake.url}`], {
-      env: { ...process.env, SIGHTDESK_TOKEN: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true, // a process group of its own, as a terminal's job is
-    });
-    let err = "";
-    launcher.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    try {
-      await proxyStarted(launcher, () => err);
+    await withProxyCommand({ detached: true }, async ({ launcher, stderr }) => {
       const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => launcher.once("exit", (code, sig) => resolve([code, sig])));
       process.kill(-launcher.pid!, "SIGINT");
       // before: the child had let its handlers go when the launcher's SIGTERM came, and died of it mid-stop
       expect(await exited).toEqual([0, null]);
-      expect(err).toMatch(/stopped: \d+ exchanges sent/);
-    } finally {
-      if (launcher.exitCode === null) process.kill(-launcher.pid!, "SIGKILL");
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+      expect(stderr()).toMatch(/stopped: \d+ exchanges sent/);
+    });
   });
 
   it("runs the proxy as a child with the heap settings, which stops when the launcher is killed outright", async () => {
-    const port = await freePort();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-spool-"));
-    const launcher = spawn(process.execPath, [path.resolve(__dirname, "../../bin/sightdesk.mjs"), "proxy", "--url", server.url, "--token", server.token, "--listen", `127.0.0.1:${port}`, "--spool", dir, "--upstream", `openai=${fake.url}`], {
-      env: { ...process.env, SIGHTDESK_TOKEN: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let err = "";
-    launcher.stderr.on("data", (d: Buffer) => (err += d.toString()));
     const alive = (pid: number) => fs.existsSync(`/proc/${pid}`) && !/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
-    try {
-      await proxyStarted(launcher, () => err);
+    await withProxyCommand({}, async ({ launcher }) => {
       const [child] = fs.readFileSync(`/proc/${launcher.pid}/task/${launcher.pid}/children`, "utf8").trim().split(/\s+/).map(Number);
       expect(fs.readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0")).toEqual(expect.arrayContaining(["--max-semi-space-size=64", "--initial-old-space-size=256", "proxy"]));
       launcher.kill("SIGKILL");
       await waitFor("the proxy child to exit, not left holding the port as an orphan", () => !alive(child), { timeoutMs: 10_000 });
-    } finally {
-      if (launcher.exitCode === null) launcher.kill("SIGKILL");
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
+
