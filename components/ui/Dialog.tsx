@@ -89,7 +89,7 @@ export function ConfirmDialog({
     if (!pending) onConfirm();
   };
   return (
-    <Dialog open={open} onClose={pending ? () => undefined : onCancel} title={title} testId={testId} dismissible={!pending}>
+    <Dialog open={open} onClose={onCancel} title={title} testId={testId} dismissible={!pending}>
       <form onSubmit={submit} className="space-y-3 text-sm">
         {children}
         {error && (
