@@ -23,6 +23,9 @@ function textParts(content: unknown): Part[] {
   });
 }
 
+/** The id a tool call's output names it by (`call_id`; the item's own `id` when there is none). */
+const callIdOf = (item: JsonObject): string => asString(item.call_id) ?? asString(item.id) ?? "";
+
 /** An output item (or an input item the model produced earlier) as parts; null for items of other kinds. */
 function itemParts(item: JsonObject): Part[] | null {
   switch (asString(item.type)) {
@@ -31,11 +34,11 @@ function itemParts(item: JsonObject): Part[] | null {
       return summary ? [{ type: "reasoning", content: summary }] : [];
     }
     case "function_call":
-      return [{ type: "tool_call", id: asString(item.call_id) ?? asString(item.id) ?? "", name: asString(item.name) ?? "", arguments: parseArguments(item.arguments) }];
+      return [{ type: "tool_call", id: callIdOf(item), name: asString(item.name) ?? "", arguments: parseArguments(item.arguments) }];
     case "custom_tool_call":
-      return [{ type: "tool_call", id: asString(item.call_id) ?? asString(item.id) ?? "", name: asString(item.name) ?? "", arguments: item.input ?? null }];
+      return [{ type: "tool_call", id: callIdOf(item), name: asString(item.name) ?? "", arguments: item.input ?? null }];
     case "local_shell_call":
-      return [{ type: "tool_call", id: asString(item.call_id) ?? asString(item.id) ?? "", name: "local_shell", arguments: item.action ?? null }];
+      return [{ type: "tool_call", id: callIdOf(item), name: "local_shell", arguments: item.action ?? null }];
     case "message":
     case undefined:
       return asString(item.role) === "assistant" || item.type === "message" ? textParts(item.content) : null;
