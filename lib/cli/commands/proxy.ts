@@ -44,11 +44,6 @@ export async function proxy(opts: ProxyOptions, deps: ImportDeps): Promise<void>
   } catch (e) {
     throw new CliError(`Cannot listen on ${opts.listen.host}:${opts.listen.port}: ${(e as Error).message}`);
   }
-  sender.start();
-  line(deps.io.err, `Recording proxy on ${running.url} → ${conn.url} (spool ${spoolDir})`);
-  for (const [name, url] of upstreams) line(deps.io.err, `  ${running.url}/${name}/… → ${url.toString().replace(/\/$/, "")}/…`);
-  line(deps.io.err, `e.g. OPENAI_BASE_URL=${running.url}/openai/v1  ANTHROPIC_BASE_URL=${running.url}/anthropic`);
-
   const controller = new AbortController();
   const signal = deps.signal ?? controller.signal;
   // The first signal stops gracefully; the handlers stay while it does, so that the SIGTERM the
@@ -64,6 +59,12 @@ export async function proxy(opts: ProxyOptions, deps: ImportDeps): Promise<void>
     process.on("SIGINT", onInterrupt);
     process.on("SIGTERM", onSignal);
   }
+  sender.start();
+  // announced once a signal stops it gracefully: one sent on seeing this line no longer ends it at once
+  line(deps.io.err, `Recording proxy on ${running.url} → ${conn.url} (spool ${spoolDir})`);
+  for (const [name, url] of upstreams) line(deps.io.err, `  ${running.url}/${name}/… → ${url.toString().replace(/\/$/, "")}/…`);
+  line(deps.io.err, `e.g. OPENAI_BASE_URL=${running.url}/openai/v1  ANTHROPIC_BASE_URL=${running.url}/anthropic`);
+
   // started by bin/sightdesk.mjs as its child: stop when that parent is gone (killed outright, it
   // could not pass a signal on), rather than hold the port as an orphan
   const parent = Number(env.SIGHTDESK_PROXY_PARENT) || 0;
