@@ -37,24 +37,36 @@ function changeFor(row: Current, input: ActionInput, at: bigint): Prisma.Interru
 }
 
 const CHUNK = 500;
+/** Times a row changed by someone else between its read and its update is read again. */
+const RETRIES = 5;
+
+type ChunkResult = { matched: number; changed: number; missed: string[] };
 
 /**
  * Applies one action to many interruptions, in chunks of one transaction each. Rows are
- * updated only if still in the state that was read (concurrent triage cannot double-apply).
+ * updated only if still in the state that was read (concurrent triage cannot double-apply);
+ * one that another request changed between the read and the update (PostgreSQL's READ
+ * COMMITTED lets both read it) is read again in a new transaction and judged on what it is
+ * now, so no action answers success while its change was dropped.
  */
 export async function applyToMany(db: Db, ids: string[], input: ActionInput): Promise<{ matched: number; changed: number }> {
+  const unique = [...new Set(ids)];
   let matched = 0;
   let changed = 0;
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    const chunk = ids.slice(i, i + CHUNK);
-    const result = await transaction(db, (sql, tx) => applyChunk(sql, tx, chunk, input));
-    matched += result.matched;
-    changed += result.changed;
+  for (let i = 0; i < unique.length; i += CHUNK) {
+    let pending = unique.slice(i, i + CHUNK);
+    for (let attempt = 0; pending.length; attempt++) {
+      if (attempt > RETRIES) throw new Error(`interruptions kept changing while being updated (${pending.length} left)`);
+      const result: ChunkResult = await transaction(db, (sql, tx) => applyChunk(sql, tx, pending, input));
+      if (attempt === 0) matched += result.matched;
+      changed += result.changed;
+      pending = result.missed;
+    }
   }
   return { matched, changed };
 }
 
-async function applyChunk(sql: Sql, tx: DbTx, ids: string[], input: ActionInput): Promise<{ matched: number; changed: number }> {
+async function applyChunk(sql: Sql, tx: DbTx, ids: string[], input: ActionInput): Promise<ChunkResult> {
   const at = nowNs();
   const rows = await tx.interruption.findMany({ where: { id: { in: ids } }, select: { id: true, status: true, assignee: true, snoozeId: true }, orderBy: { id: "asc" } });
   const changes = rows.map((row) => ({ row, data: changeFor(row, input, at) }));
@@ -63,13 +75,17 @@ async function applyChunk(sql: Sql, tx: DbTx, ids: string[], input: ActionInput)
   const emptied = [...new Set(changes.flatMap(({ row, data }) => (row.snoozeId && data?.snoozeId === null ? [row.snoozeId] : [])))].sort();
   for (const id of emptied) await lockChosenSnooze(sql, id);
   const leftSnoozes: string[] = [];
+  const missed: string[] = [];
   let changed = 0;
   const activity: Prisma.InterruptionActivityCreateManyInput[] = [];
   for (const { row, data } of changes) {
     if (!data) continue;
     if (Object.keys(data).length) {
-      const updated = await tx.interruption.updateMany({ where: { id: row.id, status: row.status, assignee: row.assignee }, data });
-      if (updated.count === 0) continue; // changed by someone else meanwhile
+      const updated = await tx.interruption.updateMany({ where: { id: row.id, status: row.status, assignee: row.assignee, snoozeId: row.snoozeId }, data });
+      if (updated.count === 0) {
+        missed.push(row.id); // changed by someone else meanwhile: judged again on what it is now
+        continue;
+      }
       if (row.snoozeId && data.snoozeId === null) leftSnoozes.push(row.snoozeId);
     }
     changed += 1;
@@ -85,18 +101,19 @@ async function applyChunk(sql: Sql, tx: DbTx, ids: string[], input: ActionInput)
   }
   if (activity.length) await tx.interruptionActivity.createMany({ data: activity });
   await endEmptied(sql, leftSnoozes, at);
-  return { matched: rows.length, changed };
+  return { matched: rows.length, changed, missed };
 }
 
 /** One interruption: 404 when unknown, 409 when the action makes no sense in its state. */
 export async function applyToOne(db: Db, id: string, input: ActionInput) {
-  const row = await db.interruption.findUnique({ where: { id }, select: { status: true } });
-  if (!row) throw notFound("Interruption not found");
-  if (input.action === "acknowledge" && row.status === "resolved") {
+  const { matched, changed } = await applyToMany(db, [id], input);
+  const after = matched ? await db.interruption.findUnique({ where: { id } }) : null;
+  if (!after) throw notFound("Interruption not found");
+  // judged in the transaction that would have changed it (a resolve may have come first)
+  if (input.action === "acknowledge" && !changed && after.status === "resolved") {
     throw conflict("Interruption is resolved: reopen it before acknowledging");
   }
-  await applyToMany(db, [id], input);
-  return (await db.interruption.findUnique({ where: { id } }))!;
+  return after;
 }
 
 export function activityOf(db: DbTx, interruptionId: string) {
