@@ -93,7 +93,30 @@ function idlessToolParts(bytes: number): () => ChatMessage[] {
   ] as ChatMessage[];
 }
 
+/**
+ * A Responses API stream: an item announced with `bytes / 24` content parts, then as many text
+ * deltas (each one looked for the item's text part among all its parts).
+ */
+function responsesStream(bytes: number): HttpExchange {
+  const n = Math.floor(bytes / 24);
+  const events = [`data: ${JSON.stringify({ type: "response.output_item.added", output_index: 0, item: { type: "message", content: Array.from({ length: n }, () => ({})) } })}\n\n`];
+  for (let i = 0; i < n; i++) events.push(`data: {"type":"response.output_text.delta","output_index":0,"delta":"a"}\n\n`);
+  return {
+    call_id: "responses-stream",
+    start_ns: 1767268800000000000n,
+    request: { method: "POST", url: "https://api.openai.com/v1/responses", body: JSON.stringify({ model: "m", input: "hi", stream: true }) },
+    response: { status: 200, headers: { "content-type": "text/event-stream" }, sse: events.join("") },
+  } as HttpExchange;
+}
+
 export const SHAPED_PATHS: ShapedPath[] = [
+  {
+    name: "a Responses stream of many deltas to an item of many parts (normalizeExchange)",
+    prepare: (bytes) => {
+      const x = responsesStream(bytes);
+      return () => normalizeExchange(x);
+    },
+  },
   // each response looked for its call among all the open ones
   {
     name: "id-less tool calls and responses (withToolCallIds)",

@@ -132,6 +132,9 @@ function response(body: unknown): ResponseFields | null {
  */
 function stream(events: SseEvent[]): ResponseFields {
   const items = new Map<number, JsonObject>();
+  // each open item's output_text part, found once: a delta must not search the item's content
+  // (an item can arrive with thousands of parts, and be followed by a delta per token)
+  const textParts = new Map<number, JsonObject>();
   let last: JsonObject = {};
   let error: string | null = null;
   for (const ev of events) {
@@ -145,23 +148,31 @@ function stream(events: SseEvent[]): ResponseFields {
     }
     if (type === "error") error ??= errorText({ error: { message: data.message, code: data.code } }) ?? "stream error";
     const index = asNumber(data.output_index) ?? 0;
-    if ((type === "response.output_item.added" || type === "response.output_item.done") && isRecord(data.item)) items.set(index, { ...data.item });
-    else if (type === "response.output_text.delta" || type === "response.function_call_arguments.delta") growOpenItem(items, index, type, asString(data.delta) ?? "");
+    if ((type === "response.output_item.added" || type === "response.output_item.done") && isRecord(data.item)) {
+      items.set(index, { ...data.item });
+      textParts.delete(index);
+    } else if (type === "response.output_text.delta" || type === "response.function_call_arguments.delta") growOpenItem(items, textParts, index, type, asString(data.delta) ?? "");
   }
   const out = fields({ ...last, status: "in_progress" }, [...items.entries()].sort(([a], [b]) => a - b).map(([, i]) => i));
   return { ...out, sse_done: false, ...(error ? { error } : {}) };
 }
 
 /** A delta of an item still streaming: its text (kept as one output_text part) or its arguments. */
-function growOpenItem(items: Map<number, JsonObject>, index: number, type: string, delta: string): void {
+function growOpenItem(items: Map<number, JsonObject>, textParts: Map<number, JsonObject>, index: number, type: string, delta: string): void {
   const item = items.get(index) ?? { type: type === "response.output_text.delta" ? "message" : "function_call" };
-  if (type === "response.output_text.delta") {
-    const content = records(item.content);
-    const text = content.find((c) => c.type === "output_text");
-    if (text) text.text = `${asString(text.text) ?? ""}${delta}`;
-    else item.content = [...content, { type: "output_text", text: delta }];
-  } else item.arguments = `${asString(item.arguments) ?? ""}${delta}`;
   items.set(index, item);
+  if (type !== "response.output_text.delta") {
+    item.arguments = `${asString(item.arguments) ?? ""}${delta}`;
+    return;
+  }
+  let text = textParts.get(index);
+  if (!text) {
+    const content = records(item.content);
+    text = content.find((c) => c.type === "output_text");
+    if (!text) item.content = [...content, (text = { type: "output_text", text: "" })];
+    textParts.set(index, text);
+  }
+  text.text = `${asString(text.text) ?? ""}${delta}`;
 }
 
 export const openaiResponses: Adapter = { kind: "openai", request, response, stream, errorText };
