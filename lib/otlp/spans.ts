@@ -149,8 +149,12 @@ function eventMessages(span: OtlpSpan): { system: Part[] | null; input: ChatMess
     } else if (e.name === "gen_ai.choice") {
       seen = true;
       const inner = structured(body.message);
-      if (saysSomething(inner) || saysSomething(body) || typeof inner === "string") outputCaptured = true;
-      const m = message({ role: "assistant", ...(typeof inner === "object" && inner !== null ? inner : { content: body.content, tool_calls: body.tool_calls }), finish_reason: body.finish_reason }, "assistant");
+      // a message that is text: plain text is what it said; text that opens JSON and does not
+      // parse was cut (an attribute length limit), and says nothing of what was answered
+      const cut = typeof inner === "string" && /^\s*[{[]/.test(inner);
+      const said = typeof inner === "string" ? (cut ? {} : { content: inner }) : null;
+      if (saysSomething(inner) || saysSomething(body) || (typeof inner === "string" && !cut)) outputCaptured = true;
+      const m = message({ role: "assistant", ...(said ?? (typeof inner === "object" && inner !== null ? inner : { content: body.content, tool_calls: body.tool_calls })), finish_reason: body.finish_reason }, "assistant");
       if (m) output.push(m);
     } else if (e.name === "gen_ai.content.prompt") {
       seen = true;
@@ -238,13 +242,15 @@ function times(span: OtlpSpan) {
 }
 
 /**
- * Status and error. A span without an error and without an HTTP status answered: 200 — but
- * only when its output was captured, since instrumentations record no message content by
- * default and an unknown output must not read as an empty response.
+ * Status and error. A span without an error answered: 200 — but only when its output was
+ * captured, since instrumentations record no message content by default and an unknown output
+ * must not read as an empty response. For the same reason an HTTP status of success the span
+ * records (botocore's Bedrock spans do) is kept only with its output.
  */
 function outcome(span: OtlpSpan, outputCaptured: boolean) {
   const err = spanError(span);
-  const status = err.statusCode ?? (!err.failed && outputCaptured ? 200 : null);
+  const known = err.statusCode ?? (err.failed ? null : 200);
+  const status = known !== null && known >= 200 && known < 300 && !outputCaptured ? null : known;
   return { status_code: status, error: err.text };
 }
 

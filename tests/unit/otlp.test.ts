@@ -301,6 +301,14 @@ describe("GenAI spans → calls", () => {
     expect(unreadable).toMatchObject({ status_code: null, error: null, output_messages: [] });
     const [unreadableEvent] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.request.model": "m" }, (s) => s.addEvent("gen_ai.content.completion", { "gen_ai.completion": cutShort }))));
     expect(unreadableEvent).toMatchObject({ status_code: null, error: null });
+    // the same cut text as a gen_ai.choice's message; plain text there is what was said
+    const [unreadableChoice] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.request.model": "m" }, (s) => s.addEvent("gen_ai.choice", { index: 0, finish_reason: "stop", message: '{"role":"assistant","content":"It rai' }))));
+    expect(unreadableChoice).toMatchObject({ status_code: null, error: null });
+    const [plainChoice] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.request.model": "m" }, (s) => s.addEvent("gen_ai.choice", { index: 0, finish_reason: "stop", message: "It rains." }))));
+    expect(plainChoice).toMatchObject({ status_code: 200, output_messages: [{ role: "assistant", finish_reason: "stop", parts: [{ type: "text", content: "It rains." }] }] });
+    // an HTTP status of success on a span whose output was not captured (botocore's Bedrock spans)
+    const [bedrock] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.system": "aws.bedrock", "gen_ai.request.model": "m", "http.status_code": 200 })));
+    expect(bedrock).toMatchObject({ status_code: null, error: null });
     const [noneSaid] = calls(record((t) => span(t, "chat", { "gen_ai.operation.name": "chat", "gen_ai.request.model": "m" }, (s) => s.addEvent("gen_ai.content.completion", {}))));
     expect(noneSaid).toMatchObject({ status_code: null });
     // an output that reads as no messages at all is an empty answer
