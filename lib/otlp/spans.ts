@@ -4,7 +4,8 @@
 // (§2.3). Other spans are not GenAI spans: null. Pure functions.
 import type { ChatMessage, Part } from "../domain/calls";
 import { sessionIdOf } from "../ingest/keys";
-import { message, messages, openInferenceMessages, structured, systemInstructions, toolArguments, withToolCallIds, conversationScope } from "./messages";
+import { conversationScope, withToolCallIds } from "../ingest/toolCallIds";
+import { message, messages, openInferenceMessages, structured, systemInstructions, toolArguments } from "./messages";
 import { STATUS_ERROR, STATUS_OK, type Attributes, type AttrValue, type OtlpSpan } from "./model";
 
 /** What a span is to SightDesk. */

@@ -16,7 +16,7 @@ import { isIdleToolCall } from "@/lib/detect/deadLoop";
 import { prepareCall } from "@/lib/ingest/prepare";
 import { recordToolCalls } from "@/lib/ingest/toolCalls";
 import { callSchema } from "@/lib/ingest/schema";
-import { withToolCallIds } from "@/lib/otlp/messages";
+import { withToolCallIds } from "@/lib/ingest/toolCallIds";
 import type { ChatMessage } from "@/lib/domain/calls";
 import type { HttpExchange } from "@/lib/domain/calls";
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { HttpExchange, NormalizedCall } from "@/lib/domain/calls";
 import { isModelCall, normalizeExchange } from "@/lib/ingest/adapters";
 import { parseSse } from "@/lib/ingest/adapters/sse";
+import { toolBalance } from "@/lib/detect/toolBalance";
 
 const START = 1767268800000000000n;
 const END = 1767268801500000000n;
@@ -423,6 +424,28 @@ describe("OpenAI Chat Completions", () => {
       input_messages: [{ role: "user", parts: [{ type: "text", content: "你是谁？" }] }],
       output_messages: [{ role: "assistant", finish_reason: "stop", parts: [{ type: "text", content: "我是通义千问，由阿里云开发的AI助手。" }] }],
     });
+  });
+
+  it("pairs tool calls sent with an empty id by order (Gemini's OpenAI endpoint, LM Studio, llama.cpp): no duplicate, dangling or orphan", () => {
+    const toolCall = (args: string) => ({ id: "", type: "function", function: { name: "bash", arguments: args } });
+    const history = [
+      { role: "user", content: "list and count" },
+      { role: "assistant", content: null, tool_calls: [toolCall('{"cmd":"ls"}'), toolCall('{"cmd":"wc"}')] },
+      { role: "tool", tool_call_id: "", content: "a b" },
+      { role: "tool", tool_call_id: "", content: "2" },
+      { role: "assistant", content: null, tool_calls: [toolCall('{"cmd":"ls"}')] },
+      { role: "tool", tool_call_id: "", content: "a b" },
+    ];
+    const body = { id: "x", model: "m", choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [toolCall('{"cmd":"ls"}')] }, finish_reason: "tool_calls" }] };
+    const call = normalizeExchange(exchange(OPENAI_URL, { model: "m", messages: history }, { status: 200, body: JSON.stringify(body) }));
+    const balance = toolBalance(call.input_messages);
+    expect(balance).toMatchObject({ dangling: [], orphan: [], duplicate: [] });
+    const ids = call.input_messages.flatMap((m) => m.parts.flatMap((p) => (p.type === "tool_call" || p.type === "tool_call_response" ? [p.id] : [])));
+    expect(ids.every((id) => id.startsWith("call_"))).toBe(true);
+    expect(ids[2]).toBe(ids[0]); // the first result answers the first call
+    // the same history sent again (the next call of the conversation) gives its calls the same ids
+    const again = normalizeExchange(exchange(OPENAI_URL, { model: "m", messages: history }, { status: 200, body: JSON.stringify(body) }));
+    expect(again.input_messages).toEqual(call.input_messages);
   });
 
   it("keeps the client's error when there is no response at all", () => {

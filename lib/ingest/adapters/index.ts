@@ -2,6 +2,7 @@
 // provider formats; this module picks one and adds what every format shares. Headers are read
 // only to choose an adapter and are never copied: they carry API keys.
 
+import { conversationScope, withToolCallIds } from "../toolCallIds";
 import type { ChatMessage, HttpExchange, NormalizedCall, Part } from "../../domain/calls";
 import { anthropic } from "./anthropic";
 import { openai } from "./openai";
@@ -62,6 +63,8 @@ export function normalizeExchange(x: HttpExchange): NormalizedCall {
   const req = adapter.request(requestBody);
   const res = readResponse(adapter, x.response);
   const fields = res.fields;
+  // tool calls some OpenAI-compatible servers send with "" for an id, paired by order
+  withToolCallIds(req.input_messages, fields?.output_messages ?? [], conversationScope(x.conversation_id ?? null, req.system_instructions, req.input_messages));
   return {
     call_id: x.call_id,
     trace_id: fields?.trace_id ?? null,
