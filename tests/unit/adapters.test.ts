@@ -536,6 +536,34 @@ describe("Anthropic Messages", () => {
     expect(serialize(call)).not.toMatch(/SECRET/);
   });
 
+  it("leaves out a server tool call sent back without its result (pause_turn, or beside a client tool): no dangling call", () => {
+    const history = [
+      { role: "user", content: "weather in Oslo, then save it" },
+      {
+        role: "assistant",
+        content: [
+          { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "Oslo weather" } },
+          { type: "tool_use", id: "toolu_1", name: "save", input: { text: "?" } },
+        ],
+      },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "saved" }] },
+      // a search with its result beside it stays, as the call and result it was
+      {
+        role: "assistant",
+        content: [
+          { type: "server_tool_use", id: "srvtoolu_2", name: "web_search", input: { query: "Oslo" } },
+          { type: "web_search_tool_result", tool_use_id: "srvtoolu_2", content: [] },
+          { type: "text", text: "Rain." },
+        ],
+      },
+      { role: "user", content: "thanks" },
+    ];
+    const call = normalizeExchange(exchange(ANTHROPIC_URL, { model: "claude-sonnet-4-5", max_tokens: 100, messages: history }, { status: 200, body: JSON.stringify({ id: "msg_1", type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "text", text: "ok" }], stop_reason: "end_turn", usage: { input_tokens: 1, output_tokens: 1 } }) }));
+    expect(toolBalance(call.input_messages)).toMatchObject({ dangling: [], orphan: [], duplicate: [] });
+    const ids = call.input_messages.flatMap((m) => m.parts.flatMap((p) => (p.type === "tool_call" ? [p.id] : [])));
+    expect(ids).toEqual(["toolu_1", "srvtoolu_2"]);
+  });
+
   it("splits tool_result blocks into a tool message before the user's text, keeping is_error", () => {
     const history = {
       model: "claude-opus-4-1",

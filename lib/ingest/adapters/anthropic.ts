@@ -49,10 +49,20 @@ function resultContent(content: unknown): unknown {
   return texts.length > 0 ? texts.join("\n") : content;
 }
 
-/** `system` or message content: a string or text/thinking/tool blocks. */
+/** Tool calls Anthropic runs itself (web search, code execution, an MCP server's tools). */
+const SERVER_TOOL_USES = new Set(["server_tool_use", "mcp_tool_use"]);
+
+/**
+ * `system` or message content: a string or text/thinking/tool blocks. A server tool call whose
+ * result is not beside it is left out: Anthropic runs it, and a turn paused mid-search
+ * (`pause_turn`) or cut for a client tool sends it back without one, which the API accepts —
+ * it is no tool call awaiting an answer from the agent.
+ */
 function blocksParts(content: unknown): Part[] {
   if (typeof content === "string") return content ? [{ type: "text", content }] : [];
-  return records(content).flatMap(blockPart);
+  const blocks = records(content);
+  const answered = new Set(blocks.flatMap((b) => (String(b.type ?? "").endsWith("tool_result") ? [asString(b.tool_use_id)] : [])));
+  return blocks.flatMap((b) => (SERVER_TOOL_USES.has(String(b.type)) && !answered.has(asString(b.id)) ? [] : blockPart(b)));
 }
 
 function blockPart(b: JsonObject): Part[] {
