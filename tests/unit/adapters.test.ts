@@ -795,6 +795,22 @@ describe("OpenAI Responses API (Codex, the Agents SDK)", () => {
     ]);
   });
 
+  it("a request going on from a previous response (previous_response_id, conversation) answers calls it does not repeat: no orphan", () => {
+    for (const state of [{ previous_response_id: "resp_123" }, { conversation: "conv_1" }]) {
+      const body = { model: "gpt-5", ...state, input: [{ type: "function_call_output", call_id: "call_c", output: "clean" }, { type: "function_call_output", call_id: "call_d", output: "ok" }, { role: "user", content: "go on" }] };
+      const call = normalizeExchange(exchange(RESPONSES_URL, body, { status: 200, body: JSON.stringify(completed) }));
+      expect(toolBalance(call.input_messages)).toMatchObject({ dangling: [], orphan: [], duplicate: [] });
+      expect(call.input_messages.map((m) => m.role)).toEqual(["assistant", "tool", "tool", "user"]);
+      expect(call.input_messages[0].parts).toEqual([
+        { type: "tool_call", id: "call_c", name: "", arguments: null },
+        { type: "tool_call", id: "call_d", name: "", arguments: null },
+      ]);
+    }
+    // without stored state, an output answering no call in the history is still an orphan
+    const alone = normalizeExchange(exchange(RESPONSES_URL, { model: "gpt-5", input: [{ type: "function_call_output", call_id: "call_c", output: "clean" }] }, { status: 200, body: JSON.stringify(completed) }));
+    expect(toolBalance(alone.input_messages).orphan).toEqual(["call_c"]);
+  });
+
   it("reads a stream to its response.completed; one cut before it keeps what arrived and is not done", () => {
     const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
     const opening = [

@@ -78,9 +78,35 @@ function request(body: unknown): RequestFields {
     model: asString(b.model) ?? null,
     max_tokens: asCount(b.max_output_tokens) ?? null,
     system_instructions: system,
-    input_messages: input,
+    input_messages: continuesStoredState(b) ? withEarlierCalls(input) : input,
     tools: b.tools,
   };
+}
+
+/** A request that goes on from state the provider keeps (a previous response, a conversation object): its input holds only what is new. */
+const continuesStoredState = (b: JsonObject): boolean => typeof b.previous_response_id === "string" || b.conversation != null;
+
+/**
+ * The history of a request that goes on from stored state, with the tool calls its outputs
+ * answer put back before them: those calls were in the earlier response, which the request
+ * names instead of repeating (the API accepts that), so its outputs are no answers to nothing.
+ * Their names and arguments are not in the request: they stand with an empty name.
+ */
+function withEarlierCalls(input: ChatMessage[]): ChatMessage[] {
+  const called = new Set(input.flatMap((m) => m.parts.flatMap((p) => (p.type === "tool_call" ? [p.id] : []))));
+  const out: ChatMessage[] = [];
+  let earlier: ChatMessage | null = null; // before the run of tool messages it answers
+  for (const m of input) {
+    if (m.role !== "tool") earlier = null;
+    for (const p of m.parts) {
+      if (p.type !== "tool_call_response" || called.has(p.id)) continue;
+      called.add(p.id);
+      if (!earlier) out.push((earlier = { role: "assistant", parts: [] }));
+      earlier.parts.push({ type: "tool_call", id: p.id, name: "", arguments: null });
+    }
+    out.push(m);
+  }
+  return out;
 }
 
 function outputText(output: unknown): unknown {
