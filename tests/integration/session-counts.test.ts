@@ -205,6 +205,11 @@ describe("session-counts: limit and sort", () => {
     const ids = async (sort: string) => (await get(query(window, { limit: "3", sort }))).body.map((e) => e.session_id);
     expect(await ids("total")).toEqual(["high-and-low", "many-medium", "one-critical"]);
     expect(await ids("severity")).toEqual(["one-critical", "high-and-low", "many-medium"]);
+    // the whole answer (no limit) in the order asked for too, for a time window alone as with other filters
+    const whole = async (sort: string, more: Record<string, string> = {}) => (await get(query(window, { sort, ...more }))).body.map((e) => e.session_id);
+    expect(await whole("total")).toEqual(["high-and-low", "many-medium", "one-critical"]);
+    expect(await whole("severity")).toEqual(["one-critical", "high-and-low", "many-medium"]);
+    expect(await whole("severity", { agent_name: "x" })).toEqual(["one-critical", "high-and-low", "many-medium"]);
     expect((await get(query(window, { limit: "1", sort: "severity" }))).body).toEqual([
       { session_id: "one-critical", total: 1, by_severity: { critical: 1, high: 0, medium: 0, low: 0 }, types: [{ interruption_type: "llm_error", severity: "critical", count: 1 }] },
     ]);

@@ -31,8 +31,10 @@ async function groupedJson(db: Db, f: InterruptionFilter, o: SessionCountsOption
 
 /** The session-counts answer as JSON text (an array, possibly empty). */
 export async function sessionCountsJson(db: Db, f: InterruptionFilter, o: SessionCountsOptions = {}): Promise<string> {
-  if (o.limit !== undefined || isWindowOnly(f)) await foldOpenCounts(db); // both read SessionOpenCount
-  if (o.limit === undefined) return isWindowOnly(f) ? windowCountsJson(db, f) : groupedJson(db, f, o);
+  // SessionOpenCount's rows answer a time window alone in AgentSight's order, not in another
+  const fromRows = isWindowOnly(f) && o.sort === undefined;
+  if (o.limit !== undefined || fromRows) await foldOpenCounts(db); // both read SessionOpenCount
+  if (o.limit === undefined) return fromRows ? windowCountsJson(db, f) : groupedJson(db, f, o);
   const top = await topSessions(db, f, { limit: o.limit, sort: o.sort });
   return top ? `[${top.map(entryJson).join(",")}]` : groupedJson(db, f, o);
 }
