@@ -188,6 +188,10 @@ describe("AgentSight-compatible routes (SPEC §5.1)", () => {
     expect(none.body).toEqual({ total: 0, by_severity: severities() });
     const all = await get<CountBody>("/api/interruptions/count");
     expect(all.body.total).toBeGreaterThanOrEqual(4);
+    // a list parameter given empty (what `--agent ""` sends) is no filter, as for every list parameter; before, it matched nothing
+    for (const param of ["agent_name", "severity", "status", "interruption_type", "fingerprint", "assignee"]) {
+      expect((await get<CountBody>(`/api/interruptions/count?${param}=`)).body, param).toEqual(all.body);
+    }
   });
 
   it("stats are [{interruption_type, severity, count}]: unresolved only, honouring agent_name", async () => {
@@ -399,6 +403,12 @@ describe("AgentSight-compatible routes (SPEC §5.1)", () => {
       expect(first.headers.get("link")).toMatch(/^<[^>]+>;\s*rel="next"$/);
       const next = nextLink(first.headers)!;
       expect(new URL(next, server.url).searchParams.get("agent_name")).toBe(agentName);
+      // the default window ("the last 24 h") is the first page's on every page: it must not move
+      // on while one reads, or the rows that leave it meanwhile are never listed
+      const pinned = new URL(next, server.url).searchParams;
+      const [start, end] = [BigInt(pinned.get("start_ns") ?? "0"), BigInt(pinned.get("end_ns") ?? "0")];
+      expect(end - start).toBe(24n * 3600n * 1_000_000_000n);
+      expect(end).toBeGreaterThan(BigInt(everything[0].occurred_at_ns));
       const second = await get<InterruptionRecord[]>(routeOf(next, server.url));
       expect(second.status).toBe(200);
       expect(second.body).toHaveLength(5);

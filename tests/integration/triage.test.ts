@@ -106,6 +106,7 @@ describe("grouped view", () => {
       const link = nextLink(res.headers);
       route = link && routeOf(link, server.url);
       if (page.length === 0) expect(route).toBeNull();
+      if (link) expect([...new URL(link, server.url).searchParams.keys()]).toEqual(expect.arrayContaining(["start_ns", "end_ns"])); // the default window stays the first page's
     }
     expect(seen).toEqual(whole.map((g) => g.fingerprint));
     expect((await server.api(`/api/interruptions/groups?cursor=yesterday`)).status).toBe(400);
