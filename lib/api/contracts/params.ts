@@ -35,10 +35,17 @@ export function timeKeyParam(label: string, optionalKey = false) {
  */
 const listText = z.preprocess((v) => (Array.isArray(v) ? v.join(",") : v), z.string());
 
+/** The items of a list's text; none (`agent_name=`) is no filter, as if the parameter were absent. */
+const listItems = (text: string): string[] | undefined => {
+  const items = text.split(",").map((s) => s.trim()).filter(Boolean);
+  return items.length ? items : undefined;
+};
+
 /** A comma-separated list whose items must be among `allowed`. */
 export function csvOf<T extends string>(allowed: readonly T[]) {
   return listText.transform((text, ctx) => {
-    const items = text.split(",").map((s) => s.trim()).filter(Boolean);
+    const items = listItems(text);
+    if (!items) return undefined;
     const unknown = items.filter((i) => !(allowed as readonly string[]).includes(i));
     if (unknown.length) {
       ctx.addIssue({ code: "custom", message: `unknown value '${unknown[0]}' (expected one of ${allowed.join(", ")})` });
@@ -53,9 +60,7 @@ export function csvOf<T extends string>(allowed: readonly T[]) {
  * keeps a filter's statement within what the databases bind (SQLite: 32,766 values) — a bulk
  * action's filter comes in a body, which no header limit bounds.
  */
-export const csv = listText
-  .transform((text) => text.split(",").map((s) => s.trim()).filter(Boolean))
-  .refine((items) => items.length <= MAX_LIMIT, `at most ${MAX_LIMIT} values`);
+export const csv = listText.transform(listItems).refine((items) => (items?.length ?? 0) <= MAX_LIMIT, `at most ${MAX_LIMIT} values`);
 
 export const limitParam = z
   .string()
