@@ -133,6 +133,14 @@ describe("tokens", () => {
     expect((await listTokens()).length).toBe(before);
   });
 
+  it("accepts an expiry of nanoseconds as a bare JSON integer (19 digits), to within a microsecond", async () => {
+    const at = (BigInt(Date.now()) + 3_600_000n) * 1_000_000n + 123_456n;
+    const reply = await request<TokenRecord>(server, "POST", "/api/tokens", `{"name":"${uid("bare")}","scopes":["read"],"expires_at":${at}}`);
+    expect(reply.status, reply.text).toBe(201);
+    const off = BigInt(reply.body.expires_at_ns!) - at;
+    expect(off < 1000n && off > -1000n, `${reply.body.expires_at_ns} for ${at}`).toBe(true);
+  });
+
   it("accepts an ISO 8601 expiry in the future", async () => {
     const at = new Date(Date.now() + 3_600_000);
     const created = await createToken(server, uid("iso"), ["read"], at.toISOString());

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { SCOPES } from "../../auth/scopes";
-import { notToCome, nowNs } from "../../domain/time";
+import { MAX_NS, notToCome, nowNs } from "../../domain/time";
 import { contract } from "../contract";
 
 const tag = "tokens";
@@ -10,9 +10,13 @@ const tokenSchema = z.object({
   created_at_ns: ns, expires_at_ns: ns.nullable(), last_used_at_ns: ns.nullable(), revoked_at_ns: ns.nullable(),
 });
 
-/** An expiry as integer nanoseconds or an ISO 8601 time; it must lie in the future. */
+/**
+ * An expiry as integer nanoseconds or an ISO 8601 time; it must lie in the future. Nanoseconds
+ * as a bare JSON integer are read as JSON numbers are (beyond 2^53, to within a microsecond: the
+ * key is not one of the `*_ns` ones kept exact); as a string of digits, exactly.
+ */
 const expiry = z
-  .union([z.int().positive(), z.string().regex(/^\d{1,20}$/), z.iso.datetime({ offset: true })])
+  .union([z.number().refine((n) => Number.isInteger(n) && n > 0 && n < Number(MAX_NS), "expected positive integer nanoseconds"), z.string().regex(/^\d{1,20}$/), z.iso.datetime({ offset: true })])
   .transform((v, ctx) => {
     const ns = typeof v === "string" && !/^\d+$/.test(v) ? nowNs(Date.parse(v)) : BigInt(v);
     const why = notToCome(ns);
