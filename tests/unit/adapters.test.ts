@@ -836,10 +836,32 @@ describe("OpenAI Responses API (Codex, the Agents SDK)", () => {
   });
 });
 
+describe("OpenAI's legacy completions and function calls", () => {
+  const COMPLETIONS_URL = "https://api.openai.com/v1/completions";
+  it("reads a completion's text, JSON or streamed, as the answer (not an empty response)", () => {
+    const json = normalizeExchange(exchange(COMPLETIONS_URL, { model: "gpt-3.5-turbo-instruct", prompt: "Say hi" }, { status: 200, body: JSON.stringify({ id: "cmpl-1", object: "text_completion", model: "gpt-3.5-turbo-instruct", choices: [{ index: 0, text: "Hi", finish_reason: "stop" }] }) }));
+    expect(json).toMatchObject({ input_messages: [{ role: "user", parts: [{ type: "text", content: "Say hi" }] }], output_messages: [{ role: "assistant", finish_reason: "stop", parts: [{ type: "text", content: "Hi" }] }] });
+    const streamed = normalizeExchange(exchange(COMPLETIONS_URL, { model: "m", prompt: "Say hi", stream: true }, { status: 200, headers: { "content-type": "text/event-stream" }, sse: dataStream([{ id: "c", choices: [{ index: 0, text: "H", finish_reason: null }] }, { id: "c", choices: [{ index: 0, text: "i", finish_reason: "stop" }] }]) }));
+    expect(streamed).toMatchObject({ sse_done: true, output_messages: [{ parts: [{ type: "text", content: "Hi" }] }] });
+  });
+
+  it("reads a legacy function_call as a tool call, and a function message as its result", () => {
+    const history = [
+      { role: "user", content: "weather?" },
+      { role: "assistant", content: null, function_call: { name: "get_weather", arguments: '{"city":"Oslo"}' } },
+      { role: "function", name: "get_weather", content: "rain" },
+    ];
+    const body = { id: "x", model: "m", choices: [{ index: 0, message: { role: "assistant", content: null, function_call: { name: "get_weather", arguments: '{"city":"Bergen"}' } }, finish_reason: "function_call" }] };
+    const call = normalizeExchange(exchange(OPENAI_URL, { model: "m", messages: history }, { status: 200, body: JSON.stringify(body) }));
+    expect(toolBalance(call.input_messages)).toMatchObject({ dangling: [], orphan: [], duplicate: [] });
+    expect(call.output_messages[0].parts).toEqual([{ type: "tool_call", id: expect.stringMatching(/^call_/), name: "get_weather", arguments: { city: "Bergen" } }]);
+  });
+});
+
 describe("isModelCall: which exchanges are model calls", () => {
   const at = (url: string, body: unknown = {}, method = "POST") => ({ ...exchange(url, body, { status: 200, body: "{}" }), request: { method, url, body } });
   it("generating endpoints and gateways' own paths with messages are; lists, embeddings and token counting are not", () => {
-    for (const url of [OPENAI_URL, ANTHROPIC_URL, "https://api.openai.com/v1/responses", "https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions", "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent"]) {
+    for (const url of [OPENAI_URL, ANTHROPIC_URL, "https://api.openai.com/v1/responses", "https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions", "https://api.openai.com/v1/completions"]) {
       expect(isModelCall(at(url)), url).toBe(true);
     }
     expect(isModelCall(at("https://gateway.example/llm/run", { messages: [{ role: "user", content: "hi" }] }))).toBe(true);
@@ -850,6 +872,9 @@ describe("isModelCall: which exchanges are model calls", () => {
       ["https://api.openai.com/v1/moderations", { input: "hello" }],
       ["https://api.openai.com/v1/responses/input_tokens", { model: "gpt-5", input: "hello" }],
       ["http://localhost:11434/api/embed", { model: "nomic-embed-text", input: "hello" }],
+      // Gemini's own format: no adapter reads its answers (they would read as invalid or empty)
+      ["https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent", { contents: [{ role: "user", parts: [{ text: "hi" }] }] }],
+      ["https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:streamGenerateContent", { contents: [] }],
     ] as const) {
       expect(isModelCall(at(url, body, body ? "POST" : "GET")), url).toBe(false);
     }

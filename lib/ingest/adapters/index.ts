@@ -128,7 +128,13 @@ function pickAdapter(path: string, body: unknown, headers: Record<string, string
 }
 
 /** Paths of the APIs that generate (chat, messages, responses, completions, Gemini's generateContent). */
-const MODEL_CALL_PATH = /(?:\/chat\/completions|\/v1\/messages|\/responses|\/completions|:(?:stream)?generateContent)\/?$/i;
+const MODEL_CALL_PATH = /(?:\/chat\/completions|\/v1\/messages|\/responses|\/completions)\/?$/i;
+/**
+ * Generating endpoints in a format no adapter reads (Gemini's own API: `contents` in,
+ * `candidates` out): an answer read as OpenAI's would be judged invalid or empty, so they are
+ * treated as the other endpoints: kept when they failed (a 429 is judged by its status).
+ */
+const UNREAD_MODEL_PATH = /:(?:stream)?generateContent\/?$/i;
 /** Endpoints beside them that generate nothing (their bodies can hold messages or input too). */
 const OTHER_PATH = /\/(?:embed(?:dings?)?|moderations|models|files|uploads|batches|count_tokens|input_tokens|audio|images|fine_tuning|vector_stores|assistants|threads)(?:\/|$)/i;
 
@@ -142,9 +148,9 @@ export function isModelCall(x: HttpExchange): boolean {
   const { path } = parseUrl(x.request.url);
   if (x.request.method && x.request.method.toUpperCase() !== "POST") return false; // a list of stored responses, say
   if (MODEL_CALL_PATH.test(path)) return true;
-  if (OTHER_PATH.test(path)) return false;
+  if (OTHER_PATH.test(path) || UNREAD_MODEL_PATH.test(path)) return false;
   const body = parseBody(x.request.body);
-  return isRecord(body) && (Array.isArray(body.messages) || "input" in body || "prompt" in body || Array.isArray(body.contents));
+  return isRecord(body) && (Array.isArray(body.messages) || "input" in body || "prompt" in body);
 }
 
 /** Whether an exchange failed: no answer, an error, or a status other than 2xx. */

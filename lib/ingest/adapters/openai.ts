@@ -15,8 +15,11 @@ function request(body: unknown): RequestFields {
     const role = asString(m.role) ?? "user";
     if (SYSTEM_ROLES.has(role)) system.push(...contentParts(m.content));
     else if (role === "tool") input.push(toolMessage(m));
+    else if (role === "function") input.push(functionResultMessage(m));
     else input.push({ role, parts: messageParts(m) });
   }
+  // the legacy completions API (`/v1/completions`) takes a prompt instead of messages
+  if (!input.length && typeof b.prompt === "string" && b.prompt) input.push({ role: "user", parts: [{ type: "text", content: b.prompt }] });
   return {
     model: asString(b.model) ?? null,
     // max_tokens is deprecated in favour of max_completion_tokens; either may be sent.
@@ -32,6 +35,15 @@ function toolMessage(m: JsonObject): ChatMessage {
   return { role: "tool", parts: [{ type: "tool_call_response", id, response: contentText(m.content) }] };
 }
 
+/**
+ * The result of a legacy function call (`role: "function"`, before tool calls had ids): paired
+ * with its call by name and order (withToolCallIds).
+ */
+function functionResultMessage(m: JsonObject): ChatMessage {
+  const part = { type: "tool_call_response" as const, id: "", name: asString(m.name) ?? "", response: contentText(m.content) };
+  return { role: "tool", parts: [part] };
+}
+
 /** Parts of an assistant/user message, in the order a model produces them: reasoning, text, tool calls. */
 function messageParts(m: JsonObject): Part[] {
   const parts: Part[] = [];
@@ -42,6 +54,7 @@ function messageParts(m: JsonObject): Part[] {
   const refusal = asString(m.refusal);
   if (refusal) parts.push({ type: "text", content: refusal });
   for (const tc of records(m.tool_calls)) parts.push(toolCallPart(tc));
+  if (isRecord(m.function_call)) parts.push(toolCallPart({ function: m.function_call })); // legacy: one call, no id
   return parts;
 }
 
@@ -90,7 +103,8 @@ function response(body: unknown): ResponseFields | null {
   if (!isRecord(body) || !Array.isArray(body.choices)) return null;
   const choices = records(body.choices).sort(byIndex);
   const output: ChatMessage[] = choices.map((c) => {
-    const m = isRecord(c.message) ? c.message : {};
+    // the legacy completions API answers `text` instead of a message
+    const m = isRecord(c.message) ? c.message : typeof c.text === "string" ? { content: c.text } : {};
     const finish = asString(c.finish_reason);
     return { role: asString(m.role) ?? "assistant", parts: messageParts(m), ...(finish ? { finish_reason: finish } : {}) };
   });
@@ -136,8 +150,9 @@ function applyChoiceDelta(choices: Map<number, StreamedChoice>, c: JsonObject): 
   const delta = isRecord(c.delta) ? c.delta : {};
   acc.role ??= asString(delta.role);
   acc.reasoning += asString(delta.reasoning_content) ?? asString(delta.reasoning) ?? "";
-  acc.text += asString(delta.content) ?? "";
+  acc.text += asString(delta.content) ?? asString(c.text) ?? "";
   records(delta.tool_calls).forEach((tc, i) => applyToolDelta(acc, tc, i));
+  if (isRecord(delta.function_call)) applyToolDelta(acc, { function: delta.function_call }, 0); // legacy: one call, no id
   acc.finish = asString(c.finish_reason) ?? acc.finish;
 }
 
