@@ -192,14 +192,26 @@ export class AlertWorker {
   /** Queues what the enabled webhooks' rules call for now; the number of alerts queued. */
   async scan(): Promise<number> {
     const hooks = (await this.db.webhook.findMany({ where: { enabled: true } })).map(ruled);
-    if (!hooks.length) return 0;
     const each = hooks.filter((w) => w.ruleKind === "each");
+    if (!each.length) await this.passOver(); // nothing wants each new one: none is owed later either
+    if (!hooks.length) return 0;
     const now = this.now();
     let queued = await this.scanNew(each);
     queued += await evaluateRateRules(this.db, hooks, now, this.channels.baseUrl, this.rates);
     // stamped after the triggers this scan queued (each stamped as it was queued)
     queued += await resolvePagedFingerprints(this.db, each.filter((w) => w.kind === "pagerduty"), this.now(), this.channels.baseUrl);
     return queued;
+  }
+
+  /**
+   * Moves the mark on while no enabled webhook wants each new interruption, so that one enabled
+   * (or switched to "each") later starts from then: the interruptions of the time none wanted
+   * them are not sent as a backlog (a disabled webhook's pending deliveries are dropped too).
+   * Written once per lookback at most.
+   */
+  private async passOver(): Promise<void> {
+    const now = this.now();
+    if (now - (await this.readMark()) > LOOKBACK_NS) await this.writeMark(now);
   }
 
   /** Each new interruption, for the webhooks that want each one. */

@@ -165,6 +165,40 @@ describe("AlertWorker", () => {
     await db.alertDelivery.updateMany({ where: { status: "pending" }, data: { status: "failed" } }); // not for the next test to send
   });
 
+  it("sends no backlog of the time no webhook wanted each interruption, once one is enabled again", async () => {
+    await db.webhook.updateMany({ data: { enabled: false } });
+    sent.length = 0;
+    const worker = new AlertWorker({ db, now, fetch: fetchStub });
+    clock += SEC;
+    const hook = await createWebhook(db, hookInput("E"), "test");
+    clock += SEC;
+    await interruption({ agentName: "E" });
+    expect(await worker.scan()).toBe(1);
+    await db.webhook.update({ where: { id: hook.id }, data: { enabled: false } });
+    clock += 60n * SEC;
+    const meanwhile = await interruption({ agentName: "E" });
+    clock += 60n * SEC;
+    expect(await worker.scan()).toBe(0);
+    await db.webhook.update({ where: { id: hook.id }, data: { enabled: true } });
+    clock += SEC;
+    const after = await interruption({ agentName: "E" });
+    expect(await worker.scan()).toBe(1);
+    const queued = await db.alertDelivery.findMany({ where: { webhookId: hook.id }, select: { dedupeKey: true } });
+    expect(queued.map((d) => d.dedupeKey)).not.toContain(meanwhile.id);
+    expect(queued.map((d) => d.dedupeKey)).toContain(after.id);
+    // the same across a restart (the mark is stored)
+    await db.webhook.update({ where: { id: hook.id }, data: { enabled: false } });
+    clock += 60n * SEC;
+    const whileOff = await interruption({ agentName: "E" });
+    clock += 60n * SEC;
+    await new AlertWorker({ db, now, fetch: fetchStub }).scan();
+    await db.webhook.update({ where: { id: hook.id }, data: { enabled: true } });
+    clock += SEC;
+    await new AlertWorker({ db, now, fetch: fetchStub }).scan();
+    expect((await db.alertDelivery.findMany({ where: { webhookId: hook.id, dedupeKey: whileOff.id } })).length).toBe(0);
+    await db.alertDelivery.updateMany({ where: { status: "pending" }, data: { status: "failed" } }); // not for the next test to send
+  });
+
   it("fails pending deliveries of a disabled webhook instead of sending them", async () => {
     sent.length = 0;
     const worker = new AlertWorker({ db, now, fetch: fetchStub });
