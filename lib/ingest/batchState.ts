@@ -37,6 +37,7 @@ export type ConversationState = Tracked<{
 
 export type TurnState = Tracked<{
   id: string;
+  label: string | null;
   conversationId: string | null;
   sessionId: string | null;
   firstSeenNs: bigint;
@@ -125,6 +126,7 @@ const toConversation = (r: Row): ConversationState => ({
 
 const toTurn = (r: Row): TurnState => ({
   id: String(r.id),
+  label: asText(r.label),
   conversationId: asText(r.conversationId),
   sessionId: asText(r.sessionId),
   firstSeenNs: asBigInt(r.firstSeenNs)!,

@@ -27,7 +27,15 @@ export function deriveTurnId(conversationId: string, messages: ChatMessage[]): s
   return hash32(conversationId, canonicalJson(lastUser(messages)?.parts ?? null));
 }
 
-export type CallKeys = { sessionId: string; conversationId: string; turnId: string };
+/**
+ * `turnId`: the Turn row's id. A sender's turn_id is its own within a session ("t-1" in every
+ * session of an agent that counts its turns), so the row's id scopes it to the session and
+ * `turnLabel` keeps it as given; a derived id needs no scope (it hashes its conversation).
+ */
+export type CallKeys = { sessionId: string; conversationId: string; turnId: string; turnLabel: string | null };
+
+/** The Turn row id of a turn_id a sender gave in `sessionId`. */
+export const turnRowId = (sessionId: string, turnId: string): string => hash32("turn", sessionId, turnId);
 
 /** The session a call or process event belongs to: the one it names, else its agent process's. */
 export const sessionIdOf = (x: { session_id?: string | null; agent_name?: string | null; pid?: number | null; host?: string | null }): string =>
@@ -36,8 +44,9 @@ export const sessionIdOf = (x: { session_id?: string | null; agent_name?: string
 export function callKeys(call: NormalizedCall): CallKeys {
   const sessionId = sessionIdOf(call);
   const conversationId = call.conversation_id || deriveConversationId(sessionId, call);
-  const turnId = call.turn_id || deriveTurnId(conversationId, call.input_messages);
-  return { sessionId, conversationId, turnId };
+  const turnLabel = call.turn_id || null;
+  const turnId = turnLabel ? turnRowId(sessionId, turnLabel) : deriveTurnId(conversationId, call.input_messages);
+  return { sessionId, conversationId, turnId, turnLabel };
 }
 
 /** Interruption ids: deterministic in what triggered them (SPEC §2.4). */

@@ -8,7 +8,7 @@ import { lockKeys, transaction, type Sql } from "../db/sql";
 import { judgeToolResult, type ToolResultFinding } from "../detect/toolResult";
 import { nowNs } from "../domain/time";
 import { buildInterruption, stampAtCommit, type InterruptionRow } from "./interruptions";
-import { deriveSessionId, interruptionId, sessionIdOf, toolCallRowId, toolInterruptionId } from "./keys";
+import { deriveSessionId, interruptionId, sessionIdOf, toolCallRowId, toolInterruptionId, turnRowId } from "./keys";
 import { redactText, storedArguments } from "./redact";
 import type { LifecycleEvent, ProcessExitEvent, ToolResultEvent, TurnEndEvent } from "./schema";
 import { NON_FAILURE_TURN_ENDS } from "./detection";
@@ -85,17 +85,18 @@ async function turnEnd(tx: DbTx, e: TurnEndEvent): Promise<number> {
   if (!(await reportsTurnEnds(tx, e.session_id))) {
     await tx.turn.updateMany({ where: { sessionId: e.session_id, endReason: null, staleCheckedNs: { not: null } }, data: { staleCheckedNs: null } });
   }
+  const id = turnRowId(e.session_id, e.turn_id); // the session's turn of that id (keys.ts)
   await tx.turn.upsert({
-    where: { id: e.turn_id },
+    where: { id },
     create: {
-      id: e.turn_id, sessionId: e.session_id, conversationId: e.conversation_id ?? null,
+      id, label: e.turn_id, sessionId: e.session_id, conversationId: e.conversation_id ?? null,
       firstSeenNs: e.at_ns, lastSeenNs: e.at_ns, endReason: e.reason, endedAtNs: e.at_ns, finalEventId: e.final_event_id ?? null,
     },
     update: { endReason: e.reason, endedAtNs: e.at_ns, finalEventId: e.final_event_id ?? null },
   });
   if (!NON_FAILURE_TURN_ENDS.has(e.reason)) return 0;
   const withdrawn = await tx.interruption.findMany({
-    where: { turnId: e.turn_id, type: "empty_response", status: { not: "resolved" } },
+    where: { turnId: id, type: "empty_response", status: { not: "resolved" } },
     select: { id: true, status: true },
   });
   const at = nowNs();

@@ -59,7 +59,7 @@ function touchTurn(turns: Map<string, TurnState>, { call, keys }: Prepared, at: 
   let t = turns.get(keys.turnId);
   if (!t) {
     t = {
-      id: keys.turnId, conversationId: keys.conversationId, sessionId: keys.sessionId,
+      id: keys.turnId, label: keys.turnLabel, conversationId: keys.conversationId, sessionId: keys.sessionId,
       firstSeenNs: call.start_ns, lastSeenNs: at, callCount: 0, endReason: null, isNew: true, dirty: false,
     };
     turns.set(t.id, t);

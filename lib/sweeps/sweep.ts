@@ -452,7 +452,7 @@ export async function flagUnsettledTurns(db: Db, cfg: SweepConfig, now: bigint):
       for (const t of candidates) {
         const lastCall = lastCalls.get(t.id);
         const session = sessions.get(t.sessionId!);
-        const detail = { rule: "unsettled_turn", turn_id: t.id, last_seen_ns: String(t.lastSeenNs), calls: t.callCount, stale_minutes: cfg.staleTurnMinutes };
+        const detail = { rule: "unsettled_turn", turn_id: t.label ?? t.id, last_seen_ns: String(t.lastSeenNs), calls: t.callCount, stale_minutes: cfg.staleTurnMinutes };
         rows.push(buildInterruption(idOf.get(t.id)!, "state_machine_error", detail, t.lastSeenNs, {
           sessionId: t.sessionId,
           conversationId: t.conversationId,

@@ -8,7 +8,7 @@ import { createDb, type Db } from "@/lib/db/client";
 import { waitingAdvisoryLocks, waitingRowLocks } from "../support/advisoryLocks";
 import { eventually } from "../support/waitFor";
 import { createTestDatabase, testPostgresUrl } from "../support/database";
-import { blobLockKey, interruptionId } from "@/lib/ingest/keys";
+import { blobLockKey, interruptionId, turnRowId } from "@/lib/ingest/keys";
 import { ingestCalls } from "@/lib/ingest/storeCalls";
 import { ingestEvents } from "@/lib/ingest/storeEvents";
 import type { ChatMessage, NormalizedCall } from "@/lib/domain/calls";
@@ -240,10 +240,10 @@ describe.runIf(testPostgresUrl())("retention beside ingest in another process (P
       db,
       "the session's lock",
       (sql) => lockKeys(sql, ["s-ev"]),
-      (sql) => sql.run(`UPDATE "Turn" SET "endReason" = 'completed', "endedAtNs" = ? WHERE "id" = ?`, [T, "t-ev-slow"]),
+      (sql) => sql.run(`UPDATE "Turn" SET "endReason" = 'completed', "endedAtNs" = ? WHERE "label" = ?`, [T, "t-ev-slow"]),
     );
     expect(result.unsettledTurns).toBe(0);
-    expect(await db.interruption.findUnique({ where: { id: interruptionId("unsettled_turn", "t-ev-slow") } })).toBeNull();
+    expect(await db.interruption.findUnique({ where: { id: interruptionId("unsettled_turn", turnRowId("s-ev", "t-ev-slow")) } })).toBeNull();
   });
 
   it("keeps a blob an ingest holding its key is about to name: the sweep waits for it", async () => {
@@ -596,8 +596,8 @@ describe("unsettled turns", () => {
     const flagged = await db.interruption.findMany({ where: { type: "state_machine_error" } });
     expect(flagged).toHaveLength(1);
     const i = flagged[0];
-    expect(i.id).toBe(interruptionId("unsettled_turn", "t-hang"));
-    expect(i).toMatchObject({ turnId: "t-hang", sessionId: "s-1", conversationId: "conv-1", callId: "h-2", severity: "high", agentName: "tester", occurredAtNs: lastActivity });
+    expect(i.id).toBe(interruptionId("unsettled_turn", turnRowId("s-1", "t-hang")));
+    expect(i).toMatchObject({ turnId: turnRowId("s-1", "t-hang"), sessionId: "s-1", conversationId: "conv-1", callId: "h-2", severity: "high", agentName: "tester", occurredAtNs: lastActivity });
     expect(JSON.parse(i.detail)).toMatchObject({ rule: "unsettled_turn", turn_id: "t-hang", last_seen_ns: String(lastActivity), calls: 2 });
 
     // later sweeps never duplicate it
@@ -632,9 +632,9 @@ describe("unsettled turns", () => {
     const sweep = (now: bigint) => runSweep(db, cfg(), now);
 
     expect((await sweep(T + 40n * MIN)).unsettledTurns).toBe(1);
-    const id = interruptionId("unsettled_turn", "t-stuck");
+    const id = interruptionId("unsettled_turn", turnRowId("s-o", "t-stuck"));
     // every stale turn read is marked judged, the quiet session's too
-    const marks = await db.turn.findMany({ where: { id: { in: ["t-stuck", "t-quiet"] } }, select: { id: true, staleCheckedNs: true, lastSeenNs: true }, orderBy: { id: "asc" } });
+    const marks = await db.turn.findMany({ where: { label: { in: ["t-stuck", "t-quiet"] } }, select: { id: true, staleCheckedNs: true, lastSeenNs: true }, orderBy: { id: "asc" } });
     expect(marks.every((t) => t.staleCheckedNs === t.lastSeenNs)).toBe(true);
 
     // resolved, then trimmed as the size cap trims resolved interruptions: the turn stays judged
@@ -644,7 +644,7 @@ describe("unsettled turns", () => {
 
     // a later call in the turn: it is judged again once stale again
     await ingestCalls(db, [call("o-3", { session: "s-o", conv: "conv-o", turn: "t-stuck", at: T + 55n * MIN, history: [...history, assistant("still here"), user("go on")] })], defaults.detection);
-    expect((await db.turn.findUniqueOrThrow({ where: { id: "t-stuck" } })).staleCheckedNs).toBeNull();
+    expect((await db.turn.findFirstOrThrow({ where: { label: "t-stuck" } })).staleCheckedNs).toBeNull();
     expect((await sweep(T + 60n * MIN)).unsettledTurns).toBe(0); // not stale yet
     expect((await sweep(T + 100n * MIN)).unsettledTurns).toBe(1);
     expect(await db.interruption.findUniqueOrThrow({ where: { id } })).toMatchObject({ callId: "o-3" });
@@ -659,10 +659,10 @@ describe("unsettled turns", () => {
     ], defaults.detection);
     // no turn end yet: the session's turns cannot be judged, and are passed over
     expect((await runSweep(db, cfg(), T + 40n * MIN)).unsettledTurns).toBe(0);
-    expect((await db.turn.findUniqueOrThrow({ where: { id: "t-hung" } })).staleCheckedNs).not.toBeNull();
+    expect((await db.turn.findFirstOrThrow({ where: { label: "t-hung" } })).staleCheckedNs).not.toBeNull();
     await ingestEvents(db, [{ kind: "turn_end", session_id: "s-l", conversation_id: "conv-l", turn_id: "t-later", reason: "completed", at_ns: T + 41n * MIN }], defaults.detection);
     expect((await runSweep(db, cfg(), T + 42n * MIN)).unsettledTurns).toBe(1);
-    expect(await db.interruption.findUnique({ where: { id: interruptionId("unsettled_turn", "t-hung") } })).not.toBeNull();
+    expect(await db.interruption.findUnique({ where: { id: interruptionId("unsettled_turn", turnRowId("s-l", "t-hung")) } })).not.toBeNull();
   });
 
   it("does not flag a turn that ended between the sweep's read and its write", async () => {
@@ -684,8 +684,8 @@ describe("unsettled turns", () => {
     const interleaved = new Proxy(db, { get: (target, prop) => (prop === "session" ? sessions : bound(target, Reflect.get(target, prop))) });
     expect((await runSweep(interleaved, cfg(), T + 40n * MIN)).unsettledTurns).toBe(0);
     expect(ended).toBe(true);
-    expect(await db.interruption.findUnique({ where: { id: interruptionId("unsettled_turn", "t-e-slow") } })).toBeNull();
-    expect(await db.turn.findUniqueOrThrow({ where: { id: "t-e-slow" } })).toMatchObject({ endReason: "completed", staleCheckedNs: null });
+    expect(await db.interruption.findUnique({ where: { id: interruptionId("unsettled_turn", turnRowId("s-e", "t-e-slow")) } })).toBeNull();
+    expect(await db.turn.findFirstOrThrow({ where: { label: "t-e-slow" } })).toMatchObject({ endReason: "completed", staleCheckedNs: null });
   });
 
   it("stopped while it sweeps, finishes that sweep first: its run recorded as done, its lease given up", async () => {

@@ -10,6 +10,7 @@ import { createTestDatabase, type TestDatabase } from "../support/database";
 import { DEMO_BASE_SETTING, loadDemo, type DemoLoadResult } from "@/lib/demo/load";
 import { DEMO_ANTHROPIC_KEY, DEMO_DASHSCOPE_KEY, DEMO_OPENAI_KEY, LEAKED_TEST_KEY, defaultDemoBase, generateDemo, type DemoData } from "@/lib/demo/scenarios";
 import { INTERRUPTION_TYPES } from "@/lib/domain/interruptions";
+import { turnRowId } from "@/lib/ingest/keys";
 
 let dir: string;
 let database: TestDatabase;
@@ -95,7 +96,7 @@ describe("demo load", () => {
   });
 
   it("withdraws the empty answers of the steered and drained turns (resolved by system)", async () => {
-    const suspended = data.events.flatMap((e) => (e.kind === "turn_end" && (e.reason === "steered" || e.reason === "drained") ? [e.turn_id] : []));
+    const suspended = data.events.flatMap((e) => (e.kind === "turn_end" && (e.reason === "steered" || e.reason === "drained") ? [turnRowId(e.session_id, e.turn_id)] : []));
     expect(suspended).toHaveLength(2);
     const rows = await db.interruption.findMany({ where: { type: "empty_response", turnId: { in: suspended } } });
     expect(rows).toHaveLength(2);

@@ -203,6 +203,27 @@ describe("detection end to end", () => {
     expect(withdrawn).toMatchObject({ resolved: true, status: "resolved" });
   });
 
+  it("a turn_id is the session's own: two sessions' \"turn-1\" are two turns, and one's end touches nothing of the other", async () => {
+    // before, both were one Turn row: the second session's turn showed the first one's end, and
+    // its turn_end withdrew the first session's empty_response
+    const [first, second] = [uid("turns-a"), uid("turns-b")];
+    await post("/api/ingest/calls", [
+      call({ session_id: first, turn_id: "turn-1", output_messages: [], finish_reasons: [] }),
+      call({ session_id: second, turn_id: "turn-1", output_messages: [], finish_reasons: [] }, 1000),
+    ]);
+    const res = await post("/api/ingest/events", { kind: "turn_end", session_id: second, turn_id: "turn-1", reason: "steered", at_ns: ns(1500) });
+    expect(res.body).toMatchObject({ withdrawn: 1 });
+    expect((await sessionInterruptions(first)).map((r) => [r.interruption_type, r.status])).toEqual([["empty_response", "open"]]);
+    expect((await sessionInterruptions(second)).map((r) => [r.interruption_type, r.status])).toEqual([["empty_response", "resolved"]]);
+    type Detail = { conversations: { turns: { turn_id: string; end_reason: string | null; call_count: number }[] }[] };
+    const turns = async (session: string) => ((parseJsonExact(await (await server.api(`/api/sessions/${session}`)).text()) as Detail).conversations.flatMap((c) => c.turns));
+    expect(await turns(first)).toEqual([expect.objectContaining({ turn_id: "turn-1", end_reason: null, call_count: 1 })]);
+    expect(await turns(second)).toEqual([expect.objectContaining({ turn_id: "turn-1", end_reason: "steered", call_count: 1 })]);
+    // the calls name their turn as the sender did
+    const calls = parseJsonExact(await (await server.api(`/api/sessions/${first}/calls`)).text()) as { turn_id: string }[];
+    expect(calls.map((c) => c.turn_id)).toEqual(["turn-1"]);
+  });
+
   it("an answer of reasoning alone, or of blank text, is an empty_response (SPEC: no text, no tool call)", async () => {
     const sessionId = uid("reasoning-only");
     const answer = (parts: unknown[], at: number) => call({ session_id: sessionId, conversation_id: uid("c"), output_messages: [{ role: "assistant", finish_reason: "stop", parts }], finish_reasons: ["stop"] }, at);

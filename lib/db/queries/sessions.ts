@@ -130,18 +130,18 @@ export async function sessionDetail(db: DbTx, id: string) {
       last_seen_ns: c.lastSeenNs,
       call_count: c.callCount,
       bricked_since_call_id: c.brickedSinceCallId,
-      turns: (turnsOf.get(c.id) ?? []).map((t) => ({ turn_id: t.id, first_seen_ns: t.firstSeenNs, last_seen_ns: t.lastSeenNs, call_count: t.callCount, end_reason: t.endReason, ended_at_ns: t.endedAtNs })),
+      turns: (turnsOf.get(c.id) ?? []).map((t) => ({ turn_id: t.label ?? t.id, first_seen_ns: t.firstSeenNs, last_seen_ns: t.lastSeenNs, call_count: t.callCount, end_reason: t.endReason, ended_at_ns: t.endedAtNs })),
     })),
   };
 }
 
-function callSummary(c: Call, markers: { interruption_id: string; interruption_type: string; severity: string }[]) {
+function callSummary(c: Call, markers: { interruption_id: string; interruption_type: string; severity: string }[], labels: Map<string, string>) {
   return {
     call_id: c.id,
     trace_id: c.traceId,
     session_id: c.sessionId,
     conversation_id: c.conversationId,
-    turn_id: c.turnId,
+    turn_id: c.turnId === null ? null : (labels.get(c.turnId) ?? c.turnId),
     agent_name: c.agentName,
     provider: c.provider,
     model: c.model,
@@ -163,6 +163,13 @@ function callSummary(c: Call, markers: { interruption_id: string; interruption_t
     unbalanced_tool_calls: c.balance ? keptImbalance(JSON.parse(c.balance) as StoredImbalance) : null,
     interruptions: markers,
   };
+}
+
+/** The turn_ids senders gave, by Turn row id (a row's id scopes the sender's to its session: keys.ts). */
+async function turnLabels(db: DbTx, turnIds: (string | null)[]): Promise<Map<string, string>> {
+  const ids = [...new Set(turnIds.filter((t): t is string => t !== null))];
+  const rows = ids.length ? await db.turn.findMany({ where: { id: { in: ids }, label: { not: null } }, select: { id: true, label: true } }) : [];
+  return new Map(rows.map((t) => [t.id, t.label!]));
 }
 
 async function markersFor(db: DbTx, callIds: string[]) {
@@ -190,8 +197,8 @@ export async function sessionCalls(db: DbTx, q: CallPage) {
   // the bound alone too: an index range (from the OR alone each page read every call before it again)
   if (q.afterNs !== undefined) Object.assign(where, { startNs: { gte: q.afterNs }, OR: [{ startNs: { gt: q.afterNs } }, { startNs: q.afterNs, id: { gt: q.afterId ?? "" } }] });
   const calls = await db.call.findMany({ where, orderBy: [{ startNs: "asc" }, { id: "asc" }], take: q.limit });
-  const markers = await markersFor(db, calls.map((c) => c.id));
-  return calls.map((c) => callSummary(c, markers.get(c.id) ?? []));
+  const [markers, labels] = await Promise.all([markersFor(db, calls.map((c) => c.id)), turnLabels(db, calls.map((c) => c.turnId))]);
+  return calls.map((c) => callSummary(c, markers.get(c.id) ?? [], labels));
 }
 
 type NodeRow = { id: string; parentId: string | null; seq: number; role: string; parts: string };
@@ -214,9 +221,10 @@ async function history(db: Db, tailId: string | null): Promise<ChatMessage[]> {
 export async function callDetail(db: Db, id: string) {
   const call = await db.call.findUnique({ where: { id } });
   if (!call) throw notFound("Call not found");
-  const [chain, markers, system, toolCalls] = await Promise.all([
+  const [chain, markers, labels, system, toolCalls] = await Promise.all([
     history(db, call.outputTailId ?? call.inputTailId),
     markersFor(db, [id]),
+    turnLabels(db, [call.turnId]),
     call.systemBlobId ? db.blob.findUnique({ where: { id: call.systemBlobId } }) : null,
     db.toolCall.findMany({ where: { callId: id } }),
   ]);
@@ -224,7 +232,7 @@ export async function callDetail(db: Db, id: string) {
   const output = chain.slice(call.inputCount);
   const balance = toolBalance(input);
   return {
-    ...callSummary(call, markers.get(id) ?? []),
+    ...callSummary(call, markers.get(id) ?? [], labels),
     system_instructions: system ? JSON.parse(system.content) : [],
     input_messages: input,
     output_messages: output,

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Turn" ADD COLUMN "label" TEXT;
+
