@@ -139,9 +139,13 @@ export function prepareEvent(e: LifecycleEvent): PreparedEvent {
 }
 
 async function toolResult(sql: Sql, tx: DbTx, e: PreparedToolResult, cfg: DetectionConfig): Promise<InterruptionRow | null> {
-  const call = e.call_id ? await tx.call.findUnique({ where: { id: e.call_id }, select: { conversationId: true, turnId: true } }) : null;
-  const conversationId = e.conversation_id ?? call?.conversationId ?? null;
   const id = toolCallRowId(e.session_id, e.tool_call_id);
+  // an event that names no call (an OTLP execute_tool span) belongs to the call that made the
+  // tool call, when that call is stored: its finding is marked there, in its conversation and turn
+  const made = e.call_id ? null : await tx.toolCall.findUnique({ where: { id }, select: { callId: true } });
+  const callId = e.call_id ?? made?.callId ?? null;
+  const call = callId ? await tx.call.findUnique({ where: { id: callId }, select: { conversationId: true, turnId: true } }) : null;
+  const conversationId = e.conversation_id ?? call?.conversationId ?? null;
   const fields = {
     name: e.name,
     ...e.stored,
@@ -165,7 +169,7 @@ async function toolResult(sql: Sql, tx: DbTx, e: PreparedToolResult, cfg: Detect
     sessionId: e.session_id,
     conversationId,
     turnId: call?.turnId ?? null,
-    callId: e.call_id ?? null,
+    callId,
     pid: session?.pid ?? null,
     agentName: session?.agentName ?? null,
     model: session?.lastModel ?? null,

@@ -321,4 +321,15 @@ describe("detection end to end", () => {
     const types = (await sessionInterruptions(sessionId)).map((r) => r.interruption_type);
     expect(types).toEqual(["unauthorized_action"]);
   });
+
+  it("marks a failed tool_result event that names no call (an OTLP execute_tool span) on the call that made the tool call", async () => {
+    const sessionId = uid("tool-maker");
+    const conversationId = uid("conv");
+    const maker = call({ session_id: sessionId, conversation_id: conversationId, output_messages: [{ ...toolCall("tc-maker", "bash", { cmd: "make" }), finish_reason: "tool_calls" }], finish_reasons: ["tool_calls"] });
+    await post("/api/ingest/calls", maker);
+    const res = await post("/api/ingest/events", { kind: "tool_result", session_id: sessionId, tool_call_id: "tc-maker", name: "bash", success: false, error: "make: *** [all] Error 2", at_ns: ns(2000) });
+    expect(res.body).toMatchObject({ interruptions: 1 });
+    const [failure] = await sessionInterruptions(sessionId);
+    expect(failure).toMatchObject({ interruption_type: "tool_failure", call_id: maker.call_id, conversation_id: conversationId });
+  });
 });
