@@ -61,7 +61,8 @@ export function useUnresolvedCount(filter: FilterQuery, extra: Record<string, st
 }
 
 const NEW_LIMIT = 100;
-export const POLL_MS = 7_000;
+/** The "N new" banner shows what any server process stored within 5 s (a poll, then the query). */
+export const POLL_MS = 4_000;
 
 /**
  * Interruptions with the same filters stored after `arrivedThrough` (a list's cursor), whenever
