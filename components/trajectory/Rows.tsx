@@ -84,8 +84,8 @@ export const ConversationHeader = memo(function ConversationHeader({
   );
 });
 
-export const TurnHeader = memo(function TurnHeader({ turn, nowNs }: { turn: TurnNode; nowNs: bigint }) {
-  const label = turnEndLabel(turn.info, nowNs);
+export const TurnHeader = memo(function TurnHeader({ turn, nowNs, staleTurnMinutes }: { turn: TurnNode; nowNs: bigint; staleTurnMinutes: number }) {
+  const label = turnEndLabel(turn.info, nowNs, staleTurnMinutes);
   const endedAt = turn.info?.ended_at_ns ?? null;
   return (
     <div

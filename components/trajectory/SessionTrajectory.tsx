@@ -18,7 +18,8 @@ const AUTO_LOAD_CALLS = 10_000;
 
 const isTyping = (t: EventTarget | null) => t instanceof HTMLElement && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName));
 
-export function SessionTrajectory({ sessionId }: { sessionId: string }) {
+/** `staleTurnMinutes`: after how long without a call an open turn reads as unsettled (the sweep's setting). */
+export function SessionTrajectory({ sessionId, staleTurnMinutes }: { sessionId: string; staleTurnMinutes: number }) {
   const [callParam, setCallParam] = useQueryState("call", { history: "replace" });
   const [convParam, setConvParam] = useQueryState("conversation", { history: "push" });
   const session = useSession(sessionId);
@@ -238,6 +239,7 @@ export function SessionTrajectory({ sessionId }: { sessionId: string }) {
           sessionStartNs={tree.startNs}
           maxDurationMs={maxDurationMs}
           nowNs={now}
+          staleTurnMinutes={staleTurnMinutes}
           expanded={expanded}
           highlight={highlight}
           scrollRequest={scrollRequest}

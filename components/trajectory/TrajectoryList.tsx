@@ -23,6 +23,7 @@ export function TrajectoryList({
   sessionStartNs,
   maxDurationMs,
   nowNs,
+  staleTurnMinutes,
   expanded,
   highlight,
   scrollRequest,
@@ -36,6 +37,7 @@ export function TrajectoryList({
   sessionStartNs: bigint;
   maxDurationMs: number;
   nowNs: bigint;
+  staleTurnMinutes: number;
   expanded: ReadonlySet<string>;
   highlight: string | null;
   scrollRequest: ScrollRequest | null;
@@ -110,7 +112,7 @@ export function TrajectoryList({
                 filtered={filtered}
               />
             ) : row.kind === "turn" ? (
-              <TurnHeader turn={row.turn} nowNs={nowNs} />
+              <TurnHeader turn={row.turn} nowNs={nowNs} staleTurnMinutes={staleTurnMinutes} />
             ) : (
               <CallRow
                 node={row.node}

@@ -250,7 +250,7 @@ export function rowIndexOfCall(rows: Row[], callId: string): number {
 }
 
 /** How a turn ended, for its chip: the end reason, or "open"/"unsettled" when it has none. */
-export function turnEndLabel(info: TurnInfo | null, nowNs: bigint, staleMinutes = 30): string {
+export function turnEndLabel(info: TurnInfo | null, nowNs: bigint, staleMinutes: number): string {
   if (info?.end_reason) return info.end_reason;
   if (!info) return "open";
   const last = BigInt(String(info.last_seen_ns));

@@ -185,10 +185,11 @@ describe("flattenRows", () => {
   });
   it("labels turns without an end reason as open or unsettled", () => {
     const info = { turn_id: "t", first_seen_ns: String(BASE), last_seen_ns: String(BASE), call_count: 1, end_reason: null, ended_at_ns: null };
-    expect(turnEndLabel(info, BASE + 60n * S)).toBe("open");
-    expect(turnEndLabel(info, BASE + 3600n * S)).toBe("unsettled");
-    expect(turnEndLabel({ ...info, end_reason: "steered" }, BASE)).toBe("steered");
-    expect(turnEndLabel(null, BASE)).toBe("open");
+    expect(turnEndLabel(info, BASE + 60n * S, 30)).toBe("open");
+    expect(turnEndLabel(info, BASE + 3600n * S, 30)).toBe("unsettled");
+    expect(turnEndLabel(info, BASE + 3600n * S, 120)).toBe("open"); // the configured sweeps.stale_turn_minutes
+    expect(turnEndLabel({ ...info, end_reason: "steered" }, BASE, 30)).toBe("steered");
+    expect(turnEndLabel(null, BASE, 30)).toBe("open");
   });
 });
 

@@ -2,6 +2,7 @@ import { Suspense } from "react";
 import { decodeParam } from "@/components/ui/routeParam";
 import { SessionTrajectory } from "@/components/trajectory/SessionTrajectory";
 import { requireUser } from "@/lib/auth/requireUser";
+import { config } from "@/lib/config/load";
 
 export const metadata = { title: "Session trajectory · SightDesk" };
 
@@ -10,7 +11,7 @@ export default async function SessionPage({ params }: { params: Promise<{ id: st
   const { id } = await params;
   return (
     <Suspense fallback={<p className="py-8 text-sm text-muted">Loading session…</p>}>
-      <SessionTrajectory sessionId={decodeParam(id)} />
+      <SessionTrajectory sessionId={decodeParam(id)} staleTurnMinutes={config().staleTurnMinutes} />
     </Suspense>
   );
 }
