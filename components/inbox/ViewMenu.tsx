@@ -21,17 +21,20 @@ export function ViewMenu() {
     const onDown = (e: MouseEvent) => {
       if (!root.current?.contains(e.target as Node)) setOpen(false);
     };
-    // Escape closes it wherever the focus is (an action that removes its own button drops the focus)
+    // Escape closes it wherever the focus is (an action that removes its own button drops the
+    // focus), and only it: heard first (capture) and consumed, the inbox's Escape (which clears
+    // the selection) leaves it alone
     const onKey = (e: KeyboardEvent) => {
       if (e.key !== "Escape") return;
+      e.preventDefault();
       setOpen(false);
       root.current?.querySelector("button")?.focus();
     };
     document.addEventListener("mousedown", onDown);
-    document.addEventListener("keydown", onKey);
+    document.addEventListener("keydown", onKey, true);
     return () => {
       document.removeEventListener("mousedown", onDown);
-      document.removeEventListener("keydown", onKey);
+      document.removeEventListener("keydown", onKey, true);
     };
   }, [open]);
 

@@ -2,7 +2,7 @@
 // shared view, updates it after changing a filter; a viewer finds it in the view menu with its
 // unresolved count, opens it, and opens its stable link (as a runbook would); the owner deletes it.
 import { expect, test, type Page } from "@playwright/test";
-import { inboxSettled, signIn, snapshot } from "./fixtures";
+import { inboxRows, inboxSettled, signIn, snapshot } from "./fixtures";
 
 type Count = { total: number };
 
@@ -120,4 +120,22 @@ test("a private view stays in its owner's menu only", async ({ page, browser }) 
   const link = await other.goto(`/inbox/views/${id}`);
   expect(link?.status()).toBe(404);
   await otherContext.close();
+});
+
+test("Escape with the view menu open closes the menu and keeps the rows selected", async ({ page }) => {
+  await signIn(page, "responder");
+  await page.goto("/inbox");
+  await inboxSettled(page);
+  const rows = inboxRows(page);
+  await rows.nth(0).getByRole("checkbox").check();
+  await rows.nth(1).getByRole("checkbox").check();
+  await expect(page.getByTestId("bulk-selected")).toHaveText("2 selected");
+  await openMenu(page);
+  await page.keyboard.press("Escape");
+  await expect(menu(page)).toBeHidden();
+  // before, the inbox heard the same Escape and cleared the selection too
+  await expect(page.getByTestId("bulk-selected")).toHaveText("2 selected");
+  // a second Escape, with the menu closed, is the inbox's: it clears the selection
+  await page.keyboard.press("Escape");
+  await expect(page.getByTestId("bulk-selected")).toHaveCount(0);
 });
