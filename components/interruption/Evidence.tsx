@@ -280,7 +280,7 @@ function Crash({ d }: { d: Detail }) {
 function ToolResult({ d, record }: { d: Detail; record: InterruptionRecord }) {
   return (
     <>
-      <p className="text-sm">
+      <p className="text-sm [overflow-wrap:anywhere]">
         The tool <span className="font-mono font-semibold">{str(d.tool_name) ?? "?"}</span>{" "}
         {record.interruption_type === "unauthorized_action" ? "was denied by permissions or a sandbox" : "reported a failure"}
         {str(d.reason) && (
@@ -373,7 +373,7 @@ function IdList({ label, ids, testId }: { label: string; ids: string[]; testId: 
       <div className="mb-1 text-xs text-muted">{label}</div>
       <ul className="flex flex-wrap gap-1.5" data-testid={testId}>
         {ids.map((id) => (
-          <li key={id} className="rounded border border-red-600/60 px-1.5 py-0.5 font-mono text-xs text-red-700 dark:text-red-400">
+          <li key={id} className="break-all rounded border border-red-600/60 px-1.5 py-0.5 font-mono text-xs text-red-700 dark:text-red-400">
             {id}
           </li>
         ))}

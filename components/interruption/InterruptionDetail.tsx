@@ -84,7 +84,7 @@ function Header({ record: r }: { record: InterruptionRecord }) {
           </span>
         )}
       </div>
-      <p className="text-sm text-muted">
+      <p className="text-sm text-muted [overflow-wrap:anywhere]">
         {TYPE_HELP[r.interruption_type] ?? "An abnormal ending."} <span className="text-[var(--fg)]">{r.agent_name ?? "Unknown agent"}</span>
         {r.pid !== null && <> (pid {r.pid})</>} · {formatTime(r.occurred_at_ns)} ({timeAgo(r.occurred_at_ns)})
         {r.last_seen_ns !== r.occurred_at_ns && <> · last seen {timeAgo(r.last_seen_ns)}</>}

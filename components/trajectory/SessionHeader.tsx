@@ -41,11 +41,11 @@ export function SessionHeader({
         <ListReturnLink path="/sessions" className="text-xs text-muted hover:underline">
           ← Sessions
         </ListReturnLink>
-        <h1 className="text-xl font-semibold tracking-tight">
+        <h1 className="min-w-0 text-xl font-semibold tracking-tight [overflow-wrap:anywhere]">
           <span className="text-muted">Session · </span>
           <span data-testid="session-agent">{session.agent_name ?? "unknown agent"}</span>
         </h1>
-        <span className="font-mono text-xs text-muted" data-testid="session-id">
+        <span className="min-w-0 break-all font-mono text-xs text-muted" data-testid="session-id">
           {session.session_id}
         </span>
         <span className="ml-auto flex flex-wrap items-center gap-1.5" aria-label="Open interruptions by severity">

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { holdFirstAnswer, signIn, snapshot } from "./fixtures";
+import { dashboardApi, holdFirstAnswer, signIn, snapshot } from "./fixtures";
 
 type Rec = { interruption_id: string; session_id: string | null; call_id: string | null; conversation_id: string | null; detail: string; status: string; interruption_type: string; agent_name: string | null };
 
@@ -168,4 +168,34 @@ test.describe("interruption detail", () => {
     await page.goto(`/interruptions/${"0".repeat(32)}`);
     await expect(page.getByRole("heading", { name: "Interruption not found" })).toBeVisible();
   });
+});
+
+test("a very long agent name, session id and tool name wrap: neither the detail nor the session page scrolls sideways", async ({ page }) => {
+  const api = await dashboardApi();
+  const session = `long-${Date.now().toString(36)}-${"s".repeat(400)}`;
+  const agent = "a".repeat(250);
+  const start = BigInt(Date.now() - 60_000) * 1_000_000n;
+  const call = {
+    call_id: `${session.slice(0, 40)}-call`, session_id: session, agent_name: agent, start_ns: String(start), end_ns: String(start + 1_000_000_000n), status_code: 429,
+    error: "rate limited", input_messages: [{ role: "user", parts: [{ type: "text", content: "go" }] }], output_messages: [],
+  };
+  expect((await api.post("/api/ingest/calls", { data: [call] })).ok()).toBeTruthy();
+  const tool = { kind: "tool_result", session_id: session, tool_call_id: "t".repeat(200), name: "n".repeat(250), success: false, error: "e".repeat(300), at_ns: String(start + 2_000_000_000n) };
+  expect((await api.post("/api/ingest/events", { data: [tool] })).ok()).toBeTruthy();
+  const listed = await api.get(`/api/sessions/${encodeURIComponent(session)}/interruptions`);
+  const records = (await listed.json()) as { interruption_id: string }[];
+  expect(records).toHaveLength(2);
+  await api.dispose();
+
+  const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  await signIn(page, "viewer");
+  await page.setViewportSize({ width: 1024, height: 800 });
+  for (const r of records) {
+    await page.goto(`/interruptions/${r.interruption_id}`);
+    await expect(page.getByText(agent).first()).toBeVisible();
+    expect(await sideways()).toBeLessThanOrEqual(0);
+  }
+  await page.goto(`/sessions/${encodeURIComponent(session)}`);
+  await expect(page.getByTestId("session-id")).toBeVisible();
+  expect(await sideways()).toBeLessThanOrEqual(0);
 });
