@@ -277,6 +277,11 @@ describe("detection end to end", () => {
     expect(loops).toHaveLength(1);
     expect(loops[0]).toMatchObject({ occurrences: 3, call_id: calls[4].call_id });
     expect(JSON.parse(loops[0].detail)).toMatchObject({ rule: "tool_sequence_repetition", repeat_count: 7 });
+    // its group is last seen at its latest evidence, with its sightings (before: when it opened, once)
+    const groups = parseJsonExact(await (await server.api(`/api/interruptions/groups?session_id=${sessionId}&interruption_type=dead_loop`)).text()) as { last_seen_ns: string; count: number; occurrences: number }[];
+    const record = parseJsonExact(await (await server.api(`/api/interruptions/${loops[0].interruption_id}`)).text()) as { last_seen_ns: string; occurred_at_ns: string };
+    expect(BigInt(record.last_seen_ns)).toBeGreaterThan(BigInt(record.occurred_at_ns));
+    expect(groups).toEqual([expect.objectContaining({ count: 1, occurrences: 3, last_seen_ns: record.last_seen_ns })]);
   });
 
   it("opens a retry storm at the fifth failure of one type, not the fourth", async () => {

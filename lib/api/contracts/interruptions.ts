@@ -107,7 +107,7 @@ export const interruptionGroups = contract({
   method: "GET", path: "/api/interruptions/groups", tag, scope: "read", query: groupsQuery,
   response: z.array(z.object({
     fingerprint: z.string(), interruption_type: z.string(), agent_name: z.string().nullable(), model: z.string().nullable(),
-    severity: z.string(), count: z.int(), by_status: z.object({ open: z.int(), acknowledged: z.int(), snoozed: z.int(), resolved: z.int() }),
+    severity: z.string(), count: z.int(), occurrences: z.int().describe("sightings: a dead loop or retry storm updated by new evidence counts each"), by_status: z.object({ open: z.int(), acknowledged: z.int(), snoozed: z.int(), resolved: z.int() }),
     first_seen_ns: z.int(), last_seen_ns: z.int(), regressed: z.boolean(), trend: z.array(z.int()),
   })),
   summary: "Interruptions grouped by fingerprint, most recent first: counts per state, first/last seen, trend, regressed; a Link rel=\"next\" header continues past `limit`. Resolve a group with bulk {filter: {fingerprint}}.",

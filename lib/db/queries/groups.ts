@@ -1,5 +1,7 @@
 // The grouped inbox (SPEC §3.4): interruptions grouped by fingerprint (type + agent + model +
-// error code), with counts per state, first/last seen, a small trend and the regressed flag.
+// error code), with counts per state, first/last seen, a small trend and the regressed flag. A
+// grouped interruption (dead loop, retry storm) counts once, with its sightings in `occurrences`,
+// and is last seen when its latest evidence came (SPEC §3.4), not when it opened.
 import { SEVERITIES, SEVERITY_WEIGHT, type InterruptionFilter } from "../../domain/interruptions";
 import { bucketWidthNs } from "../../domain/time";
 import type { Db } from "../client";
@@ -21,15 +23,15 @@ export async function interruptionGroups(db: Db, q: GroupsQuery) {
   const rows = await sql.all(
     `SELECT "fingerprint", MIN("type") AS "type", MIN("agentName") AS "agentName", MIN("model") AS "model",
             MAX(${SEVERITY_RANK_SQL}) AS "rank",
-            COUNT(*) AS "n",
+            COUNT(*) AS "n", SUM("occurrences") AS "occurrences",
             SUM(CASE WHEN "status" = 'open' THEN 1 ELSE 0 END) AS "open",
             SUM(CASE WHEN "status" = 'acknowledged' THEN 1 ELSE 0 END) AS "acknowledged",
             SUM(CASE WHEN "status" = 'snoozed' THEN 1 ELSE 0 END) AS "snoozed",
             SUM(CASE WHEN "status" = 'resolved' THEN 1 ELSE 0 END) AS "resolved",
-            MIN("occurredAtNs") AS "first", MAX("occurredAtNs") AS "last",
+            MIN("occurredAtNs") AS "first", MAX("lastSeenNs") AS "last",
             MAX(CASE WHEN ${REGRESSED_SQL} THEN 1 ELSE 0 END) AS "regressed"
        FROM "Interruption" WHERE ${where.sql}
-       GROUP BY "fingerprint"${q.after ? ` HAVING MAX("occurredAtNs") < ? OR (MAX("occurredAtNs") = ? AND "fingerprint" < ?)` : ""}
+       GROUP BY "fingerprint"${q.after ? ` HAVING MAX("lastSeenNs") < ? OR (MAX("lastSeenNs") = ? AND "fingerprint" < ?)` : ""}
        ORDER BY "last" DESC, "fingerprint" DESC LIMIT ?`,
     [...where.params, ...(q.after ? [q.after.lastNs, q.after.lastNs, q.after.fingerprint] : []), q.limit],
   );
@@ -55,6 +57,7 @@ export async function interruptionGroups(db: Db, q: GroupsQuery) {
     model: asText(r.model),
     severity: SEVERITY_OF_WEIGHT.get(Number(r.rank)) ?? SEVERITIES[SEVERITIES.length - 1],
     count: Number(r.n),
+    occurrences: Number(r.occurrences),
     by_status: { open: Number(r.open), acknowledged: Number(r.acknowledged), snoozed: Number(r.snoozed), resolved: Number(r.resolved) },
     first_seen_ns: asBigInt(r.first)!, // of a group's rows: never null
     last_seen_ns: asBigInt(r.last)!,
