@@ -13,6 +13,7 @@ import { callSchema } from "../ingest/schema";
 import { ingestCalls, type IngestResult } from "../ingest/storeCalls";
 import type { NormalizedCall } from "../domain/calls";
 import { nowNs as systemNowNs } from "../domain/time";
+import { stampAtCommit } from "../ingest/interruptions";
 import { IMPORT_ACTOR, mapCall, mapInterruption, type CallLink, type InterruptionMapping, type WireCall } from "./agentsightMap";
 import type { AgentSightSource, SourceRow, TableName } from "./agentsightSource";
 
@@ -383,6 +384,9 @@ export class AgentSightImporter {
         }
         await this.insertResolveActivity(sql, before, () => mapped.filter((m, i) => inserted[i] && m.row.status === "resolved"), now);
         await this.saveMarkIn(sql, "interruption_events", mark);
+        // last: the open ones arrive as new when the page commits, as ingest's do (the alert scan
+        // reads by arrival; a long page stamped at its start could land behind the scan's mark)
+        await stampAtCommit(sql, mapped.filter((m, i) => inserted[i] && m.row.status !== "resolved").map((m) => m.row));
         page.interruptions.imported += fresh;
         page.interruptions.present += mapped.length - fresh;
         page.interruptions.resolved += resolved;

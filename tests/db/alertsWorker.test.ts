@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AlertWorker } from "@/lib/alerts/worker";
 import { createWebhook } from "@/lib/alerts/webhooks";
+import { IMPORT_ACTOR } from "@/lib/import/agentsightMap";
 import { createDb, type Db } from "@/lib/db/client";
 import { createTestDatabase, type TestDatabase } from "../support/database";
 
@@ -28,7 +29,7 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function interruption(fields: { agentName: string; severity?: string; type?: string; fingerprint?: string; status?: string; resolvedAtNs?: bigint }) {
+async function interruption(fields: { agentName: string; severity?: string; type?: string; fingerprint?: string; status?: string; resolvedAtNs?: bigint; resolvedBy?: string }) {
   seq += 1;
   return db.interruption.create({
     data: {
@@ -42,6 +43,7 @@ async function interruption(fields: { agentName: string; severity?: string; type
       fingerprint: fields.fingerprint ?? `fp-${seq}`,
       status: fields.status ?? "open",
       resolvedAtNs: fields.resolvedAtNs ?? null,
+      resolvedBy: fields.resolvedBy ?? null,
       createdAtNs: clock,
     },
   });
@@ -196,6 +198,22 @@ describe("AlertWorker", () => {
     clock += SEC;
     await new AlertWorker({ db, now, fetch: fetchStub }).scan();
     expect((await db.alertDelivery.findMany({ where: { webhookId: hook.id, dedupeKey: whileOff.id } })).length).toBe(0);
+    await db.alertDelivery.updateMany({ where: { status: "pending" }, data: { status: "failed" } }); // not for the next test to send
+  });
+
+  it("alerts on no history an import brings in resolved; one resolved by a person since it arrived still alerts", async () => {
+    await db.webhook.updateMany({ data: { enabled: false } });
+    const worker = new AlertWorker({ db, now, fetch: fetchStub });
+    clock += SEC;
+    const hook = await createWebhook(db, hookInput("F"), "test");
+    clock += SEC;
+    const imported = await interruption({ agentName: "F", status: "resolved", resolvedAtNs: clock, resolvedBy: IMPORT_ACTOR });
+    const quick = await interruption({ agentName: "F", status: "resolved", resolvedAtNs: clock, resolvedBy: "ana@example.com" });
+    const open = await interruption({ agentName: "F" });
+    expect(await worker.scan()).toBe(2);
+    const queued = (await db.alertDelivery.findMany({ where: { webhookId: hook.id }, select: { dedupeKey: true } })).map((d) => d.dedupeKey).sort();
+    expect(queued).toEqual([quick.id, open.id].sort());
+    expect(queued).not.toContain(imported.id);
     await db.alertDelivery.updateMany({ where: { status: "pending" }, data: { status: "failed" } }); // not for the next test to send
   });
 

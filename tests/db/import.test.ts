@@ -10,7 +10,7 @@ import { agentsight } from "@/lib/cli/commands/import";
 import { EXIT_USAGE, InputError } from "@/lib/cli/errors";
 import { createDb, type Db } from "@/lib/db/client";
 import { createAgentSightFiles, insertCall, insertInterruption, SECOND, user } from "../fixtures/agentsight";
-import { createTestDatabase } from "../support/database";
+import { createTestDatabase, testPostgresUrl } from "../support/database";
 import { waitFor } from "../support/waitFor";
 import { AgentSightImporter, DeliveryError, follow, IMPORT_ACTOR, type ImportStats } from "@/lib/import/agentsight";
 import { mapCall, mapInterruption } from "@/lib/import/agentsightMap";
@@ -153,6 +153,22 @@ describe("import agentsight: the sample data directory", () => {
     expect(unmarked.calls.present + unmarked.interruptions.present).toBe(39);
     expect(await db.setting.count({ where: { key: { startsWith: "import.agentsight:" } } })).toBe(0);
     expect(await db.interruption.findMany({ orderBy: { id: "asc" } })).toEqual(snapshot);
+  });
+});
+
+describe("import agentsight: when imported interruptions arrive", () => {
+  it.skipIf(!testPostgresUrl())("stamps the open ones at the page's commit (PostgreSQL), as ingest does: a long page must not land behind the alert scan", async () => {
+    const db = await freshDb("stamp");
+    const source = AgentSightSource.open(fixtureDir);
+    cleanups.push(() => source.close());
+    const hourAgo = (BigInt(Date.now()) - 3_600_000n) * 1_000_000n; // the page "started" an hour ago
+    const before = BigInt(Date.now() - 1000) * 1_000_000n;
+    await new AgentSightImporter(source, { kind: "local", db }, { now: () => hourAgo }).pass();
+    const rows = await db.interruption.findMany({ select: { status: true, createdAtNs: true } });
+    const open = rows.filter((r) => r.status !== "resolved");
+    expect(open.length).toBeGreaterThan(0);
+    expect(open.every((r) => r.createdAtNs >= before)).toBe(true);
+    expect(rows.filter((r) => r.status === "resolved").every((r) => r.createdAtNs === hourAgo)).toBe(true);
   });
 });
 
