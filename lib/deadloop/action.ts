@@ -21,7 +21,7 @@ import { outboundFetch } from "../config/outbound";
 import { claimPending, heldBy, unclaimed } from "../coordination/claims";
 import { processHolder } from "../coordination/holder";
 import { onDeadLoopDetections } from "../ingest/afterCommit";
-import { nowNs, NS_PER_MS } from "../domain/time";
+import { nowNs, NS_PER_HOUR, NS_PER_MS } from "../domain/time";
 import { MAX_SKEW_MS, nextSignal, TERMINATE_EVENT, TERMINATE_PATH, type TerminatePayload, type TerminateSignal } from "./protocol";
 
 /** The actor of the activity entries. */
@@ -33,6 +33,14 @@ const CLAIM_MARGIN_MS = 5000;
 const RECOVER_EVERY_MS = 5000;
 /** An abandoned request older than this is not sent again (the forwarder would refuse its age anyway). */
 const RESEND_WITHIN_NS = BigInt(MAX_SKEW_MS / 2) * NS_PER_MS;
+/**
+ * Sessions whose dead loop was seen within this long are looked at again by the recovery, in
+ * case a signal is owed that no request stands for: the process that stored the detection
+ * stopped before it asked (its check runs after the commit), or the detection was stored by a
+ * process without the action (an import). The decision is the same as after an ingest (nothing
+ * is due twice: the request's insert is the guard).
+ */
+const OWED_WITHIN_NS = 10n * 60_000n * NS_PER_MS;
 
 export type DeadLoopActionOptions = {
   db: Db;
@@ -196,6 +204,7 @@ export class DeadLoopAction {
   async recover(): Promise<number> {
     const db = this.db;
     const now = this.now();
+    this.notify(await this.recentLoops(now));
     const abandoned = await db.terminateRequest.findMany({
       where: { status: "pending", OR: [{ claimExpiresAtNs: null }, { claimExpiresAtNs: { lte: now } }] },
       orderBy: { createdAtNs: "asc" },
@@ -222,6 +231,15 @@ export class DeadLoopAction {
       if (await this.record(target, outcome, true)) completed++;
     }
     return completed;
+  }
+
+  /** Sessions with a dead loop seen lately (OWED_WITHIN_NS), through the (type, occurredAtNs) index: a loop opened within a day. */
+  private async recentLoops(now: bigint): Promise<string[]> {
+    const rows = await this.db.interruption.groupBy({
+      by: ["sessionId"],
+      where: { type: "dead_loop", sessionId: { not: null }, occurredAtNs: { gte: now - 24n * NS_PER_HOUR }, lastSeenNs: { gte: now - OWED_WITHIN_NS } },
+    });
+    return rows.map((r) => r.sessionId!);
   }
 
   private async send(t: Target, agentName: string | null, forwarder: { url: string; secret: string }, resent: boolean): Promise<TerminateOutcome> {

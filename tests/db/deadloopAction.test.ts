@@ -314,6 +314,25 @@ describe("DeadLoopAction (server side)", () => {
     }
   });
 
+  it("sends the SIGTERM owed for detections whose server process stopped before it asked: the next recovery of any process does", async () => {
+    const { sent, fetchImpl } = fakeForwarder();
+    await registerForwarder(db(), { host: "web-9", url: "http://web-9:7480", secret: SECRET }, FORWARDER_TOKEN);
+    // stored with no action listening (the process that stored them was killed after its commit)
+    const now = BigInt(Date.now()) * 1_000_000n;
+    const calls = loopCalls("web-9", 919, 0, 7).map((c, i) => ({ ...c, start_ns: now - BigInt(10 - i) * 1_000_000_000n, end_ns: now - BigInt(10 - i) * 1_000_000_000n + 500_000_000n }));
+    await ingestCalls(db(), calls);
+    const session = deriveSessionId("CoshNG", 919, "web-9");
+    expect(await db().terminateRequest.count({ where: { sessionId: session } })).toBe(0);
+    const survivor = new DeadLoopAction({ db: db(), killAfterCount: 3, fetch: fetchImpl, log: () => undefined });
+    await survivor.recoverOnce();
+    await survivor.settle();
+    expect(sent.map((s) => [s.body.session_id, s.body.signal, s.body.detections])).toEqual([[session, "SIGTERM", 3]]);
+    // once asked, later recoveries send nothing more
+    await survivor.recoverOnce();
+    await survivor.settle();
+    expect(sent).toHaveLength(1);
+  });
+
   it("sends one request when several checks race (the record's insert is the guard)", async () => {
     const { sent, fetchImpl } = fakeForwarder();
     const a = new DeadLoopAction({ db: db(), killAfterCount: 3, fetch: fetchImpl, log: () => undefined });
