@@ -10,7 +10,7 @@ import { SEVERITIES } from "@/lib/domain/interruptions";
 import { NS_PER_MS } from "@/lib/domain/time";
 import { chartPoints, seriesTotals, type ChartPoint } from "./derive";
 import type { SeriesResponse } from "./queries";
-import { inboxHref, RANGE_INFO, type Range } from "./range";
+import { bucketInboxHref, inboxHref, RANGE_INFO, type Range } from "./range";
 
 const HEIGHT = 240;
 
@@ -111,7 +111,7 @@ export function SeverityChart({
                     fill={SEVERITY_COLOR[s]}
                     isAnimationActive={false}
                     cursor="pointer"
-                    onClick={() => router.push(inboxHref({ severity: s }, range))}
+                    onClick={(bar: { payload?: ChartPoint }) => router.push(bar.payload ? bucketInboxHref(s, bar.payload.t, bucketMs) : inboxHref({ severity: s }, range))}
                   />
                 ))}
               </BarChart>

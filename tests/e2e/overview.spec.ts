@@ -84,6 +84,30 @@ test("the stacked chart renders bars and a severity legend that match the time s
   await expect(chart.locator('svg path[fill="#b91c1c"]').first()).toBeVisible();
 });
 
+test("a bar of the chart opens the inbox on what it shows: its severity in its hour, every status", async ({ page }) => {
+  await signIn(page, "viewer");
+  await page.goto("/");
+  await settledWindow(page);
+  const chart = page.getByTestId("overview-chart");
+  const [start, end, buckets] = await Promise.all(["data-start-ns", "data-end-ns", "data-buckets"].map((a) => chart.getAttribute(a)));
+  const series = await getJson<{ bucket_ns: number; buckets: { start_ns: number; counts: Record<string, number> }[] }>(
+    page,
+    `/api/interruptions/timeseries?start_ns=${start}&end_ns=${end}&buckets=${buckets}&group_by=severity`,
+  );
+  const critical = chart.locator('svg path[fill="#b91c1c"]');
+  await expect(critical.first()).toBeVisible();
+  await critical.last().click();
+  await expect(page).toHaveURL(/\/inbox\?/);
+  const url = new URL(page.url());
+  expect(Object.fromEntries(["severity", "range", "unresolved"].map((k) => [k, url.searchParams.get(k)]))).toEqual({ severity: "critical", range: "custom", unresolved: "false" });
+  const [from, to] = [Date.parse(url.searchParams.get("from")!), Date.parse(url.searchParams.get("to")!)];
+  expect(to - from).toBe(series.bucket_ns / 1_000_000);
+  // the bar's count is what the inbox's filter matches (before, it opened every unresolved critical of the day)
+  const bucket = series.buckets.find((b) => Number(BigInt(b.start_ns) / 1_000_000n) === from)!;
+  const listed = await getJson<unknown[]>(page, `/api/interruptions?severity=critical&start_ns=${BigInt(from) * 1_000_000n}&end_ns=${BigInt(to) * 1_000_000n - 1n}&limit=5000`);
+  expect(listed.length).toBe(bucket.counts.critical);
+});
+
 test("top types, agents and sessions are listed and link to their filters", async ({ page }) => {
   await signIn(page, "viewer");
   await page.goto("/");
