@@ -2,7 +2,7 @@
 import { memo, useEffect, useMemo, useRef, useState } from "react";
 import { formatTime } from "@/components/ui/format";
 import { formatMs, formatOffset } from "@/lib/trajectory/ns";
-import type { TimelineLayout } from "@/lib/trajectory/timeline";
+import { paintOrder, type TimelineLayout } from "@/lib/trajectory/timeline";
 import { SEV_FILL } from "@/components/ui/severity";
 import { SEVERITIES } from "@/lib/domain/interruptions";
 
@@ -36,7 +36,7 @@ export const TimelineChart = memo(function TimelineChart({
   const plotW = Math.max(100, width - LABEL_W - 8);
   const height = laneCount * LANE_H + AXIS_H;
   const x = (f: number) => LABEL_W + f * plotW;
-  const bars = useMemo(() => layout.bars.filter((b) => b.lane < laneCount), [layout.bars, laneCount]);
+  const bars = useMemo(() => paintOrder(layout.bars.filter((b) => b.lane < laneCount)), [layout.bars, laneCount]);
   const selected = selectedCallId ? layout.bars.find((b) => b.callId === selectedCallId) : undefined;
 
   return (

@@ -1,6 +1,7 @@
 // Layout of the timeline chart: one lane per conversation, one bar per call positioned by its
 // start and end (fractions of the session's span), and evenly spaced time ticks.
 import { callDurationMs, callEndNs, callStartNs, diffMs, formatOffset } from "./ns";
+import { severityWeight } from "./severity";
 import type { Trajectory } from "./tree";
 
 export type TimelineLane = { key: string; label: string; conversationId: string | null; callCount: number };
@@ -48,6 +49,16 @@ export function timeTicks(spanMs: number, target = 6): TimelineTick[] {
   const span = spanMs > 0 ? spanMs : 1;
   for (let ms = 0; ms <= span + 1e-9; ms += step) ticks.push({ at: ms / span, ms, label: formatOffset(ms) });
   return ticks;
+}
+
+/**
+ * The bars in the order to draw them: ordinary ones first, then failed ones, then marked ones by
+ * severity, critical last (on top). A bar drawn later covers what it overlaps and takes its
+ * clicks: a short critical call under a long ordinary one of its lane must stay visible.
+ */
+export function paintOrder(bars: readonly TimelineBar[]): TimelineBar[] {
+  const rank = (b: TimelineBar) => (b.severity ? 2 + severityWeight(b.severity) : b.failed ? 1 : 0);
+  return bars.map((b, i) => ({ b, i, r: rank(b) })).sort((p, q) => p.r - q.r || p.i - q.i).map((p) => p.b);
 }
 
 export const isFailedStatus = (status: number | null, error: string | null): boolean =>

@@ -5,7 +5,7 @@ import { clip, defaultWindowStart, displayArguments, pairToolCalls } from "@/lib
 import { markedCalls, nextMarkedCall } from "@/lib/trajectory/navigation";
 import { afterCursor, callDurationMs, callEndNs, compareCalls, formatMs, formatOffset, toBigNs } from "@/lib/trajectory/ns";
 import { worstSeverity } from "@/lib/trajectory/severity";
-import { tickStep, timelineLayout, timeTicks } from "@/lib/trajectory/timeline";
+import { paintOrder, tickStep, timelineLayout, timeTicks } from "@/lib/trajectory/timeline";
 import { buildTrajectory, conversationsShown, flattenRows, NO_CONVERSATION, newMessageStart, rowIndexOfCall, turnEndLabel } from "@/lib/trajectory/tree";
 import type { CallSummary, ConversationInfo, Message } from "@/lib/trajectory/types";
 
@@ -237,6 +237,16 @@ describe("timelineLayout", () => {
     expect(bar("b1")).toMatchObject({ lane: 1, left: 0.2, width: 0, open: true, durationMs: null });
     expect(l.ticks[0]).toEqual({ at: 0, ms: 0, label: "+0ms" });
     expect(l.ticks.at(-1)!.at).toBeLessThanOrEqual(1);
+  });
+  it("draws marked calls last, the most severe on top, then failed ones, over the ordinary ones they overlap", () => {
+    const t = buildTrajectory([], [
+      call("critical", 0, 1, { interruptions: [marker("critical")] }),
+      call("long-ok", 0, 10),
+      call("failed", 2, 3, { status_code: 500, error: "boom" }),
+      call("low", 4, 5, { interruptions: [marker("low")] }),
+      call("ok", 6, 7),
+    ]);
+    expect(paintOrder(timelineLayout(t).bars).map((b) => b.callId)).toEqual(["long-ok", "ok", "failed", "low", "critical"]);
   });
   it("chooses nice tick steps", () => {
     expect(tickStep(60_000)).toBe(10_000);
