@@ -7,14 +7,35 @@ import type { FilterPatch } from "./FilterBar";
 import { activeTab, baseFilterQuery, effectiveStatus, filterKey, filterQuery, timeWindow, useInboxParams, type SortKey } from "./params";
 import { TREND_BUCKETS, useActiveSnoozes, useGroups, useInterruptionPages, useArrivedSince, useTabCounts, useUnresolvedCount, type Group } from "./queries";
 
+/**
+ * The windows the inbox pinned lately, by view: coming back to a view (Back, "← Inbox") within
+ * the query cache's lifetime (TanStack's 5 minutes) pins the same window again, so its rows come
+ * from the cache as they were — not reloaded page by page for a window moved on, with rows that
+ * arrived meanwhile pushed in between (the "N new" banner announces those).
+ */
+const pinnedLately = new Map<string, { ns: bigint; atMs: number }>();
+const REPIN_AFTER_MS = 5 * 60_000;
+
+function pinFor(key: string): bigint {
+  const last = pinnedLately.get(key);
+  return last && Date.now() - last.atMs < REPIN_AFTER_MS ? last.ns : nowNs();
+}
+
+function remember(key: string, ns: bigint): void {
+  pinnedLately.delete(key); // most recent last
+  pinnedLately.set(key, { ns, atMs: Date.now() });
+  if (pinnedLately.size > 50) pinnedLately.delete(pinnedLately.keys().next().value!);
+}
+
 export function useInboxView() {
   const [params, setParams] = useInboxParams();
 
   // The window's end is pinned when the view loads (and on refresh), so rows never jump; a new
   // filter re-pins it. Adjusted during render, so the first fetch already uses the right window.
   const fk = filterKey(params);
-  const [anchor, setAnchor] = useState(() => ({ key: fk, ns: nowNs() }));
-  if (anchor.key !== fk) setAnchor({ key: fk, ns: nowNs() });
+  const [anchor, setAnchor] = useState(() => ({ key: fk, ns: pinFor(fk) }));
+  if (anchor.key !== fk) setAnchor({ key: fk, ns: pinFor(fk) });
+  useEffect(() => remember(anchor.key, anchor.ns), [anchor]);
   const filter = useMemo(() => filterQuery(params, anchor.ns), [params, anchor.ns]);
   const win = timeWindow(params, anchor.ns);
 

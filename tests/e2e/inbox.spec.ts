@@ -319,6 +319,28 @@ test("← Inbox on an interruption opened from a filtered inbox goes back to tha
   await expect.poll(async () => [...new Set(await visibleSeverities(page))]).toEqual(["critical"]);
 });
 
+test("coming back to the inbox from an interruption shows the same rows from the cache, not a window moved on", async ({ page }) => {
+  await signIn(page, "responder");
+  await page.goto("/inbox?range=7d");
+  await inboxSettled(page);
+  const ids = () => inboxRows(page).evaluateAll((rows) => rows.map((r) => r.getAttribute("data-id")));
+  const before = await ids();
+  expect(before.length).toBeGreaterThan(1);
+  const listed: string[] = [];
+  page.on("request", (r) => {
+    const url = new URL(r.url());
+    if (url.pathname === "/api/interruptions" && !url.searchParams.has("arrived_after_ns")) listed.push(url.search); // not the poll for new ones
+  });
+  await page.keyboard.press("j");
+  await page.keyboard.press("o");
+  await expect(page).toHaveURL(/\/interruptions\/[0-9a-f]+$/);
+  await page.getByRole("link", { name: "← Inbox" }).click();
+  await inboxSettled(page);
+  expect(await ids()).toEqual(before);
+  // before: the window was pinned anew, so every page was read again (and rows that arrived meanwhile pushed in)
+  expect(listed).toEqual([]);
+});
+
 test("bulk resolve of all N matching asks for confirmation, then they leave the unresolved view", async ({ page }) => {
   await signIn(page, "responder");
   await page.goto("/inbox?interruption_type=auth_error");
