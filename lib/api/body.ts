@@ -30,12 +30,16 @@ export const uploadLimit = () => limitFrom("SIGHTDESK_MAX_UPLOAD_BYTES", DEFAULT
 /** The 413 of a body over `limit` bytes (also for bodies read off the socket: lib/server/directRoutes.ts). */
 export const bodyTooLarge = (limit: number) => new ApiError(413, `Request body exceeds ${limit} bytes`);
 
-/** Bodies read before their Request was made (lib/server/directRoutes.ts reads them from the socket). */
-const readAlready = new WeakMap<Request, Buffer>();
+/** Bodies read off the socket instead of the Request's stream (lib/server/directRoutes.ts), when the route asks for them. */
+const readElsewhere = new WeakMap<Request, () => Promise<Buffer>>();
 
-/** `req` with `body` as its body, read already (within the limit the route applies). */
-export function withBodyRead(req: Request, body: Buffer): Request {
-  readAlready.set(req, body);
+/**
+ * `req` whose body `read` gives (within the limit the route applies). It is read only when the
+ * route asks for it: after the caller is authenticated, so that a request without a valid token
+ * is answered before its body is held in memory.
+ */
+export function withBodyFrom(req: Request, read: () => Promise<Buffer>): Request {
+  readElsewhere.set(req, read);
   return req;
 }
 
@@ -43,8 +47,9 @@ export function withBodyRead(req: Request, body: Buffer): Request {
 export async function readBodyBytes(req: Request, limit = bodyLimit()): Promise<Buffer> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > limit) throw bodyTooLarge(limit);
-  const read = readAlready.get(req);
-  if (read) {
+  const readBody = readElsewhere.get(req);
+  if (readBody) {
+    const read = await readBody();
     if (read.length > limit) throw bodyTooLarge(limit);
     return read;
   }

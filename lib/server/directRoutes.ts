@@ -1,12 +1,12 @@
 // The ingest routes, answered beside Next.js's request pipeline. An agent that posts each call as
 // it finishes sends many small requests, and Next's path for one — routing, a NextRequest with an
 // AbortSignal and a web stream for its body, the route module's tracing, piping the web Response
-// back — cost 35–40 % of the server's CPU per call (BENCHMARKS.md). Here the body is read from
-// the socket into one buffer and the same handler Next would run (lib/api/ingestRoutes.ts: auth,
-// contract, errors) gets a plain Request; a path Next cannot decode gets a 400 here (Next would
-// answer 500); every other request goes on to Next unchanged.
+// back — cost 35–40 % of the server's CPU per call (BENCHMARKS.md). Here the same handler Next
+// would run (lib/api/ingestRoutes.ts: auth, contract, errors) gets a plain Request whose body is
+// read from the socket into one buffer when the handler asks for it (after auth); a path Next
+// cannot decode gets a 400 here (Next would answer 500); every other request goes on to Next unchanged.
 import type http from "node:http";
-import { bodyLimit, bodyTooLarge, withBodyRead } from "../api/body";
+import { bodyLimit, bodyTooLarge, withBodyFrom } from "../api/body";
 import { FRAME_HEADERS } from "../api/frameHeaders";
 import { INGEST_ROUTES } from "../api/ingestRoutes";
 import { errorResponse } from "../api/route";
@@ -35,7 +35,7 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
     req.on("data", onData);
     req.once("end", () => chunks && resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
     req.once("error", reject);
-    req.once("aborted", () => reject(new Error("request aborted")));
+    req.once("aborted", () => reject(new ApiError(400, "The request ended before its body did")));
   });
 }
 
@@ -62,8 +62,11 @@ async function send(res: http.ServerResponse, response: Response): Promise<void>
 async function serve(handler: Handler, req: http.IncomingMessage, res: http.ServerResponse, url: string): Promise<void> {
   let response: Response;
   try {
-    const body = await readBody(req, bodyLimit());
-    response = await handler(withBodyRead(webRequest(req, url), body), {});
+    // read when the handler asks for it, once the caller is authenticated (a request without a
+    // valid token is answered 401 unread: Node discards the rest of its body)
+    const limit = bodyLimit();
+    response = await handler(withBodyFrom(webRequest(req, url), () => readBody(req, limit)), {});
+    if (!req.complete && req.readableAborted) return void res.destroy(); // the client went away mid-body
   } catch (e) {
     if (!(e instanceof ApiError) && !req.complete) return void res.destroy(); // the client went away mid-body
     response = errorResponse(e);

@@ -103,6 +103,27 @@ describe("ingest served beside Next.js", () => {
     expect(server.stderr()).not.toMatch(/unhandled|TypeError/i);
   });
 
+  it("answers a request without a valid token 401 before its body has come (it is never held in memory)", async () => {
+    for (const authorization of [undefined, "Bearer not-a-token"]) {
+      const reply = await new Promise<number>((resolve, reject) => {
+        const req = http.request(new URL("/api/ingest/calls", server.url), {
+          method: "POST",
+          headers: { "content-type": "application/json", "content-length": String(LIMIT - 1), ...(authorization ? { authorization } : {}) },
+        });
+        req.on("response", (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+          req.destroy();
+        });
+        req.on("error", (e) => reject(e));
+        // a first kilobyte, and the rest never: before, the server waited for the whole body to check the token
+        req.write(`[${" ".repeat(1024)}`);
+      });
+      expect(reply, authorization ?? "no Authorization").toBe(401);
+    }
+    expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+  });
+
   it("takes a signed-in user's cookie from this origin only", async () => {
     const cookie = (await passwordSignIn(server, ADMIN.email, ADMIN.password)).cookie!;
     expect(cookie).toBeTruthy();
