@@ -12,8 +12,13 @@ function content(m: ChatMessage): { role: string; parts: string } {
   return { role: m.role, parts: JSON.stringify(m.parts.map(maskArguments)) };
 }
 
-/** Credential fields of tool arguments are masked by key, before the text is masked by shape. */
-const maskArguments = (p: Part): Part => (p.type === "tool_call" ? { ...p, arguments: maskSecretKeys(p.arguments) } : p);
+/**
+ * Credential fields of tool arguments and results are masked by key (whatever they hold: an
+ * object or a list too, which masking the text by shape cannot cut out), before the text is
+ * masked by shape.
+ */
+const maskArguments = (p: Part): Part =>
+  p.type === "tool_call" ? { ...p, arguments: maskSecretKeys(p.arguments) } : p.type === "tool_call_response" ? { ...p, response: maskSecretKeys(p.response) } : p;
 
 function nodeId(parent: string | null, conversationId: string, role: string, parts: string): string {
   return crypto

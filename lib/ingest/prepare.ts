@@ -9,7 +9,7 @@ import { imbalanceOf, toolBalance, type Imbalance } from "../detect/toolBalance"
 import { judgeToolResult, type ToolResultFinding } from "../detect/toolResult";
 import { callKeys, type CallKeys } from "./keys";
 import { chainNodes, rememberChain, type MessageNode } from "./messages";
-import { redactText, redactValue, storedArguments } from "./redact";
+import { redactText, redactValue, storedArguments, storedResult } from "./redact";
 import type { ChatMessage, NormalizedCall, ToolCallPart, ToolCallResponsePart } from "../domain/calls";
 import { hasBrand } from "../domain/errors";
 
@@ -80,7 +80,7 @@ function blob(value: unknown): StoredBlob | null {
 /** A tool result read once: its stored text and its judgement. */
 export function toolResultFacts(response: unknown, isError: boolean | null): ToolResultFacts {
   return {
-    response: redactText(typeof response === "string" ? response : JSON.stringify(response ?? null)),
+    response: storedResult(response),
     finding: judgeToolResult({ response, isError }),
   };
 }

@@ -7,8 +7,13 @@
 // inner positions.
 import { tryParseJson } from "../json";
 
-/** How a name ends when it holds a credential: `OPENAI_API_KEY`, `x-api-key`, `client_secret`, `GITHUB_TOKEN`, `password`. */
-const SECRET_NAME_END = "(?:api[-_]?key|secret(?:[-_]?(?:access[-_]?)?key)?|(?:access|private|subscription|functions?|master|signing|account|license|client|host|app)[-_]?key|token|passw(?:or)?d|authorization|credentials?|cookie)";
+/**
+ * How a name ends when it holds a credential: `OPENAI_API_KEY`, `x-api-key`, `client_secret`,
+ * `GITHUB_TOKEN`, `password`, `passphrase`, `X-Auth-Key`; `pass` and `pwd` only as a word of
+ * their own (`SMTP_PASS`, `MYSQL_PWD`, not `bypass` or `compass`).
+ */
+const SECRET_NAME_END =
+  "(?:api[-_]?key|secret(?:[-_]?(?:access[-_]?)?key)?|(?:access|private|subscription|functions?|master|signing|account|license|client|host|app|auth|session|encryption|ssh)[-_]?key|token|passw(?:or)?d|passphrase|(?<![A-Za-z0-9])(?:pass|pwd)|authorization|credentials?|cookie)";
 const SECRET_NAME = new RegExp(`^(?:.*[^a-z0-9])?(?:[a-z0-9]*${SECRET_NAME_END})(?:[-_]?\\d{1,3})?$|^set-cookie$`, "i");
 /** Auth schemes kept in front of a masked credential (`Authorization: Basic [redacted]`). */
 /** Spaces and tabs, also as escapes inside serialized JSON (`\\t`). */
@@ -20,17 +25,32 @@ const SCHEME = "(?:basic|bearer|digest|token|api-?key|key|bot|ssws)[ \\t]{1,16}"
 // Credential shapes: bearer values, OpenAI/Anthropic (`sk-…`), Stripe, GitHub, Slack, AWS and
 // Google keys. Matches never include quotes or backslashes, so masking text inside serialized
 // JSON keeps it valid JSON.
+// Each group named `keepN` is what stays in front of the mask.
 const SECRET_SHAPE = new RegExp(
   [
-    /(Bearer[ \t]{1,16})[A-Za-z0-9._~+/=-]{8,4096}/.source,
+    /(?<keep1>[Bb][Ee][Aa][Rr][Ee][Rr][ \t]{1,16})[A-Za-z0-9._~+/=-]{8,4096}/.source,
     /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{12,512}/.source,
     /\b[rsp]k_(?:live|test)_[A-Za-z0-9]{10,512}/.source,
     /\bgh[pousr]_[A-Za-z0-9]{20,512}/.source,
+    /\bglpat-[A-Za-z0-9_-]{20,512}/.source,
     /\bxox[abprs]-[A-Za-z0-9-]{10,512}/.source,
     /\bAKIA[0-9A-Z]{16}\b/.source,
     /\bAIza[0-9A-Za-z_-]{35}/.source,
-    // a URL's password (`postgres://app:⟨password⟩@db/app`): group 2 keeps what comes before it
-    /(\b[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s:/@"'\\]{0,256}:)[^\s:/@"'\\]{1,256}(?=@)/.source,
+    // Hugging Face, Groq, xAI, Google OAuth access tokens
+    /\bhf_[A-Za-z0-9]{30,512}/.source,
+    /\bgsk_[A-Za-z0-9]{40,512}/.source,
+    /\bxai-[A-Za-z0-9]{20,512}/.source,
+    /\bya29\.[A-Za-z0-9_-]{20,4096}/.source,
+    // a URL's password (`postgres://app:⟨password⟩@db/app`), or a long user part alone, which is
+    // a token (`https://⟨glpat-…⟩@gitlab.com`, a Sentry DSN's key)
+    /(?<keep2>\b[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s:/@"'\\]{0,256}:)[^\s:/@"'\\]{1,256}(?=@)/.source,
+    /(?<keep3>\b[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/)[^\s:/@"'\\]{16,256}(?=@)/.source,
+    // a URL's credential parameter (`?key=…`, `&access_token=…`)
+    /(?<keep4>[?&](?:key|api[-_]?key|apikey|token|access[-_]?token|auth|sig|signature|secret|password|code)=)[^&\s"'\\#]{1,2048}/.source,
+    // curl's user and password (`-u admin:⟨password⟩`, `--user admin:⟨password⟩`)
+    /(?<keep5>(?:^|[ \t])(?:-u|--user)[ \t=]{1,8}[^\s:"'\\]{1,256}:)[^\s"'\\]{1,256}/.source,
+    // a PEM private key's body, between its BEGIN and END lines
+    /(?<keep6>-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----)[^-]{1,65536}(?=-----END [A-Z ]{0,40}PRIVATE KEY-----)/.source,
   ].join("|"),
   "g",
 );
@@ -52,17 +72,51 @@ const MAYBE_ASSIGNMENT = new RegExp(`${SECRET_NAME_END}(?:[-_]?\\d{1,3})?\\\\?["
 
 const MASK = "[redacted]";
 
-const QUOTED_END = new Set(['"', "'", "\\", "\r", "\n"]);
 const BARE_END = new Set(['"', "'", "\\", ",", ";", "&", " ", "\t", "\r", "\n", "\f", "\v"]);
 
 /** A bare value after a quoted key, as in JSON (a number, a literal), ends at a closing bracket too. */
 const BARE_JSON_END = new Set([...BARE_END, "}", "]"]);
 
-/** Where a value starting at `from` ends: at the first of `ends` (its closing quote, or a space or separator). */
+/** Where a bare value starting at `from` ends: at the first of `ends` (a space or separator). */
 function valueEnd(text: string, from: number, ends: ReadonlySet<string>): number {
   let at = from;
   while (at < text.length && !ends.has(text[at])) at++;
   return at;
+}
+
+/**
+ * Where a value opened by `quote` (`"` or `'`) ends: at its closing quote, stepping over escapes
+ * (`\"`, `\\`) inside it; at a line end; or at a `"` no backslash escapes (the end of a JSON
+ * string the text sits in: the mask never swallows it, so serialized JSON stays JSON). A value
+ * opened by `\"` (or `\'`) sits inside serialized JSON: its characters are read through the
+ * JSON escapes (`\\` is one backslash of the value, `\"` one quote), so an escape inside the
+ * value (`\\\"`) is stepped over too.
+ */
+function quotedValueEnd(text: string, from: number, quote: string): number {
+  const q = quote[quote.length - 1];
+  let at = from;
+  if (quote.length === 1) {
+    while (at < text.length) {
+      const c = text[at];
+      if (c === "\r" || c === "\n") return at;
+      if (c === "\\") at += 2; // an escape inside the value: both characters are the value's
+      else if (c === q || c === '"') return at;
+      else at++;
+    }
+    return text.length;
+  }
+  let escaping = false; // the value's previous character was a backslash
+  while (at < text.length) {
+    const c = text[at];
+    if (c === '"' || c === "\r" || c === "\n") return at;
+    // one character of the JSON string: a pair `\x` stands for one
+    const ch = c !== "\\" ? c : text[at + 1] === "n" || text[at + 1] === "r" ? "\n" : (text[at + 1] ?? "");
+    if (escaping) escaping = false;
+    else if (ch === "\\") escaping = true;
+    else if (ch === q || ch === "\n") return at;
+    at += c === "\\" ? 2 : 1;
+  }
+  return text.length;
 }
 
 /** Credential values after credential names masked; the scan resumes after each value, so it is linear. */
@@ -78,7 +132,7 @@ function maskAssignments(text: string): string {
     // masking it as text would leave is no longer JSON (and the call could not be read back)
     const jsonBare = keyQuote !== undefined && valueQuote === undefined;
     if (jsonBare && (text[start] === "[" || text[start] === "{")) continue;
-    const end = valueEnd(text, start, valueQuote !== undefined ? QUOTED_END : jsonBare ? BARE_JSON_END : BARE_END);
+    const end = valueQuote !== undefined ? quotedValueEnd(text, start, valueQuote) : valueEnd(text, start, jsonBare ? BARE_JSON_END : BARE_END);
     if (end === start) continue; // a name with nothing after it
     if (jsonBare && KEPT_BARE.test(text.slice(start, end))) continue;
     pieces.push(text.slice(copied, start), jsonBare ? `${keyQuote}${MASK}${keyQuote}` : MASK);
@@ -90,8 +144,14 @@ function maskAssignments(text: string): string {
   return pieces.join("");
 }
 
+/** What a SECRET_SHAPE match keeps in front of the mask. */
+function kept(groups: Record<string, string | undefined>): string {
+  for (const name in groups) if (groups[name] !== undefined) return groups[name]!;
+  return "";
+}
+
 export function redactText(text: string): string {
-  return maskAssignments(text.replace(SECRET_SHAPE, (_m, bearer: string | undefined, userinfo: string | undefined) => `${bearer ?? userinfo ?? ""}${MASK}`));
+  return maskAssignments(text.replace(SECRET_SHAPE, (...args: unknown[]) => `${kept(args[args.length - 1] as Record<string, string | undefined>)}${MASK}`));
 }
 
 /** Whether a field or header of this name carries a credential. */
@@ -176,6 +236,15 @@ function maskJsonText(text: string, maskText: TextMask): string {
     if (parsed !== undefined && hasSecretField(parsed)) return JSON.stringify(maskFields(parsed, maskText));
   }
   return maskText(text);
+}
+
+/**
+ * A tool's output as stored: text (JSON text with credential fields masked by key, as a
+ * structure: `{"db_password": {"value": …}}` too), or a value written as JSON the same way.
+ */
+export function storedResult(value: unknown): string {
+  const masked = maskSecretFields(value ?? null);
+  return typeof masked === "string" ? masked : (JSON.stringify(masked) ?? "null");
 }
 
 /** Tool arguments as stored: JSON text with credential fields and credential-shaped text masked. */

@@ -9,7 +9,7 @@ import { judgeToolResult, type ToolResultFinding } from "../detect/toolResult";
 import { nowNs } from "../domain/time";
 import { buildInterruption, stampAtCommit, type InterruptionRow } from "./interruptions";
 import { deriveSessionId, interruptionId, sessionIdOf, toolCallRowId, toolInterruptionId, turnRowId } from "./keys";
-import { redactText, storedArguments } from "./redact";
+import { redactText, storedArguments, storedResult } from "./redact";
 import type { LifecycleEvent, ProcessExitEvent, ToolResultEvent, TurnEndEvent } from "./schema";
 import { NON_FAILURE_TURN_ENDS } from "./detection";
 import type { IngestSource } from "../domain/sources";
@@ -130,7 +130,7 @@ export function prepareEvent(e: LifecycleEvent): PreparedEvent {
   return {
     ...rest,
     stored: {
-      response: response === undefined ? null : redactText(typeof response === "string" ? response : JSON.stringify(response)),
+      response: response === undefined ? null : storedResult(response),
       arguments: args === undefined ? null : storedArguments(args),
       error: error ? redactText(error) : null,
     },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { redactText, redactValue, storedArguments } from "@/lib/ingest/redact";
+import { redactText, redactValue, storedArguments, storedResult } from "@/lib/ingest/redact";
+import { chainNodes } from "@/lib/ingest/messages";
 import { plain, SECRET_FORMS } from "../support/secrets";
 
 describe("redaction of stored text", () => {
@@ -41,6 +42,24 @@ describe("redaction of stored text", () => {
   });
 });
 
+
+describe("what a credential key of a tool's output holds", () => {
+  const output = { db_password: { sensitive: true, type: "string", value: "Tf-Sup3r-S3cret" }, password: ["hunter2hunter2"], api_key: { value: "plainsecret99" }, region: "eu-north-1" };
+  it("is masked whole, as a structure or as JSON text (terraform output -json), keeping the rest", () => {
+    for (const stored of [storedResult(output), storedResult(JSON.stringify(output))]) {
+      for (const secret of ["Tf-Sup3r-S3cret", "hunter2hunter2", "plainsecret99"]) expect(stored).not.toContain(secret); // before, kept word for word
+      const read = JSON.parse(stored) as unknown;
+      expect(typeof read === "string" ? JSON.parse(read) : read).toEqual({ db_password: "[redacted]", password: "[redacted]", api_key: "[redacted]", region: "eu-north-1" });
+    }
+    expect(storedResult("plain text, token=abc12345 here")).toBe("plain text, token=[redacted] here");
+  });
+
+  it("is masked in a stored message's tool result too", () => {
+    const { nodes } = chainNodes("conv-redact", [{ role: "tool", parts: [{ type: "tool_call_response", id: "t1", response: output }] }], null, 0);
+    for (const secret of ["Tf-Sup3r-S3cret", "hunter2hunter2", "plainsecret99"]) expect(nodes[0].parts).not.toContain(secret);
+    expect(JSON.parse(nodes[0].parts)[0].response).toMatchObject({ db_password: "[redacted]", region: "eu-north-1" });
+  });
+});
 
 describe("credential forms", () => {
   it.each(SECRET_FORMS)("masks %s as text and inside serialized JSON", (form, secret) => {
