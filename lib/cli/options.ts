@@ -51,7 +51,7 @@ export const parseNames = listParser();
 export function parseTime(value: string): string {
   const text = value.trim();
   if (/^\d{16,20}$/.test(text)) return text;
-  const expected = "expected an ISO 8601 time (e.g. 2027-01-31 or 2027-01-31T12:00:00Z) or integer nanoseconds";
+  const expected = "expected an ISO 8601 time (e.g. 2027-01-31 or 2027-01-31T12:00:00Z; UTC unless it gives an offset) or integer nanoseconds";
   // ISO 8601 only: Date.parse alone also took "12" (December 2001) and 2027-02-30 (as March 2)
   const m = ISO_TIME.exec(text);
   if (!m) throw new InvalidArgumentError(expected);
@@ -60,7 +60,9 @@ export function parseTime(value: string): string {
   if ((month !== undefined && (month < 1 || month > 12)) || (day !== undefined && (day < 1 || day > daysInMonth)) || (hour ?? 0) > 23 || (minute ?? 0) > 59 || (second ?? 0) > 59) {
     throw new InvalidArgumentError(`${text} is not a date of the calendar (${expected})`);
   }
-  const ms = Date.parse(text);
+  // a time without an offset is UTC, as a date alone is (Date.parse reads it in this machine's zone)
+  const hasTime = hour !== undefined;
+  const ms = Date.parse(hasTime && !/(?:Z|[+-]\d{2}:?\d{2})$/i.test(text) ? `${text.replace(" ", "T")}Z` : text);
   if (Number.isNaN(ms)) throw new InvalidArgumentError(expected);
   return new Date(ms).toISOString();
 }

@@ -412,6 +412,8 @@ describe("failures", () => {
       ["token", "create", "--name", "x"],
       ["token", "create", "--name", "x", "--scope", "root"],
       ["interruption", "get"],
+      // two wake-up times: before, the server's 400 named until_ns (a field the user never typed), exit 1
+      ["interruption", "snooze", "3f0c9e5d2b7a4c1e8f6a0b9d7c5e3a1f", "--for", "8h", "--until", "2027-01-31"],
     ];
     const results = await Promise.all(cases.map((args) => cli(args)));
     results.forEach((r, i) => {
@@ -420,6 +422,7 @@ describe("failures", () => {
     });
     expect(results[0].stderr).toMatch(/--limit <n>' argument 'abc' is invalid/);
     expect(results[3].stderr).toMatch(/unknown value 'catastrophic'/);
+    expect(results.at(-1)!.stderr).toMatch(/--for or --until, not both/);
   });
 
   it("rejects an invalid --url", async () => {

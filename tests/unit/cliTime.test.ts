@@ -14,6 +14,21 @@ describe("parseTime", () => {
     expect(parseTime("2027-01-31T12:00:00+02:00")).toBe("2027-01-31T10:00:00.000Z");
   });
 
+  it("reads a time without an offset as UTC, as a date alone is, whatever this machine's time zone", () => {
+    const zone = process.env.TZ;
+    try {
+      for (const tz of ["America/Los_Angeles", "Asia/Kolkata", "UTC"]) {
+        process.env.TZ = tz; // before, "2027-01-31T00:00" was local midnight and "2027-01-31" UTC midnight
+        expect(parseTime("2027-01-31T00:00"), tz).toBe(parseTime("2027-01-31"));
+        expect(parseTime("2027-01-31 09:30"), tz).toBe("2027-01-31T09:30:00.000Z");
+        expect(parseTime("2027-01-31T09:30:15.250"), tz).toBe("2027-01-31T09:30:15.250Z");
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   it("refuses what is neither", () => {
     expect(() => parseTime("20270131")).toThrow(/ISO 8601 time .* or integer nanoseconds/);
     expect(() => parseTime("tomorrow")).toThrow(/ISO 8601/);

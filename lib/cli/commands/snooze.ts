@@ -36,6 +36,9 @@ function conditions(opts: SnoozeOptions): Record<string, unknown> {
   if (opts.for === undefined && opts.until === undefined && opts.occurrences === undefined && !opts.escalates) {
     throw new UsageError("Say until when: --for, --until, --occurrences or --escalates");
   }
+  if (opts.for !== undefined && opts.until !== undefined) {
+    throw new UsageError("Give --for or --until, not both: a snooze wakes at one time (--occurrences and --escalates go with either)");
+  }
   return {
     ...(opts.for !== undefined ? { for_secs: opts.for } : {}),
     ...(opts.until !== undefined ? (/^\d+$/.test(opts.until) ? { until_ns: opts.until } : { until: opts.until }) : {}),
