@@ -48,6 +48,11 @@ export class ExchangeSender {
   private seq = 0;
   private readonly stats = { sent: 0, spooled: 0, dropped: 0 };
   private serverDown = false;
+  /** HTTP refusals in a row (401, 5xx…): the timer waits longer after each, up to a minute */
+  private refusals = 0;
+  private retryAt = 0;
+  /** the refusal last logged, and when: the same one is logged again only every few minutes */
+  private lastRefusal = { text: "", atMs: 0 };
   private readonly o: Required<Omit<SenderOptions, "log">> & Pick<SenderOptions, "log">;
   private readonly ingestUrl: URL;
   private readonly spooled: SpoolIndex;
@@ -60,7 +65,9 @@ export class ExchangeSender {
   }
 
   start(): void {
-    this.timer ??= setInterval(() => void this.flush(), this.o.intervalMs);
+    this.timer ??= setInterval(() => {
+      if (Date.now() >= this.retryAt) void this.flush();
+    }, this.o.intervalMs);
     this.timer.unref?.();
     void this.flush();
   }
@@ -190,25 +197,44 @@ export class ExchangeSender {
     try {
       budget.posts -= 1;
       const { status, text } = await postExchanges(this.ingestUrl, this.o.token, lines);
+      if (status !== 400 && status !== 413 && (status < 200 || status >= 300)) return this.refused(status, text);
+      this.refusals = 0;
+      this.retryAt = 0;
       if (status >= 200 && status < 300) return { sent: lines.length, dropped: 0 };
-      if (status === 400 || status === 413) {
-        // a few bad exchanges are found in a few requests; a server refusing everything is not asked 2N times
-        if (lines.length === 1 || budget.posts < 2) {
-          this.o.log?.(`the server refused ${lines.length === 1 ? "an exchange" : `${lines.length} exchanges`} (HTTP ${status}: ${text.slice(0, 300)}); dropped`);
-          return { sent: 0, dropped: lines.length };
-        }
-        const half = Math.ceil(lines.length / 2);
-        const first = await this.post(lines.slice(0, half), budget);
-        if (first === "retry") return first;
-        const second = await this.post(lines.slice(half), budget);
-        return second === "retry" ? second : { sent: first.sent + second.sent, dropped: first.dropped + second.dropped };
+      // 400 or 413: a few bad exchanges are found in a few requests; a server refusing everything is not asked 2N times
+      if (lines.length === 1 || budget.posts < 2) {
+        this.o.log?.(`the server refused ${lines.length === 1 ? "an exchange" : `${lines.length} exchanges`} (HTTP ${status}: ${text.slice(0, 300)}); dropped`);
+        return { sent: 0, dropped: lines.length };
       }
-      this.o.log?.(`the server answered HTTP ${status} (${text.slice(0, 200)}); spooling`);
-      return "retry";
+      const half = Math.ceil(lines.length / 2);
+      const first = await this.post(lines.slice(0, half), budget);
+      if (first === "retry") return first;
+      const second = await this.post(lines.slice(half), budget);
+      return second === "retry" ? second : { sent: first.sent + second.sent, dropped: first.dropped + second.dropped };
     } catch (e) {
       if (!this.serverDown) this.o.log?.(`cannot reach ${this.o.url} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); spooling to ${this.o.spoolDir}`);
       return "retry";
     }
+  }
+
+  /**
+   * A batch the server would not take now (a refused token, an error of its own): kept to send
+   * again, after a wait that doubles with each refusal in a row (up to a minute), and said once —
+   * not once a second for as long as it lasts.
+   */
+  private refused(status: number, text: string): "retry" {
+    const what =
+      status === 401 || status === 403
+        ? `the server refuses the token (HTTP ${status}): give one with the ingest scope (sightdesk token create --scope ingest); exchanges wait in ${this.o.spoolDir}`
+        : `the server answered HTTP ${status} (${text.slice(0, 200)}); spooling`;
+    const now = Date.now();
+    if (what !== this.lastRefusal.text || now - this.lastRefusal.atMs > 5 * 60_000) {
+      this.o.log?.(what);
+      this.lastRefusal = { text: what, atMs: now };
+    }
+    this.refusals++;
+    this.retryAt = now + Math.min(60_000, this.o.intervalMs * 2 ** Math.min(this.refusals, 16));
+    return "retry";
   }
 
   private async run(): Promise<void> {

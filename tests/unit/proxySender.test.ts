@@ -42,6 +42,36 @@ async function send(ids: string[]) {
   return { stats: sender.snapshot(), posts, logs };
 }
 
+describe("a server that refuses the token", () => {
+  it("is told once, plainly, and asked again less and less often, not every second", async () => {
+    let asked = 0;
+    const refusing = http.createServer((req, res) => {
+      req.resume().on("end", () => {
+        asked++;
+        res.writeHead(401, { "content-type": "application/json" }).end('{"error":"Invalid or revoked token"}');
+      });
+    });
+    await new Promise<void>((r) => refusing.listen(0, "127.0.0.1", r));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sightdesk-refused-"));
+    const logs: string[] = [];
+    const sender = new ExchangeSender({ url: `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`, token: "revoked", spoolDir: dir, spoolMaxBytes: 1 << 24, intervalMs: 50, log: (l) => logs.push(l) });
+    try {
+      sender.start();
+      for (let i = 0; i < 5; i++) sender.add(exchange(`r-${i}`));
+      await new Promise((r) => setTimeout(r, 2000));
+      // before: a POST and a log line every 50 ms, forty of each; now waits of 100, 200, 400, 800 ms…
+      expect(asked).toBeGreaterThanOrEqual(2);
+      expect(asked).toBeLessThanOrEqual(8);
+      expect(logs).toEqual([expect.stringMatching(/refuses the token \(HTTP 401\): give one with the ingest scope/)]);
+      expect(sender.snapshot()).toMatchObject({ sent: 0, dropped: 0 });
+    } finally {
+      await sender.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+      await new Promise<void>((r) => refusing.close(() => r()));
+    }
+  });
+});
+
 describe("an outage", () => {
   it("spools a batch per attempt at a cost that does not grow with the spool, and delivers all of it in order after", async () => {
     const received: string[] = [];
