@@ -6,6 +6,7 @@
 // found from the socket (CLI proxy and server-mounted route), and the server-mounted route.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
@@ -360,6 +361,27 @@ describe("failures, secrets, who is calling", () => {
     const odd = calls.filter((c) => c.status_code === null);
     expect(odd).toHaveLength(2);
     for (const c of odd) expect(c.error).toBe("upstream answered with status 600");
+  });
+
+  it("a WebSocket upgrade (the Realtime API) is refused plainly with a 501, and nothing is recorded", async () => {
+    const s = sid("websocket");
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(`${proxy.url}/openai/v1/realtime?model=gpt-realtime`, {
+        headers: { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "x-sightdesk-session": s },
+      });
+      req.on("response", (res) => {
+        let body = "";
+        res.setEncoding("utf8").on("data", (c: string) => (body += c)).on("end", () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on("upgrade", () => reject(new Error("upgraded")));
+      req.on("error", reject);
+      req.end();
+    });
+    expect(answer.status).toBe(501);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { type: "not_supported" } });
+    // an ordinary call of the same session afterwards arrives alone: the upgrade was not recorded
+    await openai(s).chat.completions.create({ model: "json", messages: [{ role: "user", content: "x" }] });
+    expect((await arrived(s, 1)).map((c) => c.status_code)).toEqual([200]);
   });
 
   it("a status below 100 from the upstream is a 502 to the agent; the proxy lives on and records the exchange", async () => {
