@@ -4,6 +4,8 @@
 // AgentSight's own interruptions are then inserted locally with their ids, types, severities,
 // times, detail and resolved flag. Everything is idempotent: calls by call_id, interruptions by
 // id, and local imports keep a high-water mark per file in the Setting table.
+import fs from "node:fs";
+import path from "node:path";
 import { insertNew, insertRows, lastRowid, selectIn } from "../db/multiRow";
 import { foldOpenCounts, insertCountedInBulk } from "../db/openCounts";
 import type { Db } from "../db/client";
@@ -97,6 +99,12 @@ export type ImporterOptions = {
    * directory starts where this one stopped (default true; an uploaded copy has no later).
    */
   marks?: boolean;
+  /**
+   * Where the marks of a server sink are kept (a JSON file): a restarted `--url` import or
+   * `forward` goes on where it stopped instead of sending the whole history again. Without it a
+   * server sink's marks last as long as the process.
+   */
+  markFile?: string;
   now?: () => bigint;
 };
 
@@ -148,6 +156,19 @@ export class AgentSightImporter {
     this.maxRequestBytes = options.maxRequestBytes ?? 4 * 1024 * 1024;
     this.now = options.now ?? systemNowNs;
     this.storeMarks = options.marks ?? true;
+    this.markFile = options.markFile;
+  }
+
+  private readonly markFile: string | undefined;
+
+  /** The marks kept in `markFile` (none when it is missing or unreadable). */
+  private readMarkFile(): Partial<Record<TableName, string>> {
+    try {
+      const read = JSON.parse(fs.readFileSync(this.markFile!, "utf8")) as unknown;
+      return read && typeof read === "object" ? (read as Partial<Record<TableName, string>>) : {};
+    } catch {
+      return {};
+    }
   }
 
   private markKey(table: TableName): string {
@@ -157,6 +178,10 @@ export class AgentSightImporter {
   private async loadMarks(): Promise<{ calls: bigint; interruptions: bigint }> {
     if (this.marks) return this.marks;
     this.marks = { calls: 0n, interruptions: 0n };
+    if (this.sink.kind === "remote" && this.markFile && this.storeMarks) {
+      const kept = this.readMarkFile();
+      if (/^\d+$/.test(kept.genai_events ?? "")) this.marks.calls = BigInt(kept.genai_events!);
+    }
     if (this.sink.kind === "local" && this.storeMarks) {
       const rows = await this.sink.db.setting.findMany({ where: { key: { in: [this.markKey("genai_events"), this.markKey("interruption_events")] } } });
       for (const r of rows) {
@@ -185,7 +210,16 @@ export class AgentSightImporter {
   }
 
   private async saveMark(table: TableName, value: bigint): Promise<void> {
-    if (this.sink.kind !== "local" || !this.storeMarks) return;
+    if (!this.storeMarks) return;
+    if (this.sink.kind === "remote") {
+      if (!this.markFile) return;
+      // written whole and renamed into place: a crash leaves the old marks or the new, never half
+      const tmp = `${this.markFile}.${process.pid}.tmp`;
+      fs.mkdirSync(path.dirname(this.markFile), { recursive: true });
+      fs.writeFileSync(tmp, JSON.stringify({ ...this.readMarkFile(), [table]: String(value) }));
+      fs.renameSync(tmp, this.markFile);
+      return;
+    }
     const key = this.markKey(table);
     await this.sink.db.setting.upsert({ where: { key }, create: { key, value: String(value) }, update: { value: String(value) } });
   }

@@ -336,6 +336,35 @@ describe("import agentsight: files built with AgentSight's DDL", () => {
     source.close();
   });
 
+  it("into a server, a restarted import goes on where the last one stopped (its marks kept in a file), and sends only what is new", async () => {
+    const { dir, genai } = agentSightDir("remote-restart");
+    for (let i = 0; i < 3; i++) insertCall(genai, { callId: `rr-${i}`, session: "s-rr", conversation: `c-rr-${i}`, startNs: BASE_NS + BigInt(i) * SECOND, input: [user(`hello ${i}`)] });
+    const markFile = path.join(tmp, "remote-restart-marks", "marks.json");
+    const sent: string[] = [];
+    const runOnce = async () => {
+      const source = AgentSightSource.open(dir); // a new process each time: nothing kept in memory
+      try {
+        return await new AgentSightImporter(source, {
+          kind: "remote",
+          postCalls: async (calls) => {
+            sent.push(...calls.map((c) => c.call_id));
+            return { received: calls.length, accepted: calls.length, duplicates: 0, interruptions: 0 };
+          },
+        }, { markFile }).pass();
+      } finally {
+        source.close();
+      }
+    };
+    await runOnce();
+    expect(sent).toEqual(["rr-0", "rr-1", "rr-2"]);
+    // before, a restart sent the whole history again
+    expect((await runOnce()).calls.imported).toBe(0);
+    insertCall(genai, { callId: "rr-3", session: "s-rr", conversation: "c-rr-3", startNs: BASE_NS + 3n * SECOND, input: [user("hello 3")] });
+    await runOnce();
+    expect(sent).toEqual(["rr-0", "rr-1", "rr-2", "rr-3"]);
+    expect(JSON.parse(fs.readFileSync(markFile, "utf8"))).toMatchObject({ genai_events: expect.stringMatching(/^\d+$/) });
+  });
+
   it("skips a call too large for a server's request, naming it, and forwards the rest (a forwarder would retry it forever)", async () => {
     const { dir, genai } = agentSightDir("remote-large");
     insertCall(genai, { callId: "big-1", session: "s-big", conversation: "c-big", startNs: BASE_NS, input: [user("x".repeat(11 * 1024 * 1024))] });

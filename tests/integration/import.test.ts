@@ -61,9 +61,11 @@ describe("sightdesk import agentsight", () => {
     expect(sources.find((s) => s.source === "import")).toMatchObject({ calls: 30, agents: expect.arrayContaining([expect.objectContaining({ agent_name: "agent-0" })]) });
     expect(sources.find((s) => s.source === "api")).toMatchObject({ calls: 0, agents: [] });
 
+    // run again, it goes on where the first stopped (its marks kept in the data directory): nothing is new, nothing is sent again
     const again = await cli(["import", "agentsight", SAMPLE, "--url", server.url, "--token", server.token]);
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain("calls:         0 imported, 30 already present");
+    expect(again.stdout).toContain("calls:         0 imported, 0 already present");
+    expect(fs.readdirSync(path.join(cwd, "data", "import-marks"))).toHaveLength(1);
   });
 
   it("imports locally into the server's data directory, keeping AgentSight's ids and resolved flags", async () => {

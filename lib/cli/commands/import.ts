@@ -1,6 +1,8 @@
 // `sightdesk import agentsight <dir>`: imports an AgentSight data directory into the local
 // database (SIGHTDESK_DATA_DIR / DATABASE_URL, like the server), or with --url forwards its
 // calls to a SightDesk server's ingest API. --follow keeps polling for new rows.
+import crypto from "node:crypto";
+import path from "node:path";
 import type { IngestResult } from "../../ingest/storeCalls";
 import { SOURCE_HEADER } from "../../domain/sources";
 import { createDb, type Db } from "../../db/client";
@@ -45,6 +47,16 @@ function summary(stats: ImportStats, remote: boolean): string[] {
 }
 
 export const stamp = () => new Date().toISOString().slice(11, 19);
+
+/**
+ * Where an import into a server keeps how far it got, per directory and server: in the data
+ * directory (SIGHTDESK_DATA_DIR, as the proxy's spool), so a restarted `forward` or
+ * `import --url --follow` goes on from there instead of sending the whole history again.
+ */
+export function remoteMarkFile(env: NodeJS.ProcessEnv, dir: string, serverUrl: string): string {
+  const key = crypto.createHash("sha256").update(`${path.resolve(dir)}\n${serverUrl}`).digest("hex").slice(0, 24);
+  return path.resolve(env.SIGHTDESK_DATA_DIR || "./data", "import-marks", `${key}.json`);
+}
 
 /** Opens an AgentSight directory; an unusable one is refused input (exit 2). */
 export function openSource(dir: string): AgentSightSource {
@@ -110,7 +122,10 @@ export async function agentsight(dir: string, opts: AgentSightOptions, deps: Imp
     }
     // rows, rate and time left on stderr: drawn in place on a terminal, a line every 10 s in a log
     const progress = new RowProgress(io.err, opts.quiet ? "off" : io.errIsTerminal ? "terminal" : "lines");
-    const importer = new AgentSightImporter(source, sink, { onProgress: (p) => progress.update(p.table, p.done, p.total) });
+    const importer = new AgentSightImporter(source, sink, {
+      onProgress: (p) => progress.update(p.table, p.done, p.total),
+      ...(sink.kind === "remote" ? { markFile: remoteMarkFile(env, source.dir, target) } : {}),
+    });
     const remote = sink.kind === "remote";
 
     if (!opts.follow) {
