@@ -41,9 +41,18 @@ export const turnRowId = (sessionId: string, turnId: string): string => hash32("
 export const sessionIdOf = (x: { session_id?: string | null; agent_name?: string | null; pid?: number | null; host?: string | null }): string =>
   x.session_id || deriveSessionId(x.agent_name, x.pid, x.host);
 
+/**
+ * The conversation of a call whose request its capture layer could not record (a body over the
+ * recording proxy's cap: a long context, screenshots): its history is unknown, so it is a
+ * conversation of its own — derived from the empty history it arrives with, every such call of
+ * the session was one conversation and one turn, and their dead-loop windows were shared.
+ */
+const unrecordedConversationId = (sessionId: string, callId: string) => hash32(sessionId, "request not recorded", callId);
+
 export function callKeys(call: NormalizedCall): CallKeys {
   const sessionId = sessionIdOf(call);
-  const conversationId = call.conversation_id || deriveConversationId(sessionId, call);
+  const unrecorded = call.input_messages.length === 0 && (call.recording_truncated ?? 0) > 0;
+  const conversationId = call.conversation_id || (unrecorded ? unrecordedConversationId(sessionId, call.call_id) : deriveConversationId(sessionId, call));
   const turnLabel = call.turn_id || null;
   const turnId = turnLabel ? turnRowId(sessionId, turnLabel) : deriveTurnId(conversationId, call.input_messages);
   return { sessionId, conversationId, turnId, turnLabel };

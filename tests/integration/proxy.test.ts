@@ -67,7 +67,7 @@ const openai = (session: string, base = `${proxy.url}/openai/v1`, headers: Recor
 const anthropic = (session: string) =>
   new Anthropic({ apiKey: ANTHROPIC_KEY, baseURL: `${proxy.url}/anthropic`, maxRetries: 0, timeout: 20_000, defaultHeaders: { "X-SightDesk-Session": session } });
 
-type CallRecord = { call_id: string; status_code: number | null; error: string | null; interruptions: { interruption_type: string }[]; [k: string]: unknown };
+type CallRecord = { call_id: string; status_code: number | null; error: string | null; conversation_id?: string | null; turn_id?: string | null; recording_truncated?: number | null; interruptions: { interruption_type: string }[]; [k: string]: unknown };
 
 /** The session's calls once `count` of them have arrived in SightDesk. */
 async function arrived(session: string, count = 1): Promise<CallRecord[]> {
@@ -225,6 +225,19 @@ describe("OpenAI through the proxy", () => {
     // a call recorded whole says nothing
     await openai(s).chat.completions.create({ model: "json", messages: [{ role: "user", content: "x" }] });
     expect((await arrived(s, 3)).find((c) => c.model === "json")!.recording_truncated).toBeNull();
+  });
+
+  it("requests over the recording cap (a long context, screenshots) are each a conversation of their own, not one made of every such call", async () => {
+    const s = sid("oa-huge-request");
+    for (const fill of ["a", "b"]) {
+      const answer = await openai(s).chat.completions.create({ model: "json", messages: [{ role: "user", content: fill.repeat(4 * 1024 * 1024) }] });
+      expect(answer.choices[0].message.content).toBeTruthy();
+    }
+    const calls = await arrived(s, 2);
+    expect(calls.map((c) => c.recording_truncated)).toEqual([expect.any(Number), expect.any(Number)]);
+    // before, both were keyed by the empty history they arrived with: one conversation, one turn
+    expect(new Set(calls.map((c) => c.conversation_id)).size).toBe(2);
+    expect(new Set(calls.map((c) => c.turn_id)).size).toBe(2);
   });
 
   it("a slow answer waits as long as it takes and is not an interruption", async () => {
