@@ -236,6 +236,15 @@ export class AgentSightImporter {
    * batch could not be stored or sent.
    */
   async pass(signal?: AbortSignal): Promise<ImportStats> {
+    if (this.source.replaced()) {
+      // new files number their rows from 1 again: read from the start (what is stored stays once)
+      console.warn(`[import] ${this.source.dir}: AgentSight's files were made anew; reading them from the start`);
+      this.source.reopen();
+      const marks = await this.loadMarks();
+      marks.calls = marks.interruptions = 0n;
+      this.pendingIds.clear(); // ids of the old file
+      for (const table of ["genai_events", "interruption_events"] as const) await this.saveMark(table, 0n);
+    }
     const stats = emptyStats();
     this.sessionsSeen = new Set();
     await this.passCalls(stats, signal);

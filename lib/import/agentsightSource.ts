@@ -76,10 +76,22 @@ function openTable(file: string, table: TableName): Table {
   }
 }
 
+/** Which file a path names now (device and inode), or null when there is none. */
+function fileIdentity(file: string): string | null {
+  try {
+    const s = fs.statSync(file);
+    return `${s.dev}:${s.ino}`;
+  } catch {
+    return null;
+  }
+}
+
 /** An open AgentSight data directory. Either file may be missing, not both. */
 export class AgentSightSource {
-  readonly genai: Table | null;
-  readonly interruptions: Table | null;
+  genai: Table | null;
+  interruptions: Table | null;
+  /** the files' identities when opened: AgentSight starting afresh deletes them and makes new ones */
+  private opened: Map<string, string | null>;
 
   private constructor(
     readonly dir: string,
@@ -88,6 +100,27 @@ export class AgentSightSource {
   ) {
     this.genai = genai;
     this.interruptions = interruptions;
+    this.opened = new Map([GENAI_FILE, INTERRUPTIONS_FILE].map((f) => [f, fileIdentity(path.join(dir, f))]));
+  }
+
+  /**
+   * Whether a file was made anew (or made) since it was opened: the open handle still reads the
+   * deleted one, so a long `--follow` would import nothing more; `reopen` reads the new ones.
+   */
+  replaced(): boolean {
+    return [...this.opened].some(([f, was]) => {
+      const now = fileIdentity(path.join(this.dir, f));
+      return now !== null && now !== was;
+    });
+  }
+
+  /** Opens the directory's files again, in place (readers keep their reference to this source). */
+  reopen(): void {
+    const fresh = AgentSightSource.open(this.dir);
+    this.close();
+    this.genai = fresh.genai;
+    this.interruptions = fresh.interruptions;
+    this.opened = fresh.opened;
   }
 
   static open(dir: string): AgentSightSource {

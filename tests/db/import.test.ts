@@ -281,6 +281,33 @@ describe("import agentsight: files built with AgentSight's DDL", () => {
     source.close();
   });
 
+  it("a long --follow notices the files made anew and reads the new ones (it kept reading the deleted file)", async () => {
+    const db = await freshDb("made-anew-follow");
+    const dir = agentSightDir("made-anew-follow");
+    insertCall(dir.genai, { callId: "kept-0", session: "s-kept", conversation: "c-kept", startNs: BASE_NS, input: [user("old")] });
+    const source = AgentSightSource.open(dir.dir);
+    cleanups.push(() => source.close());
+    const importer = new AgentSightImporter(source, { kind: "local", db }); // one importer for the whole run, as --follow keeps
+    expect((await importer.pass()).calls.imported).toBe(1);
+    dir.genai.close();
+    dir.events.close();
+    for (const f of fs.readdirSync(dir.dir)) fs.rmSync(path.join(dir.dir, f));
+    const { genai, events } = createAgentSightFiles(dir.dir);
+    cleanups.push(() => {
+      genai.close();
+      events.close();
+    });
+    insertCall(genai, { callId: "fresh-0", session: "s-kept", conversation: "c-fresh", startNs: BASE_NS + SECOND, input: [user("new")] });
+    const warn = console.warn;
+    console.warn = () => undefined;
+    try {
+      expect((await importer.pass()).calls.imported).toBe(1);
+    } finally {
+      console.warn = warn;
+    }
+    expect(await db.call.count({ where: { id: "fresh-0" } })).toBe(1);
+  });
+
   it("reads a file made anew (ids from 1 again, below the mark) from the start, and says so", async () => {
     const db = await freshDb("made-anew");
     const session = "1d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
