@@ -36,7 +36,7 @@ export const createView = contract({
   method: "POST", path: "/api/views", tag, scope: "read", status: 201,
   body: z.object({ name, query, shared: z.boolean().default(false) }),
   response: viewSchema,
-  summary: "Save inbox filters under a name, private (default) or shared with the team (409 when the name is taken there).",
+  summary: "Save inbox filters under a name, private (default) or shared with the team (409 when the name is taken there, or the caller has 100 views already).",
 });
 export const getView = contract({
   method: "GET", path: "/api/views/{id}", tag, scope: "read", response: viewSchema,

@@ -120,8 +120,17 @@ async function assertNameFree(db: Db, name: string, shared: boolean, ownerKey: s
   if (same) throw conflict(`${shared ? "A shared view" : "One of your views"} is already named '${name}'`);
 }
 
+/**
+ * Views one person (or token) may own: every inbox lists the shared ones with a count each, so
+ * one caller creating views without end would slow every team member's view menu.
+ */
+export const MAX_VIEWS_PER_OWNER = 100;
+
 export async function createView(db: Db, input: ViewInput, caller: ViewCaller, nowNs: bigint) {
   const query = normalizeViewQuery(input.query);
+  if ((await db.savedView.count({ where: { ownerKey: caller.key } })) >= MAX_VIEWS_PER_OWNER) {
+    throw conflict(`You have ${MAX_VIEWS_PER_OWNER} saved views, the most one can keep: delete one first`);
+  }
   await assertNameFree(db, input.name, input.shared, caller.key);
   const v = await db.savedView.create({
     data: {
