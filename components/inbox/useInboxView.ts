@@ -22,8 +22,10 @@ function pinFor(key: string): bigint {
 }
 
 function remember(key: string, ns: bigint): void {
+  const last = pinnedLately.get(key);
   pinnedLately.delete(key); // most recent last
-  pinnedLately.set(key, { ns, atMs: Date.now() });
+  // when it was pinned, not when it was last shown: a view revisited every few minutes is pinned anew after five
+  pinnedLately.set(key, { ns, atMs: last?.ns === ns ? last.atMs : Date.now() });
   if (pinnedLately.size > 50) pinnedLately.delete(pinnedLately.keys().next().value!);
 }
 

@@ -211,7 +211,10 @@ export class AlertWorker {
    */
   private async passOver(): Promise<void> {
     const now = this.now();
-    if (now - (await this.readMark()) > LOOKBACK_NS) await this.writeMark(now);
+    if (now - (await this.readMark()) > LOOKBACK_NS) {
+      this.resume = null; // a burst's place too: what it had left is owed to no one now
+      await this.writeMark(now);
+    }
   }
 
   /** Each new interruption, for the webhooks that want each one. */

@@ -111,8 +111,12 @@ export function handleBatch<Q, B, R>(c: Contract<Q, B>, handler: (ctx: HandlerCo
  * `handler` stores it. Calls being read are announced to the group commit, which waits for them.
  */
 export function handleIngest<Q, R>(c: Contract<Q, unknown>, kind: IngestKind, handler: (ctx: HandlerContext<Q, PreparedBatch>) => Promise<R | Response>) {
-  const read = (req: Request) => async () => prepareIngest(kind, await readBodyBytes(req));
   return handle(c as unknown as Contract<Q, PreparedBatch>, handler, {
-    readBody: (req) => (kind === "events" ? read(req)() : arrivingCalls(db(), read(req))),
+    readBody: async (req) => {
+      // the bytes first: a body still coming in (a slow upload) is no arrival the group commit waits for
+      const bytes = await readBodyBytes(req);
+      const prepare = () => prepareIngest(kind, bytes);
+      return kind === "events" ? prepare() : arrivingCalls(db(), prepare);
+    },
   });
 }

@@ -9,11 +9,11 @@ import { tryParseJson } from "../json";
 
 /**
  * How a name ends when it holds a credential: `OPENAI_API_KEY`, `x-api-key`, `client_secret`,
- * `GITHUB_TOKEN`, `password`, `passphrase`, `X-Auth-Key`; `pass` and `pwd` only as a word of
- * their own (`SMTP_PASS`, `MYSQL_PWD`, not `bypass` or `compass`).
+ * `GITHUB_TOKEN`, `password`, `passphrase`, `X-Auth-Key`; `pass` and `pwd` only as the last word
+ * of a longer name (`SMTP_PASS`, `MYSQL_PWD`: not `bypass`, nor a test log's `PASS: test_x`).
  */
 const SECRET_NAME_END =
-  "(?:api[-_]?key|secret(?:[-_]?(?:access[-_]?)?key)?|(?:access|private|subscription|functions?|master|signing|account|license|client|host|app|auth|session|encryption|ssh)[-_]?key|token|passw(?:or)?d|passphrase|(?<![A-Za-z0-9])(?:pass|pwd)|authorization|credentials?|cookie)";
+  "(?:api[-_]?key|secret(?:[-_]?(?:access[-_]?)?key)?|(?:access|private|subscription|functions?|master|signing|account|license|client|host|app|auth|session|encryption|ssh)[-_]?key|token|passw(?:or)?d|passphrase|(?<=[A-Za-z0-9][-_])(?:pass|pwd)|authorization|credentials?|cookie)";
 const SECRET_NAME = new RegExp(`^(?:.*[^a-z0-9])?(?:[a-z0-9]*${SECRET_NAME_END})(?:[-_]?\\d{1,3})?$|^set-cookie$`, "i");
 /** Auth schemes kept in front of a masked credential (`Authorization: Basic [redacted]`). */
 /** Spaces and tabs, also as escapes inside serialized JSON (`\\t`). */
@@ -50,7 +50,8 @@ const SECRET_SHAPE = new RegExp(
     // curl's user and password (`-u admin:⟨password⟩`, `--user admin:⟨password⟩`)
     /(?<keep5>(?:^|[ \t])(?:-u|--user)[ \t=]{1,8}[^\s:"'\\]{1,256}:)[^\s"'\\]{1,256}/.source,
     // a PEM private key's body, between its BEGIN and END lines
-    /(?<keep6>-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----)[^-]{1,65536}(?=-----END [A-Z ]{0,40}PRIVATE KEY-----)/.source,
+    // (no quote inside: inside serialized JSON the mask stays within one string)
+    /(?<keep6>-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----)[^-"]{1,65536}(?=-----END [A-Z ]{0,40}PRIVATE KEY-----)/.source,
   ].join("|"),
   "g",
 );
@@ -99,7 +100,10 @@ function quotedValueEnd(text: string, from: number, quote: string): number {
     while (at < text.length) {
       const c = text[at];
       if (c === "\r" || c === "\n") return at;
-      if (c === "\\") at += 2; // an escape inside the value: both characters are the value's
+      if (c === "\\") {
+        if (text[at + 1] === "n" || text[at + 1] === "r") return at; // a line end, written as an escape in serialized JSON
+        at += 2; // an escape inside the value: both characters are the value's
+      }
       else if (c === q || c === '"') return at;
       else at++;
     }

@@ -94,9 +94,12 @@ async function turnEnd(tx: DbTx, e: TurnEndEvent): Promise<number> {
     },
     update: { endReason: e.reason, endedAtNs: e.at_ns, finalEventId: e.final_event_id ?? null },
   });
+  // a turn under way when the Turn ids were scoped (migration turn_label) kept the id as sent
+  const legacy = { id: e.turn_id, sessionId: e.session_id, label: null };
+  await tx.turn.updateMany({ where: legacy, data: { endReason: e.reason, endedAtNs: e.at_ns, finalEventId: e.final_event_id ?? null } });
   if (!NON_FAILURE_TURN_ENDS.has(e.reason)) return 0;
   const withdrawn = await tx.interruption.findMany({
-    where: { turnId: id, type: "empty_response", status: { not: "resolved" } },
+    where: { OR: [{ turnId: id }, { turnId: e.turn_id, sessionId: e.session_id }], type: "empty_response", status: { not: "resolved" } },
     select: { id: true, status: true },
   });
   const at = nowNs();

@@ -146,6 +146,13 @@ export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     }
   });
   const handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    // A WebSocket (the Realtime API) is no call the proxy can record: refused plainly, not passed
+    // on as a plain GET whose refusal would be recorded as the agent's failure. (No "upgrade"
+    // listener: with one, Node would send it every Upgrade request, h2c ones too, which Java's
+    // HttpClient sends by default and which are ordinary requests here.)
+    if (/^\s*websocket\s*$/i.test(req.headers.upgrade ?? "")) {
+      return proxyAnswer(res, 501, "not_supported", "sightdesk proxy: WebSocket connections (such as the Realtime API) are not proxied; connect to the provider directly");
+    }
     const route = routeRequest(req.url ?? "/", o.upstreams);
     if (!route) return notFound(res, req.url ?? "/", o.upstreams);
     const pairs = pairsFromRaw(req.rawHeaders);
@@ -198,14 +205,6 @@ export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     clearTimeout(timer);
   };
   server.on("clientError", (_e, socket) => socket.destroy());
-  // A WebSocket (the Realtime API) is no call the proxy can record: refused plainly. Without this
-  // listener Node passes the request on as a plain GET, which the upstream refuses, and that
-  // refusal was recorded as the agent's failure.
-  server.on("upgrade", (req: http.IncomingMessage, socket: net.Socket) => {
-    const body = proxyErrorBody("not_supported", "sightdesk proxy: WebSocket connections (such as the Realtime API) are not proxied; connect to the provider directly");
-    socket.end(`HTTP/1.1 501 Not Implemented\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
-    req.resume();
-  });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(o.port, o.host, () => {

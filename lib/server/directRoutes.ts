@@ -19,6 +19,9 @@ type Handler = (req: Request, ctx: { params?: Promise<Record<string, string>> })
 function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"] ?? "0");
   if (declared > limit) return Promise.reject(bodyTooLarge(limit));
+  const cut = () => new ApiError(400, "The request ended before its body did");
+  // read after auth: the client may have gone meanwhile (its "aborted" came and went unheard)
+  if (req.readableAborted || (req.destroyed && !req.complete)) return Promise.reject(cut());
   return new Promise((resolve, reject) => {
     let chunks: Buffer[] | null = [];
     let size = 0;
@@ -35,7 +38,8 @@ function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer> {
     req.on("data", onData);
     req.once("end", () => chunks && resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)));
     req.once("error", reject);
-    req.once("aborted", () => reject(new ApiError(400, "The request ended before its body did")));
+    req.once("aborted", () => reject(cut()));
+    req.once("close", () => !req.complete && reject(cut()));
   });
 }
 

@@ -395,6 +395,21 @@ describe("failures, secrets, who is calling", () => {
     // an ordinary call of the same session afterwards arrives alone: the upgrade was not recorded
     await openai(s).chat.completions.create({ model: "json", messages: [{ role: "user", content: "x" }] });
     expect((await arrived(s, 1)).map((c) => c.status_code)).toEqual([200]);
+    // an Upgrade to h2c (what Java's HttpClient asks for over http://) is an ordinary request: served
+    const h2c = await new Promise<number>((resolve, reject) => {
+      const req = http.request(`${proxy.url}/openai/v1/chat/completions`, {
+        method: "POST",
+        headers: { connection: "Upgrade, HTTP2-Settings", upgrade: "h2c", "http2-settings": "", "content-type": "application/json", authorization: `Bearer ${OPENAI_KEY}`, "x-sightdesk-session": s },
+      });
+      req.on("response", (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on("error", reject);
+      req.end(JSON.stringify({ model: "json", messages: [{ role: "user", content: "x" }] }));
+    });
+    expect(h2c).toBe(200);
+    expect((await arrived(s, 2)).map((c) => c.status_code)).toEqual([200, 200]);
   });
 
   it("a status below 100 from the upstream is a 502 to the agent; the proxy lives on and records the exchange", async () => {

@@ -562,6 +562,9 @@ describe("Anthropic Messages", () => {
     expect(toolBalance(call.input_messages)).toMatchObject({ dangling: [], orphan: [], duplicate: [] });
     const ids = call.input_messages.flatMap((m) => m.parts.flatMap((p) => (p.type === "tool_call" ? [p.id] : [])));
     expect(ids).toEqual(["toolu_1", "srvtoolu_2"]);
+    // in an answer it stays: a turn paused mid-search said that much (not an empty response)
+    const paused = normalizeExchange(exchange(ANTHROPIC_URL, { model: "claude-sonnet-4-5", max_tokens: 100, messages: history.slice(0, 1) }, { status: 200, body: JSON.stringify({ id: "msg_2", type: "message", role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "server_tool_use", id: "srvtoolu_3", name: "web_search", input: { query: "Oslo" } }], stop_reason: "pause_turn", usage: { input_tokens: 1, output_tokens: 1 } }) }));
+    expect(paused.output_messages[0].parts).toEqual([{ type: "tool_call", id: "srvtoolu_3", name: "web_search", arguments: { query: "Oslo" } }]);
   });
 
   it("splits tool_result blocks into a tool message before the user's text, keeping is_error", () => {
@@ -802,8 +805,8 @@ describe("OpenAI Responses API (Codex, the Agents SDK)", () => {
       expect(toolBalance(call.input_messages)).toMatchObject({ dangling: [], orphan: [], duplicate: [] });
       expect(call.input_messages.map((m) => m.role)).toEqual(["assistant", "tool", "tool", "user"]);
       expect(call.input_messages[0].parts).toEqual([
-        { type: "tool_call", id: "call_c", name: "", arguments: null },
-        { type: "tool_call", id: "call_d", name: "", arguments: null },
+        { type: "tool_call", id: "call_c", name: "", arguments: undefined },
+        { type: "tool_call", id: "call_d", name: "", arguments: undefined },
       ]);
     }
     // without stored state, an output answering no call in the history is still an orphan

@@ -43,6 +43,20 @@ describe("redaction of stored text", () => {
 });
 
 
+describe("masking stays within what it masks", () => {
+  it("a PEM key's BEGIN and END in two strings of serialized JSON: the JSON between them is kept (it was cut out, and the call could not be read back)", () => {
+    const parts = JSON.stringify([{ type: "text", content: "x -----BEGIN PRIVATE KEY-----" }, { type: "tool_call", id: "t", name: "n", arguments: { pem: { end: "-----END PRIVATE KEY-----" } } }]);
+    expect(JSON.parse(redactText(parts))).toEqual(JSON.parse(parts));
+  });
+
+  it("a single-quoted value ends at a line end written as an escape, and a test log's PASS is no credential", () => {
+    const serialized = JSON.stringify({ out: "getpass('Password: ')\nprint('done')" });
+    expect(JSON.parse(redactText(serialized)).out).toContain("print('done')");
+    expect(redactText("PASS: test_login\nFAIL: test_logout")).toBe("PASS: test_login\nFAIL: test_logout");
+    expect(redactText("SMTP_PASS=hunter2xx")).toBe("SMTP_PASS=[redacted]");
+  });
+});
+
 describe("what a credential key of a tool's output holds", () => {
   const output = { db_password: { sensitive: true, type: "string", value: "Tf-Sup3r-S3cret" }, password: ["hunter2hunter2"], api_key: { value: "plainsecret99" }, region: "eu-north-1" };
   it("is masked whole, as a structure or as JSON text (terraform output -json), keeping the rest", () => {

@@ -24,7 +24,7 @@ function inputMessages(m: JsonObject): ChatMessage[] {
   const role = asString(m.role) ?? "user";
   const blocks = typeof m.content === "string" ? [{ type: "text", text: m.content }] : records(m.content);
   const results = blocks.filter((b) => b.type === "tool_result").map(toolResultPart);
-  const rest = blocksParts(blocks.filter((b) => b.type !== "tool_result"));
+  const rest = blocksParts(blocks.filter((b) => b.type !== "tool_result"), true);
   const out: ChatMessage[] = [];
   if (results.length > 0) out.push({ role: "tool", parts: results });
   if (rest.length > 0 || results.length === 0) out.push({ role, parts: rest });
@@ -53,14 +53,16 @@ function resultContent(content: unknown): unknown {
 const SERVER_TOOL_USES = new Set(["server_tool_use", "mcp_tool_use"]);
 
 /**
- * `system` or message content: a string or text/thinking/tool blocks. A server tool call whose
- * result is not beside it is left out: Anthropic runs it, and a turn paused mid-search
- * (`pause_turn`) or cut for a client tool sends it back without one, which the API accepts —
- * it is no tool call awaiting an answer from the agent.
+ * `system` or message content: a string or text/thinking/tool blocks. In the request's history
+ * (`history`) a server tool call whose result is not beside it is left out: Anthropic runs it,
+ * and a turn paused mid-search (`pause_turn`) or cut for a client tool sends it back without
+ * one, which the API accepts — it is no tool call awaiting an answer from the agent. (In an
+ * answer it stays: it is what a paused turn said.)
  */
-function blocksParts(content: unknown): Part[] {
+function blocksParts(content: unknown, history = false): Part[] {
   if (typeof content === "string") return content ? [{ type: "text", content }] : [];
   const blocks = records(content);
+  if (!history) return blocks.flatMap(blockPart);
   const answered = new Set(blocks.flatMap((b) => (String(b.type ?? "").endsWith("tool_result") ? [asString(b.tool_use_id)] : [])));
   return blocks.flatMap((b) => (SERVER_TOOL_USES.has(String(b.type)) && !answered.has(asString(b.id)) ? [] : blockPart(b)));
 }

@@ -102,7 +102,7 @@ function withEarlierCalls(input: ChatMessage[]): ChatMessage[] {
       if (p.type !== "tool_call_response" || called.has(p.id)) continue;
       called.add(p.id);
       if (!earlier) out.push((earlier = { role: "assistant", parts: [] }));
-      earlier.parts.push({ type: "tool_call", id: p.id, name: "", arguments: null });
+      earlier.parts.push({ type: "tool_call", id: p.id, name: "", arguments: undefined }); // not known here: the earlier response's own say stays
     }
     out.push(m);
   }
