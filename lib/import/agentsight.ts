@@ -77,6 +77,9 @@ export type ImportProgress = {
   total: number;
 };
 
+/** A server sink's marks as kept in its mark file; `genai_events_at`: the call_id of the row at the calls' mark. */
+type MarkFile = Partial<Record<TableName | "genai_events_at", string>>;
+
 export type ImporterOptions = {
   /** genai_events rows read per query */
   pageSize?: number;
@@ -162,10 +165,10 @@ export class AgentSightImporter {
   private readonly markFile: string | undefined;
 
   /** The marks kept in `markFile` (none when it is missing or unreadable). */
-  private readMarkFile(): Partial<Record<TableName, string>> {
+  private readMarkFile(): MarkFile {
     try {
       const read = JSON.parse(fs.readFileSync(this.markFile!, "utf8")) as unknown;
-      return read && typeof read === "object" ? (read as Partial<Record<TableName, string>>) : {};
+      return read && typeof read === "object" ? (read as MarkFile) : {};
     } catch {
       return {};
     }
@@ -179,8 +182,16 @@ export class AgentSightImporter {
     if (this.marks) return this.marks;
     this.marks = { calls: 0n, interruptions: 0n };
     if (this.sink.kind === "remote" && this.markFile && this.storeMarks) {
+      // a mark counts for the file it was taken in: one made anew while the import was stopped
+      // numbers its rows from 1 again, and may have passed the old mark already. The row at the
+      // mark says which (an inode says nothing: a deleted file's is given to the next one)
       const kept = this.readMarkFile();
-      if (/^\d+$/.test(kept.genai_events ?? "")) this.marks.calls = BigInt(kept.genai_events!);
+      if (/^\d+$/.test(kept.genai_events ?? "")) {
+        const mark = BigInt(kept.genai_events!);
+        const sameFile = mark === 0n || kept.genai_events_at === undefined || this.source.callIdAt(mark) === kept.genai_events_at;
+        if (sameFile) this.marks.calls = mark;
+        else console.warn(`[import] ${this.source.dir}: AgentSight's genai_events file is not the one imported from before; reading it from the start`);
+      }
     }
     if (this.sink.kind === "local" && this.storeMarks) {
       const rows = await this.sink.db.setting.findMany({ where: { key: { in: [this.markKey("genai_events"), this.markKey("interruption_events")] } } });
@@ -216,7 +227,8 @@ export class AgentSightImporter {
       // written whole and renamed into place: a crash leaves the old marks or the new, never half
       const tmp = `${this.markFile}.${process.pid}.tmp`;
       fs.mkdirSync(path.dirname(this.markFile), { recursive: true });
-      fs.writeFileSync(tmp, JSON.stringify({ ...this.readMarkFile(), [table]: String(value) }));
+      const at = table === "genai_events" && value > 0n ? { genai_events_at: this.source.callIdAt(value) ?? undefined } : {};
+      fs.writeFileSync(tmp, JSON.stringify({ ...this.readMarkFile(), [table]: String(value), ...at }));
       fs.renameSync(tmp, this.markFile);
       return;
     }
@@ -236,14 +248,19 @@ export class AgentSightImporter {
    * batch could not be stored or sent.
    */
   async pass(signal?: AbortSignal): Promise<ImportStats> {
-    if (this.source.replaced()) {
-      // new files number their rows from 1 again: read from the start (what is stored stays once)
-      console.warn(`[import] ${this.source.dir}: AgentSight's files were made anew; reading them from the start`);
+    const changed = this.source.changedFiles();
+    if (changed.length) {
       this.source.reopen();
       const marks = await this.loadMarks();
-      marks.calls = marks.interruptions = 0n;
-      this.pendingIds.clear(); // ids of the old file
-      for (const table of ["genai_events", "interruption_events"] as const) await this.saveMark(table, 0n);
+      for (const { table } of changed.filter((c) => c.replaced)) {
+        // a file made anew numbers its rows from 1 again: read from the start (what is stored stays once)
+        console.warn(`[import] ${this.source.dir}: AgentSight's ${table} file was made anew; reading it from the start`);
+        if (table === "genai_events") {
+          marks.calls = 0n;
+          this.pendingIds.clear(); // ids of the old file
+        } else marks.interruptions = 0n;
+        await this.saveMark(table, 0n);
+      }
     }
     const stats = emptyStats();
     this.sessionsSeen = new Set();

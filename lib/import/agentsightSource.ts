@@ -104,14 +104,21 @@ export class AgentSightSource {
   }
 
   /**
-   * Whether a file was made anew (or made) since it was opened: the open handle still reads the
-   * deleted one, so a long `--follow` would import nothing more; `reopen` reads the new ones.
+   * The files made since they were opened: `replaced` when one was there and was made anew (the
+   * open handle still reads the deleted one, so a long `--follow` would import nothing more),
+   * else made where there was none. `reopen` reads the new ones.
    */
-  replaced(): boolean {
-    return [...this.opened].some(([f, was]) => {
+  changedFiles(): { table: TableName; replaced: boolean }[] {
+    return [...this.opened].flatMap(([f, was]) => {
       const now = fileIdentity(path.join(this.dir, f));
-      return now !== null && now !== was;
+      return now !== null && now !== was ? [{ table: f === GENAI_FILE ? ("genai_events" as const) : ("interruption_events" as const), replaced: was !== null }] : [];
     });
+  }
+
+  /** The call_id of genai_events row `id`, or null when the file has no such row. */
+  callIdAt(id: bigint): string | null {
+    const row = this.genai?.db.prepare("SELECT call_id FROM genai_events WHERE id = ?").get(id) as { call_id: string | null } | undefined;
+    return row ? String(row.call_id) : null;
   }
 
   /** Opens the directory's files again, in place (readers keep their reference to this source). */

@@ -390,6 +390,24 @@ describe("import agentsight: files built with AgentSight's DDL", () => {
     await runOnce();
     expect(sent).toEqual(["rr-0", "rr-1", "rr-2", "rr-3"]);
     expect(JSON.parse(fs.readFileSync(markFile, "utf8"))).toMatchObject({ genai_events: expect.stringMatching(/^\d+$/) });
+    // stopped, AgentSight starts afresh, and its new file passes the old mark before the restart:
+    // the mark is the old file's, so the new one is read from its start (none of its rows skipped)
+    genai.close();
+    for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f));
+    const fresh = createAgentSightFiles(dir);
+    cleanups.push(() => {
+      fresh.genai.close();
+      fresh.events.close();
+    });
+    for (let i = 0; i < 6; i++) insertCall(fresh.genai, { callId: `rn-${i}`, session: "s-rr", conversation: `c-rn-${i}`, startNs: BASE_NS + BigInt(10 + i) * SECOND, input: [user(`again ${i}`)] });
+    const warn = console.warn;
+    console.warn = () => undefined;
+    try {
+      await runOnce();
+    } finally {
+      console.warn = warn;
+    }
+    expect(sent.slice(4)).toEqual(["rn-0", "rn-1", "rn-2", "rn-3", "rn-4", "rn-5"]);
   });
 
   it("skips a call too large for a server's request, naming it, and forwards the rest (a forwarder would retry it forever)", async () => {
