@@ -448,6 +448,14 @@ describe("OpenAI Chat Completions", () => {
     expect(again.input_messages).toEqual(call.input_messages);
   });
 
+  it("a success whose answer was not recorded (a capture layer keeping status and timing only) has no status: an unknown answer is no empty one", () => {
+    const call = normalizeExchange(exchange(OPENAI_URL, { model: "m", messages: [{ role: "user", content: "hi" }] }, { status: 200, headers: { "content-type": "application/json" } }));
+    expect(call).toMatchObject({ status_code: null, error: null, output_messages: [] });
+    // a failure keeps its status (it says what happened), and so does an answer the proxy cut at its cap (it says so)
+    expect(normalizeExchange(exchange(OPENAI_URL, { model: "m", messages: [] }, { status: 429 })).status_code).toBe(429);
+    expect(normalizeExchange(exchange(OPENAI_URL, { model: "m", messages: [] }, { status: 200, body: null }, { recording_truncated: 5_000_000 })).status_code).toBe(200);
+  });
+
   it("keeps the client's error when there is no response at all", () => {
     const call = normalizeExchange(exchange(OPENAI_URL, request, undefined, { error: "fetch failed: ETIMEDOUT", end_ns: undefined }));
     expect(call).toMatchObject({ status_code: null, error: "fetch failed: ETIMEDOUT", is_sse: false, end_ns: null, duration_ns: null });

@@ -81,7 +81,8 @@ export function normalizeExchange(x: HttpExchange): NormalizedCall {
     start_ns: x.start_ns,
     end_ns: x.end_ns ?? null,
     duration_ns: x.end_ns != null ? x.end_ns - x.start_ns : null,
-    status_code: x.response?.status ?? null,
+    // (an answer cut by the recording proxy's cap says so in recording_truncated: its status stays)
+    status_code: succeededUnrecorded(x.response) && !x.recording_truncated ? null : (x.response?.status ?? null),
     error: x.error ?? res.error ?? null,
     response_body: res.response_body ?? null,
     is_sse: res.is_sse,
@@ -101,6 +102,15 @@ export function normalizeExchange(x: HttpExchange): NormalizedCall {
     tools: req.tools,
     recording_truncated: x.recording_truncated ?? null,
   };
+}
+
+/**
+ * A success whose answer its capture layer did not record (no body, no stream: a layer that keeps
+ * only status and timing): its status is left out, as an OTLP span's is without its output, so
+ * that an unknown answer never reads as an empty one (SPEC §3.1 empty_response).
+ */
+function succeededUnrecorded(r: HttpExchange["response"]): boolean {
+  return !!r && r.status !== null && r.status !== undefined && r.status >= 200 && r.status < 300 && (r.body === undefined || r.body === null) && typeof r.sse !== "string";
 }
 
 function parseUrl(raw: string): { host: string | null; path: string } {
