@@ -822,6 +822,27 @@ describe("OpenAI Responses API (Codex, the Agents SDK)", () => {
     expect(toolBalance(alone.input_messages).orphan).toEqual(["call_c"]);
   });
 
+  it("computer use, the shell and apply_patch tools and MCP approvals are tool calls the next request answers (not an empty answer)", () => {
+    const answer = { id: "resp_9", model: "computer-use-preview", status: "completed", output: [{ type: "computer_call", id: "cu_1", call_id: "call_cu", action: { type: "click", x: 1, y: 2 }, status: "completed" }] };
+    const call = normalizeExchange(exchange(RESPONSES_URL, { model: "computer-use-preview", input: "open the settings" }, { status: 200, body: JSON.stringify(answer) }));
+    expect(call.output_messages[0]).toMatchObject({ finish_reason: "tool_calls", parts: [{ type: "tool_call", id: "call_cu", name: "computer" }] });
+    const next = normalizeExchange(exchange(RESPONSES_URL, {
+      model: "gpt-5",
+      input: [
+        { role: "user", content: "go" },
+        { type: "computer_call", call_id: "call_cu", action: { type: "click" } },
+        { type: "computer_call_output", call_id: "call_cu", output: { type: "computer_screenshot", image_url: "data:image/png;base64,AAAA" } },
+        { type: "shell_call", call_id: "call_sh", action: { commands: ["ls"] } },
+        { type: "shell_call_output", call_id: "call_sh", output: [{ stdout: "a b" }] },
+        { type: "apply_patch_call", call_id: "call_ap", operation: { type: "update_file", path: "a.ts" } },
+        { type: "apply_patch_call_output", call_id: "call_ap", output: "done" },
+        { type: "mcp_approval_request", id: "mcpr_1", name: "delete_repo", arguments: "{}", server_label: "gh" },
+        { type: "mcp_approval_response", approval_request_id: "mcpr_1", approve: false },
+      ],
+    }, { status: 200, body: JSON.stringify(completed) }));
+    expect(toolBalance(next.input_messages)).toMatchObject({ dangling: [], orphan: [], duplicate: [] });
+  });
+
   it("reads a stream to its response.completed; one cut before it keeps what arrived and is not done", () => {
     const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
     const opening = [

@@ -2,7 +2,8 @@
 // and `input` items in, `output` items out, JSON or a stream of typed events ending with
 // `response.completed`, `response.incomplete` or `response.failed`. Items become the parts of
 // SPEC §2.1: messages' text, reasoning summaries, and the client's tool calls
-// (function_call, custom_tool_call, local_shell_call) with their `call_id` and outputs. Tools
+// (function_call, custom_tool_call, local_shell_call, computer_call, shell_call, apply_patch_call,
+// mcp_approval_request) with their `call_id` and outputs. Tools
 // the provider runs itself (web search, file search, code interpreter) are answered inside the
 // provider and are left out, so they never read as calls awaiting an answer.
 
@@ -39,6 +40,16 @@ function itemParts(item: JsonObject): Part[] | null {
       return [{ type: "tool_call", id: callIdOf(item), name: asString(item.name) ?? "", arguments: item.input ?? null }];
     case "local_shell_call":
       return [{ type: "tool_call", id: callIdOf(item), name: "local_shell", arguments: item.action ?? null }];
+    // the other tools the client runs (computer use, the shell and apply_patch tools), and an MCP
+    // call waiting for the client's approval: each is answered by an item of the next request
+    case "computer_call":
+      return [{ type: "tool_call", id: callIdOf(item), name: "computer", arguments: item.action ?? null }];
+    case "shell_call":
+      return [{ type: "tool_call", id: callIdOf(item), name: "shell", arguments: item.action ?? null }];
+    case "apply_patch_call":
+      return [{ type: "tool_call", id: callIdOf(item), name: "apply_patch", arguments: item.operation ?? null }];
+    case "mcp_approval_request":
+      return [{ type: "tool_call", id: asString(item.id) ?? "", name: asString(item.name) ?? "mcp_approval", arguments: parseArguments(item.arguments) }];
     case "message":
     case undefined:
       return asString(item.role) === "assistant" || item.type === "message" ? textParts(item.content) : null;
@@ -47,7 +58,13 @@ function itemParts(item: JsonObject): Part[] | null {
   }
 }
 
-const OUTPUT_ITEMS = new Set(["function_call_output", "custom_tool_call_output", "local_shell_call_output"]);
+const OUTPUT_ITEMS = new Set(["function_call_output", "custom_tool_call_output", "local_shell_call_output", "computer_call_output", "shell_call_output", "apply_patch_call_output", "mcp_approval_response"]);
+
+/** The call an output item answers (an approval names its request by `approval_request_id`). */
+const answeredIdOf = (item: JsonObject): string => asString(item.call_id) ?? asString(item.approval_request_id) ?? "";
+
+/** What an output item says: its output, or for an approval whether it was given. */
+const outputOf = (item: JsonObject): unknown => (item.type === "mcp_approval_response" ? { approve: item.approve ?? null, reason: item.reason ?? null } : outputText(item.output));
 
 function request(body: unknown): RequestFields {
   const b = isRecord(body) ? body : {};
@@ -62,7 +79,7 @@ function request(body: unknown): RequestFields {
     const role = asString(item.role);
     if (type && OUTPUT_ITEMS.has(type)) {
       assistant = null;
-      input.push({ role: "tool", parts: [{ type: "tool_call_response", id: asString(item.call_id) ?? "", response: outputText(item.output) }] });
+      input.push({ role: "tool", parts: [{ type: "tool_call_response", id: answeredIdOf(item), response: outputOf(item) }] });
     } else if (role && role !== "assistant") {
       assistant = null;
       if (SYSTEM_ROLES.has(role)) system.push(...textParts(item.content));
