@@ -20,7 +20,7 @@ import { wireExchange, type WireExchange } from "../proxy/exchange";
 import { forward, proxyErrorBody, type ClientSink } from "../proxy/forward";
 import { connectionPeer, fromCaller, withPeer } from "../proxy/peer";
 import { requestSocket } from "../proxy/requestSocket";
-import { routeRequest, upstreamMap } from "../proxy/routes";
+import { proxiedLocation, routeRequest, upstreamMap } from "../proxy/routes";
 import { ApiError } from "./errors";
 import { prepareIngestBody, storePrepared } from "./ingest";
 import { errorResponse } from "./route";
@@ -211,6 +211,7 @@ export async function proxyRequest(req: Request): Promise<Response> {
       signal: abort.signal,
       lookup,
       origin: { agent_name: agent, session_id: session },
+      relocate: (location) => proxiedLocation(location, route.url, upstreams(), route.name, PREFIX),
       recorded: (x) => {
         if (!peer) return void store(wireExchange(x));
         withPeer(peer, (p) => void store(wireExchange(p ? { ...fromCaller(x, p), host: os.hostname() } : x)));

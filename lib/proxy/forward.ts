@@ -53,6 +53,8 @@ export type ForwardOptions = {
   lookup?: LookupFunction;
   /** called once, after the agent's answer has ended, with the recorded exchange */
   recorded: (x: RecordedExchange) => void;
+  /** a redirect's Location as the agent must follow it to stay on the proxy (routes.ts proxiedLocation) */
+  relocate?: (location: string) => string;
 };
 
 const agents = {
@@ -155,7 +157,9 @@ export function forward(opts: ForwardOptions, sink: ClientSink): Promise<void> {
       clearTimeout(timer);
       const pairs = pairsFromRaw(res.rawHeaders);
       rec.responseHead(res.statusCode ?? 502, pairs);
-      sink.head(res.statusCode ?? 502, clientResponseHeaders(pairs));
+      const relocate = opts.relocate;
+      const toClient = clientResponseHeaders(pairs);
+      sink.head(res.statusCode ?? 502, relocate ? toClient.map(([k, v]) => [k, k.toLowerCase() === "location" ? relocate(v) : v]) : toClient);
       let paused = false;
       // Silent for too long mid-answer: cut both ends, recorded with the timeout as its error
       // (not while the agent is the slow one: then the upstream is paused, not silent). A

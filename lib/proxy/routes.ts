@@ -44,6 +44,26 @@ export function upstreamMap(specs: readonly string[] = []): Map<string, URL> {
  * `dashscope=https://dashscope.aliyuncs.com/compatible-mode` + `/dashscope/v1/chat/completions`
  * → `https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions`.
  */
+/**
+ * A redirect's `Location` as the agent must follow it to stay on the proxy: one under the
+ * upstream `name` (resolved against the request's upstream URL, e.g. FastAPI's 307 to the path
+ * with a trailing slash) becomes the proxy's `prefix/name/…` path; one elsewhere is kept.
+ * Followed as the upstream gave it, the agent would leave the proxy and its call go unrecorded.
+ */
+export function proxiedLocation(location: string, requestUrl: URL, upstreams: Upstreams, name: string, prefix = ""): string {
+  const base = upstreams.get(name);
+  let to: URL;
+  try {
+    to = new URL(location, requestUrl);
+  } catch {
+    return location;
+  }
+  if (!base || to.origin !== base.origin) return location;
+  const basePath = base.pathname.replace(/\/+$/, "");
+  if (to.pathname !== basePath && !to.pathname.startsWith(`${basePath}/`)) return location;
+  return `${prefix}/${encodeURIComponent(name)}${to.pathname.slice(basePath.length)}${to.search}${to.hash}`;
+}
+
 export function routeRequest(pathAndQuery: string, upstreams: Upstreams): { name: string; url: URL } | null {
   const m = /^\/([^/?#]+)(\/[^?#]*)?(\?[^#]*)?/.exec(pathAndQuery);
   if (!m) return null;

@@ -9,7 +9,7 @@ import type { RecordedExchange } from "./exchange";
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, forward, proxyErrorBody, type ClientSink } from "./forward";
 import { headerValue, pairsFromRaw } from "./headers";
 import { connectionPeer, fromCaller, withPeer } from "./peer";
-import { routeRequest, type Upstreams } from "./routes";
+import { proxiedLocation, routeRequest, type Upstreams } from "./routes";
 
 export type ProxyOptions = {
   host: string;
@@ -175,6 +175,7 @@ export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
         timeoutMs: o.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
         idleTimeoutMs: o.idleTimeoutMs,
         origin: { agent_name: agent ?? null, session_id: session ?? null, host: hostName },
+        relocate: (location) => proxiedLocation(location, route.url, o.upstreams, route.name),
         recorded: (x) => {
           if (!peer) return o.onExchange(x);
           handedOver = new Promise((done) =>

@@ -412,6 +412,17 @@ describe("failures, secrets, who is calling", () => {
     expect((await arrived(s, 2)).map((c) => c.status_code)).toEqual([200, 200]);
   });
 
+  it("a redirect within the upstream points the agent back at the proxy, so that the call it makes next is recorded too", async () => {
+    for (const [base, prefix] of [[proxy.url, ""], [`${server.url}/proxy`, "/proxy"]] as const) {
+      for (const kind of ["relative", "absolute"]) {
+        const res = await fetch(`${base}/openai/v1/redirect-${kind}`, { method: "POST", redirect: "manual", headers: { "X-SightDesk-Token": server.token, "content-type": "application/json" }, body: "{}" });
+        expect(res.status, `${base} ${kind}`).toBe(307);
+        // before: the upstream's own address (the agent left the proxy), or a path of it the proxy has no route for
+        expect(res.headers.get("location"), `${base} ${kind}`).toBe(`${prefix}/openai/v1/chat/completions`);
+      }
+    }
+  });
+
   it("a status below 100 from the upstream is a 502 to the agent; the proxy lives on and records the exchange", async () => {
     // Node's writeHead threw on it inside the upstream's response listener, ending the process
     const s = sid("status-42");

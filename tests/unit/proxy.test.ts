@@ -5,7 +5,7 @@ import { MessageChannel } from "node:worker_threads";
 import { ExchangeRecorder, transferables, wireExchange, type RecordedExchange } from "@/lib/proxy/exchange";
 import { clientResponseHeaders, recordedHeaders, recordedUrl, upstreamRequestHeaders } from "@/lib/proxy/headers";
 import { findInode, findInodes } from "@/lib/proxy/peer";
-import { parseUpstream, routeRequest, upstreamMap } from "@/lib/proxy/routes";
+import { parseUpstream, proxiedLocation, routeRequest, upstreamMap } from "@/lib/proxy/routes";
 
 describe("routing", () => {
   const map = upstreamMap(["dashscope=https://dashscope.aliyuncs.com/compatible-mode/", "openai=http://127.0.0.1:9999"]);
@@ -203,5 +203,20 @@ describe("proxy.upstreams (the server-mounted proxy)", () => {
     expect(loadConfig({ env: env("openai=http://127.0.0.1:9000, deepseek=https://api.deepseek.com"), file: null }).proxy.upstreams).toEqual(["openai=http://127.0.0.1:9000", "deepseek=https://api.deepseek.com"]);
     expect(() => loadConfig({ env: env("openai=ftp://x"), file: null })).toThrow(/proxy\.upstreams: expected a list of NAME=URL/);
     expect(() => loadConfig({ env: env("x=https://u:p@h"), file: null })).toThrow(/proxy\.upstreams/);
+  });
+});
+
+describe("proxiedLocation", () => {
+  const upstreams = upstreamMap(["vllm=http://gpu:8000/compat/", "openai=https://api.openai.com"]);
+  const at = new URL("http://gpu:8000/compat/v1/chat/completions");
+  it("points a redirect within the upstream at the proxy's route, keeping its query", () => {
+    expect(proxiedLocation("http://gpu:8000/compat/v1/chat/completions/?a=1", at, upstreams, "vllm")).toBe("/vllm/v1/chat/completions/?a=1");
+    expect(proxiedLocation("/compat/v1/models", at, upstreams, "vllm", "/proxy")).toBe("/proxy/vllm/v1/models");
+    expect(proxiedLocation("models", at, upstreams, "vllm")).toBe("/vllm/v1/chat/models");
+  });
+  it("keeps one that leaves the upstream (another host, or outside its path)", () => {
+    expect(proxiedLocation("https://login.example.com/", at, upstreams, "vllm")).toBe("https://login.example.com/");
+    expect(proxiedLocation("/other/v1", at, upstreams, "vllm")).toBe("/other/v1");
+    expect(proxiedLocation("http://[bad", at, upstreams, "vllm")).toBe("http://[bad");
   });
 });

@@ -125,6 +125,12 @@ export async function startFakeProvider(): Promise<FakeProvider> {
       res.end();
     };
 
+    // a redirect, as FastAPI answers a path without its trailing slash: to a path of this host (relative or absolute)
+    if ((req.url ?? "").includes("/v1/redirect")) {
+      const to = (req.url ?? "").includes("absolute") ? `http://${req.headers.host}/v1/chat/completions` : "/v1/chat/completions";
+      res.writeHead(307, { location: to, "content-length": "0" }).end();
+      return;
+    }
     if ((req.url ?? "").endsWith("/v1/models")) return json(200, { object: "list", data: [{ id: "gpt-4o", object: "model", created: 1715367049, owned_by: "system" }] });
     if ((req.url ?? "").includes("/v1/responses")) {
       const done = responsesBody(model);
