@@ -8,7 +8,7 @@ import { activeTab, baseFilterQuery, effectiveStatus, filterKey, filterQuery, ti
 import { TREND_BUCKETS, useActiveSnoozes, useGroups, useInterruptionPages, useArrivedSince, useTabCounts, useUnresolvedCount, type Group } from "./queries";
 
 /**
- * The windows the inbox pinned lately, by view: coming back to a view (Back, "← Inbox") within
+ * The windows the inbox pinned lately, by view: coming back to the inbox (Back, "← Inbox") within
  * the query cache's lifetime (TanStack's 5 minutes) pins the same window again, so its rows come
  * from the cache as they were — not reloaded page by page for a window moved on, with rows that
  * arrived meanwhile pushed in between (the "N new" banner announces those).
@@ -35,8 +35,10 @@ export function useInboxView() {
   // The window's end is pinned when the view loads (and on refresh), so rows never jump; a new
   // filter re-pins it. Adjusted during render, so the first fetch already uses the right window.
   const fk = filterKey(params);
+  // Coming back to the inbox (a new mount) takes the window it had; a filter changed on the page
+  // pins a fresh one (another tab's counts and rows as they are now, not as last seen there)
   const [anchor, setAnchor] = useState(() => ({ key: fk, ns: pinFor(fk) }));
-  if (anchor.key !== fk) setAnchor({ key: fk, ns: pinFor(fk) });
+  if (anchor.key !== fk) setAnchor({ key: fk, ns: nowNs() });
   useEffect(() => remember(anchor.key, anchor.ns), [anchor]);
   const filter = useMemo(() => filterQuery(params, anchor.ns), [params, anchor.ns]);
   const win = timeWindow(params, anchor.ns);
