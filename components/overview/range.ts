@@ -60,6 +60,13 @@ export function chartWindow(w: Window, range: Range): { startNs: string; endNs: 
 }
 
 /** A link into the inbox with one filter; the range rides along when it is not the default. */
+export function inboxHref(filter: Record<string, string>, range: Range): string {
+  const params = new URLSearchParams(filter);
+  if (range !== DEFAULT_RANGE) params.set("range", range);
+  const qs = params.toString();
+  return qs ? `/inbox?${qs}` : "/inbox";
+}
+
 /**
  * The inbox for one bar of the chart: its severity in its bucket's time span, of every status
  * (as the chart counts them), so that it lists what the bar showed.
@@ -67,11 +74,4 @@ export function chartWindow(w: Window, range: Range): { startNs: string; endNs: 
 export function bucketInboxHref(severity: string, startMs: number, bucketMs: number): string {
   const params = new URLSearchParams({ severity, range: "custom", from: new Date(startMs).toISOString(), to: new Date(startMs + bucketMs).toISOString(), unresolved: "false" });
   return `/inbox?${params}`;
-}
-
-export function inboxHref(filter: Record<string, string>, range: Range): string {
-  const params = new URLSearchParams(filter);
-  if (range !== DEFAULT_RANGE) params.set("range", range);
-  const qs = params.toString();
-  return qs ? `/inbox?${qs}` : "/inbox";
 }

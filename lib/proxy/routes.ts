@@ -44,6 +44,23 @@ export function upstreamMap(specs: readonly string[] = []): Map<string, URL> {
  * `dashscope=https://dashscope.aliyuncs.com/compatible-mode` + `/dashscope/v1/chat/completions`
  * → `https://dashscope.aliyuncs.com/compatible-mode/v1/chat/completions`.
  */
+export function routeRequest(pathAndQuery: string, upstreams: Upstreams): { name: string; url: URL } | null {
+  const m = /^\/([^/?#]+)(\/[^?#]*)?(\?[^#]*)?/.exec(pathAndQuery);
+  if (!m) return null;
+  let name: string;
+  try {
+    name = decodeURIComponent(m[1]).toLowerCase();
+  } catch {
+    return null; // a malformed escape (`/%zz/…`) names no upstream
+  }
+  const base = upstreams.get(name);
+  if (!base) return null;
+  const url = new URL(base.toString());
+  url.pathname = base.pathname.replace(/\/+$/, "") + (m[2] ?? "");
+  url.search = m[3] ?? "";
+  return { name, url };
+}
+
 /**
  * A redirect's `Location` as the agent must follow it to stay on the proxy: one under the
  * upstream `name` (resolved against the request's upstream URL, e.g. FastAPI's 307 to the path
@@ -62,21 +79,4 @@ export function proxiedLocation(location: string, requestUrl: URL, upstreams: Up
   const basePath = base.pathname.replace(/\/+$/, "");
   if (to.pathname !== basePath && !to.pathname.startsWith(`${basePath}/`)) return location;
   return `${prefix}/${encodeURIComponent(name)}${to.pathname.slice(basePath.length)}${to.search}${to.hash}`;
-}
-
-export function routeRequest(pathAndQuery: string, upstreams: Upstreams): { name: string; url: URL } | null {
-  const m = /^\/([^/?#]+)(\/[^?#]*)?(\?[^#]*)?/.exec(pathAndQuery);
-  if (!m) return null;
-  let name: string;
-  try {
-    name = decodeURIComponent(m[1]).toLowerCase();
-  } catch {
-    return null; // a malformed escape (`/%zz/…`) names no upstream
-  }
-  const base = upstreams.get(name);
-  if (!base) return null;
-  const url = new URL(base.toString());
-  url.pathname = base.pathname.replace(/\/+$/, "") + (m[2] ?? "");
-  url.search = m[3] ?? "";
-  return { name, url };
 }
