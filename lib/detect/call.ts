@@ -3,6 +3,7 @@
 // error text and non-2xx bodies, never the model's normal output.
 import type { DetectionConfig } from "../config/detection";
 import type { Imbalance } from "./toolBalance";
+import { isSuccessStatus } from "../domain/calls";
 import type { InterruptionType } from "../domain/interruptions";
 import type { Finding } from "./types";
 
@@ -66,19 +67,17 @@ const STATUS: Partial<Record<InterruptionType, number[]>> = {
 const LENGTH_FINISH = new Set(["length", "max_tokens", "MAX_TOKENS"]);
 const SAFETY_FINISH = new Set(["content_filter", "refusal", "SAFETY"]);
 
-const is2xx = (s: number | null) => s !== null && s >= 200 && s < 300;
-
 /**
  * A successful answer, not cancelled by the client: a 2xx, or no status and no error — an
  * answer whose status went unrecorded (an OTLP span without captured content carries none, so
  * that an unknown output does not read as an empty response; it can still be slow or overflow
  * its context).
  */
-const succeeded = (f: CallFacts) => !f.cancelled && (is2xx(f.statusCode) || (f.statusCode === null && !f.error));
+const succeeded = (f: CallFacts) => !f.cancelled && (isSuccessStatus(f.statusCode) || (f.statusCode === null && !f.error));
 
 /** The text keyword rules may read: error text, and the body only of a non-2xx response. */
 function failureText(f: CallFacts): string {
-  const body = f.statusCode !== null && !is2xx(f.statusCode) ? f.responseBody ?? "" : "";
+  const body = f.statusCode !== null && !isSuccessStatus(f.statusCode) ? f.responseBody ?? "" : "";
   return `${f.error ?? ""}\n${body}`.toLowerCase();
 }
 
@@ -130,7 +129,7 @@ function stateMachineFinding(f: CallFacts, text: string): Finding | null {
       detail: errorDetail(f, { rule: "unbalanced_tool_calls", ...f.unbalanced }),
     };
   }
-  if (f.responseInvalid && is2xx(f.statusCode)) {
+  if (f.responseInvalid && isSuccessStatus(f.statusCode)) {
     return { type: "state_machine_error", detail: errorDetail(f, { rule: "invalid_response_body" }) };
   }
   if (f.statusCode === 400 && matches("state_machine_error", f, text)) {
@@ -169,11 +168,11 @@ function findFailure(f: CallFacts, cfg: DetectionConfig): Finding | null {
   if (f.cancelled) return null; // the client aborted: whatever follows is its own doing
   if ((f.statusCode !== null && f.statusCode >= 400) || f.error) return { type: "llm_error", detail: errorDetail(f) };
 
-  const answered = f.statusCode === null || is2xx(f.statusCode);
+  const answered = f.statusCode === null || isSuccessStatus(f.statusCode);
   if (answered && f.isSse && !streamCompleted(f) && f.durationMs !== null && f.durationMs >= cfg.sseTruncatedMinMs) {
     return { type: "sse_truncated", detail: { duration_ms: f.durationMs, finish_reasons: f.finishReasons, model: f.model } };
   }
-  if (is2xx(f.statusCode) && f.outputPartCount === 0 && !f.turnSuspended && !f.recordingTruncated) {
+  if (isSuccessStatus(f.statusCode) && f.outputPartCount === 0 && !f.turnSuspended && !f.recordingTruncated) {
     return { type: "empty_response", detail: { status_code: f.statusCode, finish_reasons: f.finishReasons, model: f.model } };
   }
   return null;

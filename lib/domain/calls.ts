@@ -1,6 +1,16 @@
 // The normalized form of one LLM call (SPEC §2.1), after validation. Everything downstream
 // (storage, detection) works on these types; provider adapters produce them.
 
+/** A 2xx status: the provider answered the request. */
+export const isSuccessStatus = (status: number | null | undefined): status is number => status != null && status >= 200 && status < 300;
+
+/**
+ * The status a call is stored with: a success whose answer its capture layer did not record
+ * (an OTLP span without its content, an exchange kept as status and timing) has none, so that an
+ * unknown answer never reads as an empty one (SPEC §3.1 empty_response).
+ */
+export const statusWithAnswer = (status: number | null, answerRecorded: boolean): number | null => (isSuccessStatus(status) && !answerRecorded ? null : status);
+
 /** The range of an Int column (PostgreSQL `integer`): counts and pids beyond it do not fit the database. */
 export const MAX_INT = 2_147_483_647;
 export const MIN_INT = -2_147_483_648;

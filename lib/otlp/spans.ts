@@ -2,7 +2,7 @@
 // attributes and the older gen_ai.* events) and OpenInference LLM spans become normalized calls
 // (the JSON body of /api/ingest/calls, §2.1); execute_tool spans become tool_result events
 // (§2.3). Other spans are not GenAI spans: null. Pure functions.
-import type { ChatMessage, Part } from "../domain/calls";
+import { statusWithAnswer, type ChatMessage, type Part } from "../domain/calls";
 import { sessionIdOf } from "../ingest/keys";
 import { conversationScope, withToolCallIds } from "../ingest/toolCallIds";
 import { message, messages, openInferenceMessages, structured, systemInstructions, toolArguments } from "./messages";
@@ -250,9 +250,7 @@ function times(span: OtlpSpan) {
  */
 function outcome(span: OtlpSpan, outputCaptured: boolean) {
   const err = spanError(span);
-  const known = err.statusCode ?? (err.failed ? null : 200);
-  const status = known !== null && known >= 200 && known < 300 && !outputCaptured ? null : known;
-  return { status_code: status, error: err.text };
+  return { status_code: statusWithAnswer(err.statusCode ?? (err.failed ? null : 200), outputCaptured), error: err.text };
 }
 
 /** The body of a tool_result event (SPEC §2.3) for an execute_tool span. */

@@ -9,6 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { WireExchange } from "./exchange";
+import { isSuccessStatus } from "../domain/calls";
 import { postExchanges } from "./ingestPost";
 import { SpoolIndex } from "./spoolIndex";
 
@@ -197,10 +198,10 @@ export class ExchangeSender {
     try {
       budget.posts -= 1;
       const { status, text } = await postExchanges(this.ingestUrl, this.o.token, lines);
-      if (status !== 400 && status !== 413 && (status < 200 || status >= 300)) return this.refused(status, text);
+      if (status !== 400 && status !== 413 && !isSuccessStatus(status)) return this.refused(status, text);
       this.refusals = 0;
       this.retryAt = 0;
-      if (status >= 200 && status < 300) return { sent: lines.length, dropped: 0 };
+      if (isSuccessStatus(status)) return { sent: lines.length, dropped: 0 };
       // 400 or 413: a few bad exchanges are found in a few requests; a server refusing everything is not asked 2N times
       if (lines.length === 1 || budget.posts < 2) {
         this.o.log?.(`the server refused ${lines.length === 1 ? "an exchange" : `${lines.length} exchanges`} (HTTP ${status}: ${text.slice(0, 300)}); dropped`);

@@ -3,7 +3,7 @@
 // only to choose an adapter and are never copied: they carry API keys.
 
 import { conversationScope, withToolCallIds } from "../toolCallIds";
-import type { ChatMessage, HttpExchange, NormalizedCall, Part } from "../../domain/calls";
+import { isSuccessStatus, statusWithAnswer, type ChatMessage, type HttpExchange, type NormalizedCall, type Part } from "../../domain/calls";
 import { anthropic } from "./anthropic";
 import { openai } from "./openai";
 import { openaiResponses } from "./openaiResponses";
@@ -81,8 +81,7 @@ export function normalizeExchange(x: HttpExchange): NormalizedCall {
     start_ns: x.start_ns,
     end_ns: x.end_ns ?? null,
     duration_ns: x.end_ns != null ? x.end_ns - x.start_ns : null,
-    // (an answer cut by the recording proxy's cap says so in recording_truncated: its status stays)
-    status_code: succeededUnrecorded(x.response) && !x.recording_truncated ? null : (x.response?.status ?? null),
+    status_code: statusWithAnswer(x.response?.status ?? null, answerRecorded(x)),
     error: x.error ?? res.error ?? null,
     response_body: res.response_body ?? null,
     is_sse: res.is_sse,
@@ -105,12 +104,12 @@ export function normalizeExchange(x: HttpExchange): NormalizedCall {
 }
 
 /**
- * A success whose answer its capture layer did not record (no body, no stream: a layer that keeps
- * only status and timing): its status is left out, as an OTLP span's is without its output, so
- * that an unknown answer never reads as an empty one (SPEC §3.1 empty_response).
+ * Whether the capture layer recorded the answer — a body or a stream — or said how much of it it
+ * left out (the recording proxy's cap: then the call says so, and keeps its status).
  */
-function succeededUnrecorded(r: HttpExchange["response"]): boolean {
-  return !!r && r.status !== null && r.status !== undefined && r.status >= 200 && r.status < 300 && (r.body === undefined || r.body === null) && typeof r.sse !== "string";
+function answerRecorded(x: HttpExchange): boolean {
+  const r = x.response;
+  return !!x.recording_truncated || (r?.body !== undefined && r?.body !== null) || typeof r?.sse === "string";
 }
 
 function parseUrl(raw: string): { host: string | null; path: string } {
@@ -165,8 +164,7 @@ export function isModelCall(x: HttpExchange): boolean {
 
 /** Whether an exchange failed: no answer, an error, or a status other than 2xx. */
 export function exchangeFailed(x: HttpExchange): boolean {
-  const status = x.response?.status ?? null;
-  return !!x.error || status === null || status < 200 || status > 299;
+  return !!x.error || !isSuccessStatus(x.response?.status);
 }
 
 function looksAnthropic(body: unknown, headers: Record<string, string> | undefined): boolean {
