@@ -141,6 +141,7 @@ export class AgentSightImporter {
   private readonly maxRequestBytes: number;
   private readonly now: () => bigint;
   private readonly storeMarks: boolean;
+  private readonly markFile: string | undefined;
   private marks: { calls: bigint; interruptions: bigint } | null = null;
   /** sessions counted in `stats.sessions` during the current pass */
   private sessionsSeen = new Set<string>();
@@ -161,8 +162,6 @@ export class AgentSightImporter {
     this.storeMarks = options.marks ?? true;
     this.markFile = options.markFile;
   }
-
-  private readonly markFile: string | undefined;
 
   /** The marks kept in `markFile` (none when it is missing or unreadable). */
   private readMarkFile(): MarkFile {

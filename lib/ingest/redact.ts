@@ -15,16 +15,18 @@ import { tryParseJson } from "../json";
 const SECRET_NAME_END =
   "(?:api[-_]?key|secret(?:[-_]?(?:access[-_]?)?key)?|(?:access|private|subscription|functions?|master|signing|account|license|client|host|app|auth|session|encryption|ssh)[-_]?key|token|passw(?:or)?d|passphrase|(?<=[A-Za-z0-9][-_])(?:pass|pwd)|authorization|credentials?|cookie)";
 const SECRET_NAME = new RegExp(`^(?:.*[^a-z0-9])?(?:[a-z0-9]*${SECRET_NAME_END})(?:[-_]?\\d{1,3})?$|^set-cookie$`, "i");
-/** Auth schemes kept in front of a masked credential (`Authorization: Basic [redacted]`). */
 /** Spaces and tabs, also as escapes inside serialized JSON (`\\t`). */
 const BLANKS = "(?:[ \\t]|\\\\t){0,64}";
+/** Auth schemes kept in front of a masked credential (`Authorization: Basic [redacted]`). */
 const SCHEME = "(?:basic|bearer|digest|token|api-?key|key|bot|ssws)[ \\t]{1,16}";
 
 // Quantifiers are bounded: V8 keeps a backtrack entry per character an open-ended `{n,}`
 // matched, and a run of millions overflows its stack (a RangeError, not a slow answer).
-// Credential shapes: bearer values, OpenAI/Anthropic (`sk-…`), Stripe, GitHub, Slack, AWS and
-// Google keys. Matches never include quotes or backslashes, so masking text inside serialized
-// JSON keeps it valid JSON.
+// Credential shapes: bearer values, provider keys (OpenAI/Anthropic `sk-…`, Stripe, GitHub,
+// GitLab, Slack, AWS, Google, Hugging Face, Groq, xAI), URL credentials, curl's -u, PEM private
+// keys. Matches never include quotes, and only the PEM body includes backslashes (whole `\n`
+// escapes: it ends where `-----END` begins), so masking text inside serialized JSON keeps it
+// valid JSON.
 // Each group named `keepN` is what stays in front of the mask.
 const SECRET_SHAPE = new RegExp(
   [
@@ -100,12 +102,10 @@ function quotedValueEnd(text: string, from: number, quote: string): number {
     while (at < text.length) {
       const c = text[at];
       if (c === "\r" || c === "\n") return at;
-      if (c === "\\") {
-        if (text[at + 1] === "n" || text[at + 1] === "r") return at; // a line end, written as an escape in serialized JSON
-        at += 2; // an escape inside the value: both characters are the value's
-      }
-      else if (c === q || c === '"') return at;
-      else at++;
+      if (c === q || c === '"') return at;
+      if (c !== "\\") at++;
+      else if (text[at + 1] === "n" || text[at + 1] === "r") return at; // a line end, written as an escape in serialized JSON
+      else at += 2; // an escape inside the value: both characters are the value's
     }
     return text.length;
   }

@@ -49,7 +49,7 @@ function itemParts(item: JsonObject): Part[] | null {
     case "apply_patch_call":
       return [{ type: "tool_call", id: callIdOf(item), name: "apply_patch", arguments: item.operation ?? null }];
     case "mcp_approval_request":
-      return [{ type: "tool_call", id: asString(item.id) ?? "", name: asString(item.name) ?? "mcp_approval", arguments: parseArguments(item.arguments) }];
+      return [{ type: "tool_call", id: callIdOf(item), name: asString(item.name) ?? "mcp_approval", arguments: parseArguments(item.arguments) }];
     case "message":
     case undefined:
       return asString(item.role) === "assistant" || item.type === "message" ? textParts(item.content) : null;
@@ -177,7 +177,7 @@ function stream(events: SseEvent[]): ResponseFields {
   const items = new Map<number, JsonObject>();
   // each open item's output_text part, found once: a delta must not search the item's content
   // (an item can arrive with thousands of parts, and be followed by a delta per token)
-  const textParts = new Map<number, JsonObject>();
+  const openTexts = new Map<number, JsonObject>();
   let last: JsonObject = {};
   let error: string | null = null;
   for (const ev of events) {
@@ -193,27 +193,27 @@ function stream(events: SseEvent[]): ResponseFields {
     const index = asNumber(data.output_index) ?? 0;
     if ((type === "response.output_item.added" || type === "response.output_item.done") && isRecord(data.item)) {
       items.set(index, { ...data.item });
-      textParts.delete(index);
-    } else if (type === "response.output_text.delta" || type === "response.function_call_arguments.delta") growOpenItem(items, textParts, index, type, asString(data.delta) ?? "");
+      openTexts.delete(index);
+    } else if (type === "response.output_text.delta" || type === "response.function_call_arguments.delta") growOpenItem(items, openTexts, index, type, asString(data.delta) ?? "");
   }
   const out = fields({ ...last, status: "in_progress" }, [...items.entries()].sort(([a], [b]) => a - b).map(([, i]) => i));
   return { ...out, sse_done: false, ...(error ? { error } : {}) };
 }
 
 /** A delta of an item still streaming: its text (kept as one output_text part) or its arguments. */
-function growOpenItem(items: Map<number, JsonObject>, textParts: Map<number, JsonObject>, index: number, type: string, delta: string): void {
+function growOpenItem(items: Map<number, JsonObject>, openTexts: Map<number, JsonObject>, index: number, type: string, delta: string): void {
   const item = items.get(index) ?? { type: type === "response.output_text.delta" ? "message" : "function_call" };
   items.set(index, item);
   if (type !== "response.output_text.delta") {
     item.arguments = `${asString(item.arguments) ?? ""}${delta}`;
     return;
   }
-  let text = textParts.get(index);
+  let text = openTexts.get(index);
   if (!text) {
     const content = records(item.content);
     text = content.find((c) => c.type === "output_text");
     if (!text) item.content = [...content, (text = { type: "output_text", text: "" })];
-    textParts.set(index, text);
+    openTexts.set(index, text);
   }
   text.text = `${asString(text.text) ?? ""}${delta}`;
 }
