@@ -28,35 +28,38 @@ const SCHEME = "(?:basic|bearer|digest|token|api-?key|key|bot|ssws)[ \\t]{1,16}"
 // escapes: it ends where `-----END` begins), so masking text inside serialized JSON keeps it
 // valid JSON.
 // Each group named `keepN` is what stays in front of the mask.
-const SECRET_SHAPE = new RegExp(
-  [
-    /(?<keep1>[Bb][Ee][Aa][Rr][Ee][Rr][ \t]{1,16})[A-Za-z0-9._~+/=-]{8,4096}/.source,
-    /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{12,512}/.source,
-    /\b[rsp]k_(?:live|test)_[A-Za-z0-9]{10,512}/.source,
-    /\bgh[pousr]_[A-Za-z0-9]{20,512}/.source,
-    /\bglpat-[A-Za-z0-9_-]{20,512}/.source,
-    /\bxox[abprs]-[A-Za-z0-9-]{10,512}/.source,
-    /\bAKIA[0-9A-Z]{16}\b/.source,
-    /\bAIza[0-9A-Za-z_-]{35}/.source,
-    // Hugging Face, Groq, xAI, Google OAuth access tokens
-    /\bhf_[A-Za-z0-9]{30,512}/.source,
-    /\bgsk_[A-Za-z0-9]{40,512}/.source,
-    /\bxai-[A-Za-z0-9]{20,512}/.source,
-    /\bya29\.[A-Za-z0-9_-]{20,4096}/.source,
-    // a URL's password (`postgres://app:⟨password⟩@db/app`), or a long user part alone, which is
-    // a token (`https://⟨glpat-…⟩@gitlab.com`, a Sentry DSN's key)
-    /(?<keep2>\b[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s:/@"'\\]{0,256}:)[^\s:/@"'\\]{1,256}(?=@)/.source,
-    /(?<keep3>\b[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/)[^\s:/@"'\\]{16,256}(?=@)/.source,
-    // a URL's credential parameter (`?key=…`, `&access_token=…`)
-    /(?<keep4>[?&](?:key|api[-_]?key|apikey|token|access[-_]?token|auth|sig|signature|secret|password|code)=)[^&\s"'\\#]{1,2048}/.source,
-    // curl's user and password (`-u admin:⟨password⟩`, `--user admin:⟨password⟩`)
-    /(?<keep5>(?:^|[ \t])(?:-u|--user)[ \t=]{1,8}[^\s:"'\\]{1,256}:)[^\s"'\\]{1,256}/.source,
-    // a PEM private key's body, between its BEGIN and END lines
-    // (no quote inside: inside serialized JSON the mask stays within one string)
-    /(?<keep6>-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----)[^-"]{1,65536}(?=-----END [A-Z ]{0,40}PRIVATE KEY-----)/.source,
-  ].join("|"),
-  "g",
-);
+const SHAPES = [
+  /(?<keep1>[Bb][Ee][Aa][Rr][Ee][Rr][ \t]{1,16})[A-Za-z0-9._~+/=-]{8,4096}/.source,
+  /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{12,512}/.source,
+  /\b[rsp]k_(?:live|test)_[A-Za-z0-9]{10,512}/.source,
+  /\bgh[pousr]_[A-Za-z0-9]{20,512}/.source,
+  /\bglpat-[A-Za-z0-9_-]{20,512}/.source,
+  /\bxox[abprs]-[A-Za-z0-9-]{10,512}/.source,
+  /\bAKIA[0-9A-Z]{16}\b/.source,
+  /\bAIza[0-9A-Za-z_-]{35}/.source,
+  // Hugging Face, Groq, xAI, Google OAuth access tokens
+  /\bhf_[A-Za-z0-9]{30,512}/.source,
+  /\bgsk_[A-Za-z0-9]{40,512}/.source,
+  /\bxai-[A-Za-z0-9]{20,512}/.source,
+  /\bya29\.[A-Za-z0-9_-]{20,4096}/.source,
+  // a URL's credential parameter (`?key=…`, `&access_token=…`)
+  /(?<keep4>[?&](?:key|api[-_]?key|apikey|token|access[-_]?token|auth|sig|signature|secret|password|code)=)[^&\s"'\\#]{1,2048}/.source,
+  // curl's user and password (`-u admin:⟨password⟩`, `--user admin:⟨password⟩`)
+  /(?<keep5>(?:^|[ \t])(?:-u|--user)[ \t=]{1,8}[^\s:"'\\]{1,256}:)[^\s"'\\]{1,256}/.source,
+  // a PEM private key's body, between its BEGIN and END lines
+  // (no quote inside: inside serialized JSON the mask stays within one string)
+  /(?<keep6>-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----)[^-"]{1,65536}(?=-----END [A-Z ]{0,40}PRIVATE KEY-----)/.source,
+];
+const URL_SHAPES = [
+  // a URL's password (`postgres://app:⟨password⟩@db/app`), or a long user part alone, which is
+  // a token (`https://⟨glpat-…⟩@gitlab.com`, a Sentry DSN's key)
+  /(?<keep2>\b[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s:/@"'\\]{0,256}:)[^\s:/@"'\\]{1,256}(?=@)/.source,
+  /(?<keep3>\b[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/)[^\s:/@"'\\]{16,256}(?=@)/.source,
+];
+const SECRET_SHAPE = new RegExp([...SHAPES, ...URL_SHAPES].join("|"), "g");
+// The URL shapes try a scheme at every word and cost three quarters of the scan; text without
+// `://` cannot match them, so it is scanned for the others alone (the same matches).
+const SECRET_SHAPE_BUT_URLS = new RegExp(SHAPES.join("|"), "g");
 
 // The start of `name = value` / `name: value` where the name ends like a credential, in any
 // case, up to the value: bare, quoted, or quoted inside serialized JSON (`{\"api_key\": \"…\"}`),
@@ -70,8 +73,12 @@ const SECRET_ASSIGNMENT = new RegExp(
 /** A bare JSON value that is no secret: left as it is (so is a structure, which text masking cannot cut out and keep JSON). */
 const KEPT_BARE = /^(?:null|true|false)$/;
 
-/** A cheap first look: a credential name's ending followed by `=` or `:` (perhaps after a quote). */
-const MAYBE_ASSIGNMENT = new RegExp(`${SECRET_NAME_END}(?:[-_]?\\d{1,3})?\\\\?["']?(?:[ \\t]|\\\\t){0,64}[=:]`, "i");
+/**
+ * A cheap first look: a credential name's ending followed by `=` or `:` (perhaps after a quote).
+ * Tried only at each `=` and `:`, reading back from it (a lookbehind): tried at every letter, the
+ * names' alternatives cost 8× as much.
+ */
+const MAYBE_ASSIGNMENT = new RegExp(`[=:](?<=${SECRET_NAME_END}(?:[-_]?\\d{1,3})?\\\\?["']?(?:[ \\t]|\\\\t){0,64}[=:])`, "i");
 
 const MASK = "[redacted]";
 
@@ -155,7 +162,8 @@ function kept(groups: Record<string, string | undefined>): string {
 }
 
 export function redactText(text: string): string {
-  return maskAssignments(text.replace(SECRET_SHAPE, (...args: unknown[]) => `${kept(args[args.length - 1] as Record<string, string | undefined>)}${MASK}`));
+  const shapes = text.includes("://") ? SECRET_SHAPE : SECRET_SHAPE_BUT_URLS;
+  return maskAssignments(text.replace(shapes, (...args: unknown[]) => `${kept(args[args.length - 1] as Record<string, string | undefined>)}${MASK}`));
 }
 
 /** Whether a field or header of this name carries a credential. */

@@ -32,6 +32,9 @@ export const HOSTILE_TEXTS: Record<string, (bytes: number) => string> = {
   "hyphenated name": (n) => fill("a-", n),
   "name then spaces": (n) => `password${fill(" ", n)}x`,
   "assignments without values": (n) => fill("api_key=", n),
+  // each `:` read back over up to 64 blanks, plain and escaped (the first look for a credential name)
+  "colons after blanks": (n) => fill(`token${" \\t".repeat(40)}:`, n),
+  "URL schemes": (n) => fill("http://", n),
   "Bearer run": (n) => fill("Bearer ", n),
   "sk- run": (n) => fill("sk-", n),
   newlines: (n) => fill("\n", n),
