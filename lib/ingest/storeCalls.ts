@@ -19,7 +19,7 @@ import { CallRows } from "./rows";
 import { recordToolCalls, toolCallRowIdsAdded, toolCallRowIdsFrom } from "./toolCalls";
 import { touchCall } from "./touchState";
 import type { NormalizedCall } from "../domain/calls";
-import { writeBatch, type CallBatch } from "./writeBatch";
+import { writeAgents, writeBatch, type CallBatch } from "./writeBatch";
 import type { IngestSource } from "../domain/sources";
 import { recordArrivals } from "./sources";
 
@@ -125,6 +125,7 @@ export async function ingestRequests(db: Db, requests: IngestRequest[], cfg: Det
     // every interruption a call batch creates names the call that showed it
     const requestOfCall = new Map(prepared.map((p) => [p.call.call_id, requestOf.get(p)!]));
     for (const row of created) results[requestOfCall.get(row.callId ?? "") ?? 0].interruptions += 1;
+    await writeAgents(sql, batch.state);
     await arrived();
     await stampAtCommit(sql, created); // last: the alert scan must see them as new when they commit
     deadLoopSessions.push(...batch.detection.deadLoopSessions);

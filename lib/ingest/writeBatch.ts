@@ -15,10 +15,6 @@ export type CallBatch = { state: BatchState; messages: MessageStore; calls: Call
 
 /** Writes a batch; returns the interruptions it created (updates of open ones not included). */
 export async function writeBatch(sql: Sql, { state, messages, calls, detection }: CallBatch): Promise<InterruptionRow[]> {
-  // rows shared by every session (an agent's, a prompt's) in key order: two transactions writing
-  // the same ones (PostgreSQL: other processes, or this one's other group) never wait in a cycle
-  // (a batch may commit after a later one: the first sighting only moves back, the last only on)
-  await insertRows(sql, "Agent", [...state.agents].sort(byKey).map(agentRow), { key: ["name"], update: ["firstSeenNs", "lastSeenNs"], greatest: ["lastSeenNs"], least: ["firstSeenNs"] });
   await insertRows(sql, "Session", touched(state.sessions).map(sessionRow), { key: ["id"], update: "all" });
   await insertRows(sql, "Conversation", touched(state.conversations).map(conversationRow), { key: ["id"], update: "all" });
   // endReason belongs to turn_end events; calls never change it. A call makes its turn's staleness
@@ -29,12 +25,25 @@ export async function writeBatch(sql: Sql, { state, messages, calls, detection }
     key: ["id"],
     update: ["conversationId", "firstSeenNs", "lastSeenNs", "callCount", "staleCheckedNs"],
   });
+  // rows shared by every session (a prompt's) in key order: two transactions writing the same
+  // ones (PostgreSQL: other processes, or this one's other group) never wait in a cycle
   const blobs = [...calls.blobs].sort(byKey).map(([id, content]) => ({ id, content }));
   await insertRows(sql, "Blob", blobs, { key: ["id"], update: "nothing" });
   await insertRows(sql, "Message", messages.rows, { key: ["id"], update: "nothing" });
   await insertRows(sql, "Call", calls.rows, { key: ["id"], update: "nothing" });
   await insertRows(sql, "ToolCall", touched(state.toolCalls).map(toolCallRow), { key: ["id"], update: "all" });
   return writeInterruptions(sql, detection.candidates, state.grouped);
+}
+
+/**
+ * The agents' rows, in name order, written last in the transaction (storeCalls.ts): every batch
+ * of an agent upserts its row, and on PostgreSQL an upserted row stays locked until commit, so a
+ * concurrent batch of the same agent (another process's, or this one's other group) waits for
+ * it; written first, it waited for the whole of the other's transaction. A batch may commit
+ * after a later one: the first sighting only moves back, the last only on.
+ */
+export async function writeAgents(sql: Sql, state: BatchState): Promise<void> {
+  await insertRows(sql, "Agent", [...state.agents].sort(byKey).map(agentRow), { key: ["name"], update: ["firstSeenNs", "lastSeenNs"], greatest: ["lastSeenNs"], least: ["firstSeenNs"] });
 }
 
 /**
@@ -59,7 +68,8 @@ async function writeInterruptions(sql: Sql, candidates: Map<string, Interruption
   const kept = await upsertRows(sql, "Interruption", repeated.map((g) => g.row), { key: ["id"], update: GROUPED_EVIDENCE, where: `"Interruption"."status" <> 'resolved'` });
   const late = repeated.filter((g) => !kept.has(g.row.id)).map((g) => g.successor!);
   if (late.length) {
-    const admitted = asAdmitted(late, await admitArrivals(sql, late, [], nowNs()));
+    // their evidence counted toward snoozes above, as repeats
+    const admitted = asAdmitted(late, await admitArrivals(sql, late, [], nowNs(), true));
     await insertRows(sql, "Interruption", admitted, { key: ["id"], update: GROUPED_EVIDENCE });
   }
   return [...fresh, ...opened, ...late];

@@ -75,8 +75,10 @@ const recent = (a: Arrival, now: bigint) => a.occurredAtNs > now - RATE_WINDOW_N
  * Decides how `arrivals` arrive and counts them and `repeats` toward the snoozes of their
  * fingerprints, waking those whose condition is met. Writes the snoozes' counters, the wake-ups
  * and the arrivals' activity rows; the caller writes the arrivals with the status it returns.
+ * `countedAsRepeats`: the arrivals were counted toward their fingerprints' snoozes already, as
+ * repeats of the rows they succeed (a row resolved between a batch's count and its update).
  */
-export async function admitArrivals(sql: Sql, arrivals: Arrival[], repeats: Repeat[], now: bigint): Promise<Admission> {
+export async function admitArrivals(sql: Sql, arrivals: Arrival[], repeats: Repeat[], now: bigint, countedAsRepeats = false): Promise<Admission> {
   const admission: Admission = new Map();
   if (!arrivals.length && !repeats.length) return admission;
   const fingerprints = [...new Set([...arrivals, ...repeats].map((a) => a.fingerprint))];
@@ -93,7 +95,7 @@ export async function admitArrivals(sql: Sql, arrivals: Arrival[], repeats: Repe
   for (const s of [...snoozedFingerprints].sort((a, b) => a.id.localeCompare(b.id))) {
     const fp = s.fingerprint!;
     const arrived = byFingerprint.get(fp) ?? [];
-    const n = arrived.length + (repeated.get(fp) ?? 0);
+    const n = (countedAsRepeats ? 0 : arrived.length) + (repeated.get(fp) ?? 0);
     const counted = n > 0 ? await count(sql, s, n) : s;
     if (!counted) continue;
     const perHour = counted.untilEscalates && counted.baselinePerHour !== null && arrived.length

@@ -122,7 +122,7 @@ describe("ingest across processes", () => {
     const copy = failing("sent-twice", "s-named");
     const { session_id: _named, ...derived } = copy; // the retry let the session be derived (agent + pid)
     let results: { accepted: number; duplicates: number }[] = [];
-    // both copies read the stored calls before either can write (the agent's row is held)
+    // both copies sent while the first can not commit (the agent's row, written last, is held)
     await whileHeld(`SELECT 1 FROM "Agent" WHERE "name" = 'late' FOR UPDATE`, 500, async () => {
       results = await Promise.all([ingestCalls(db, [copy], detection), ingestCalls(db, [{ ...derived, session_id: null }], detection)]);
     });
@@ -138,14 +138,14 @@ describe("a grouped interruption resolved while a batch adds evidence to it", ()
    * teammate resolves the storm (another process) in a transaction that holds `held` until a
    * sixth failure's batch has read the storm as open; the storms of the conversation, oldest first.
    */
-  async function resolvedUnderABatch(name: string, held: "agent" | "snooze", snoozeUntil?: number) {
+  async function resolvedUnderABatch(name: string, held: "session" | "snooze", snoozeUntil?: number) {
     const db = await open();
     const inStorm = (n: number) => ({ ...failing(`${name}-${n}`, `s-${name}`), conversation_id: `c-${name}`, start_ns: T + BigInt(n) * 1_000_000_000n });
     await ingestCalls(db, [1, 2, 3, 4, 5].map(inStorm), detection);
     const storm = await db.interruption.findFirstOrThrow({ where: { conversationId: `c-${name}`, type: "retry_storm" } });
     const snooze = snoozeUntil ? await snoozeFingerprint(db, storm.fingerprint, { untilNs: null, untilOccurrences: snoozeUntil, untilEscalates: false, reason: null, actor: "ana" }) : null;
-    // the agent's row: the batch waits before it reads the storm's status; the snooze's row: after
-    const hold = held === "agent" ? `SELECT 1 FROM "Agent" WHERE "name" = 'late' FOR UPDATE` : `SELECT 1 FROM "Snooze" WHERE "id" = '${snooze!.id}' FOR UPDATE`;
+    // the session's row: the batch waits before it reads the storm's status; the snooze's row: after
+    const hold = held === "session" ? `SELECT 1 FROM "Session" WHERE "id" = 's-${name}' FOR UPDATE` : `SELECT 1 FROM "Snooze" WHERE "id" = '${snooze!.id}' FOR UPDATE`;
     await whileHeld(
       `${hold}; UPDATE "Interruption" SET "status" = 'resolved', "snoozeId" = NULL, "resolvedBy" = 'ana', "resolvedAtNs" = ${nowNs()} WHERE "id" = '${storm.id}'`,
       500,
@@ -157,7 +157,7 @@ describe("a grouped interruption resolved while a batch adds evidence to it", ()
   const shape = (rows: { status: string; occurrences: number; callId: string | null }[]) => rows.map((r) => [r.status, r.occurrences, r.callId]);
 
   it.skipIf(!testPostgresUrl())("keeps what it had, and the batch's evidence opens a new one (it fires again)", async () => {
-    const { db, storm, storms, inStorm } = await resolvedUnderABatch("storm", "agent");
+    const { db, storm, storms, inStorm } = await resolvedUnderABatch("storm", "session");
     // before, the resolved one absorbed the sixth failure, and nothing fired again
     expect(shape(storms)).toEqual([["resolved", 1, "storm-5"], ["open", 1, "storm-6"]]);
     expect(storms[1].fingerprint).toBe(storm.fingerprint);
@@ -167,15 +167,17 @@ describe("a grouped interruption resolved while a batch adds evidence to it", ()
   }, 30_000);
 
   it.skipIf(!testPostgresUrl())("counts the batch's evidence once toward a snooze of the group: as the successor's arrival, not also as a repeat", async () => {
-    const { db, snooze, storms } = await resolvedUnderABatch("snoozed-storm", "agent", 5);
+    const { db, snooze, storms } = await resolvedUnderABatch("snoozed-storm", "session", 5);
     // one occurrence of the group arrived (the successor); before, it counted twice
     expect(await db.snooze.findUniqueOrThrow({ where: { id: snooze!.id }, select: { occurrences: true } })).toEqual({ occurrences: 1 });
     expect([storms[1].status, storms[1].snoozeId]).toEqual(["snoozed", snooze!.id]);
   }, 30_000);
 
   it.skipIf(!testPostgresUrl())("opens the successor too when the group is resolved after the batch read its status, before it updates it", async () => {
-    const { storms } = await resolvedUnderABatch("late-storm", "snooze", 50);
+    const { db, snooze, storms } = await resolvedUnderABatch("late-storm", "snooze", 50);
     expect(shape(storms)).toEqual([["resolved", 1, "late-storm-5"], ["snoozed", 1, "late-storm-6"]]);
+    // counted once toward the snooze: as a repeat when the batch counted, not again as the successor's arrival
+    expect(await db.snooze.findUniqueOrThrow({ where: { id: snooze!.id }, select: { occurrences: true } })).toEqual({ occurrences: 1 });
   }, 30_000);
 });
 
