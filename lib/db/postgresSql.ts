@@ -22,13 +22,17 @@ export function postgresTypes(pgModule: typeof pg): pg.CustomTypesConfig {
   };
 }
 
+/** What text needs beyond quotes around it: a quote doubled, a backslash (E'' and doubled), U+0000 replaced. */
+const NEEDS_ESCAPES = /['\\\u0000]/;
+
 /** A value as a quoted SQL literal: the text pg would send for it as a parameter. */
 export function literal(value: unknown): string {
+  if (typeof value === "string" && !NEEDS_ESCAPES.test(value)) return `'${value}'`; // most values: one scan
   const v = withoutNul(value);
   if (v === null) return "NULL";
   let text: string;
   if (typeof v === "string") text = v;
-  else if (typeof v === "number" || typeof v === "bigint" || typeof v === "boolean") text = String(v);
+  else if (typeof v === "number" || typeof v === "bigint" || typeof v === "boolean") return `'${v}'`;
   else if (v instanceof Date) text = v.toISOString();
   else if (Buffer.isBuffer(v)) return `'\\x${v.toString("hex")}'`;
   else throw new TypeError(`cannot write a ${typeof v} into SQL text`);
@@ -36,11 +40,21 @@ export function literal(value: unknown): string {
   return text.includes("\\") ? `E${quoted.replace(/\\/g, "\\\\")}` : quoted;
 }
 
+/** Statements' texts split at their placeholders: an ingest writes the same few thousand times. */
+const splitAtPlaceholders = new Map<string, string[]>();
+const MAX_SPLIT_TEXTS = 1_000;
+
 /** `sql` with its `?` placeholders (never inside literals in our SQL) replaced by `params`. */
 export function inlined(sql: string, params: unknown[]): string {
-  let i = 0;
-  const text = sql.replace(/\?/g, () => literal(params[i++]));
-  if (i !== params.length) throw new Error(`SQL has ${i} placeholders for ${params.length} values`);
+  let pieces = splitAtPlaceholders.get(sql);
+  if (!pieces) {
+    pieces = sql.split("?");
+    if (splitAtPlaceholders.size >= MAX_SPLIT_TEXTS) splitAtPlaceholders.clear();
+    splitAtPlaceholders.set(sql, pieces);
+  }
+  if (pieces.length - 1 !== params.length) throw new Error(`SQL has ${pieces.length - 1} placeholders for ${params.length} values`);
+  let text = pieces[0];
+  for (let i = 0; i < params.length; i++) text += literal(params[i]) + pieces[i + 1];
   return text;
 }
 
