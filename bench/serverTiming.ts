@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { nextStartArgs } from "../lib/server/nextStart";
 
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
@@ -46,7 +47,7 @@ export type RunningServer = { url: string; token: string; stop: () => void };
 export async function startServer(dir: string, env: Record<string, string>): Promise<RunningServer> {
   const port = 3900 + Math.floor(Math.random() * 90);
   const log = fs.openSync(path.join(dir, "server.log"), "a"); // what it printed, should a request fail
-  const server: ChildProcess = spawn(process.execPath, [path.join("node_modules", "next", "dist", "bin", "next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+  const server: ChildProcess = spawn(process.execPath, nextStartArgs(".", port, "127.0.0.1"), {
     env: { ...process.env, SIGHTDESK_DATA_DIR: dir, ...env, SIGHTDESK_MAX_DB_SIZE_MB: "1000000", SIGHTDESK_STORAGE__INTERRUPTIONS__RETENTION_DAYS: "3650" },
     stdio: ["ignore", log, log],
     detached: true,

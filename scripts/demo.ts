@@ -14,6 +14,7 @@ import { migrate } from "../lib/db/migrate";
 import { writePrivateFile } from "../lib/db/privateFiles";
 import { dataDir } from "../lib/db/url";
 import { loadDemo } from "../lib/demo/load";
+import { nextStartArgs } from "../lib/server/nextStart";
 
 const port = process.env.PORT || "3000";
 const host = process.env.HOSTNAME || "0.0.0.0";
@@ -97,8 +98,7 @@ async function main() {
       : `Demo data already loaded (${loaded.duplicates} calls skipped as duplicates).`,
   );
 
-  const next = path.join(process.cwd(), "node_modules", "next", "dist", "bin", "next");
-  const server = spawn(process.execPath, [next, "start", "-p", port, "-H", host], { stdio: "inherit", env: process.env });
+  const server = spawn(process.execPath, nextStartArgs(process.cwd(), port, host), { stdio: "inherit", env: process.env });
   const stop = (signal: NodeJS.Signals) => server.kill(signal);
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

@@ -15,6 +15,7 @@ import { providerOf } from "../lib/db/url";
 import { config } from "../lib/config/load";
 import { runSweep } from "../lib/sweeps/sweep";
 import { loadDemo } from "../lib/demo/load";
+import { nextStartArgs } from "../lib/server/nextStart";
 
 export const XSS_SESSION = "e2e-xss-session";
 export const XSS_PAYLOAD = `<img src=x onerror="window.__xss=1"><script>window.__xss=1</script>`;
@@ -50,8 +51,7 @@ async function seed() {
 seed()
   .then((dataDir) => {
     const port = process.env.E2E_PORT ?? "3210";
-    const next = path.join("node_modules", "next", "dist", "bin", "next");
-    const server = spawn(process.execPath, [next, "start", "-p", port, "-H", "127.0.0.1"], {
+    const server = spawn(process.execPath, nextStartArgs(".", port, "127.0.0.1"), {
       stdio: "inherit",
       // and the DATABASE_URL the seed used; the alert specs' receivers listen on loopback
       env: { SIGHTDESK_OUTBOUND__ALLOW_PRIVATE: "127.0.0.0/8", ...process.env, SIGHTDESK_DATA_DIR: dataDir },

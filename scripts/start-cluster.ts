@@ -13,10 +13,10 @@ import { config } from "../lib/config/load";
 import { migrate } from "../lib/db/migrate";
 import { secureDataDir } from "../lib/db/privateFiles";
 import { databaseUrl, providerOf, redactedUrl } from "../lib/db/url";
+import { nextStartArgs } from "../lib/server/nextStart";
 
 const USAGE = "usage: npm run start:cluster -- [--processes N] [--port FIRST_PORT] [--host HOST]";
 const ROOT = path.resolve(__dirname, "..");
-const NEXT = path.join(ROOT, "node_modules", "next", "dist", "bin", "next");
 
 function fail(message: string, code = 1): never {
   console.error(message);
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   for (let i = 0; i < processes && !stopping; i++) {
     const p = port + i;
     const label = `[${i + 1}:${p}]`;
-    const child = spawn(process.execPath, [NEXT, "start", "-p", String(p), "-H", host], {
+    const child = spawn(process.execPath, nextStartArgs(ROOT, p, host), {
       cwd: ROOT,
       env: { ...process.env, NODE_ENV: "production" },
       detached: true, // its own process group, stopped as a whole

@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { quote } from "@/lib/db/multiRow";
 import { withClient } from "@/lib/db/postgresAdmin";
+import { nextStartArgs } from "@/lib/server/nextStart";
 import { createTestDatabase, type TestDatabase } from "../../support/database";
 
 export type TestServer = {
@@ -117,7 +118,7 @@ export async function startServer(env: Record<string, string> = {}, options: Sta
   const url = `http://127.0.0.1:${port}`;
   let output = "";
   let errors = "";
-  const child = spawn(process.execPath, [path.join(ROOT, "node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+  const child = spawn(process.execPath, nextStartArgs(ROOT, port, "127.0.0.1"), {
     cwd: ROOT,
     env: childEnv,
     detached: true,
