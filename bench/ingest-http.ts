@@ -18,6 +18,7 @@ import Database from "better-sqlite3";
 import { migrate } from "../lib/db/migrate";
 import { dropDatabase, withClient, withDatabase } from "../lib/db/postgresAdmin";
 import { providerOf } from "../lib/db/url";
+import { nextStartArgs } from "../lib/server/nextStart";
 import { stringifyExact } from "../lib/wire/json";
 import { freePort } from "../tests/integration/support/server";
 import { generateTraffic } from "./traffic";
@@ -96,10 +97,16 @@ function request(url: string, method: string, token: string | null, body?: strin
   });
 }
 
-/** Each client's request bodies, serialized before the clock starts (the load generator shares the 2 cores). */
+/**
+ * Each client's request bodies, serialized before the clock starts (the load generator shares the
+ * 2 cores). Dated now, as an agent's calls are: calls dated months ago make every turn stale at
+ * once, and the unsettled-turn check would judge the turns as fast as they arrive, under the
+ * locks of their sessions — work a live agent's calls never cause.
+ */
 function clientBodies(prefix: string, callsPerClient: number): string[][] {
+  const startNs = BigInt(Date.now()) * 1_000_000n;
   return Array.from({ length: CLIENTS }, (_, i) =>
-    [...generateTraffic({ conversationLength: LENGTH, totalCalls: callsPerClient, batchSize: BATCH, concurrentConversations: BATCH, prefix: `${prefix}${i}-` })].map((batch) =>
+    [...generateTraffic({ conversationLength: LENGTH, totalCalls: callsPerClient, batchSize: BATCH, concurrentConversations: BATCH, prefix: `${prefix}${i}-`, startNs })].map((batch) =>
       stringifyExact(BATCH === 1 ? batch[0] : batch),
     ),
   );
@@ -149,8 +156,8 @@ type Server = { url: string; token: string; cpu: () => number; stop: () => Promi
 async function startServer(dir: string, target: Target): Promise<Server> {
   const port = await freePort();
   const profile = PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(PROFILE_DIR)}`] : [];
-  const server = spawn(process.execPath, [...profile, path.join("node_modules", "next", "dist", "bin", "next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
-    // The generated traffic is dated 2026-01-01: keep the sweeper from trimming what is measured.
+  const server = spawn(process.execPath, [...profile, ...nextStartArgs(".", port, "127.0.0.1")], {
+    // the size cap and retention never trim what is measured
     env: {
       ...process.env,
       NODE_ENV: "production",

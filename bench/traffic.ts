@@ -44,14 +44,16 @@ export type TrafficOptions = {
   concurrentConversations: number;
   /** Prefix of every id (conversations, sessions, calls), so that several generators never collide. */
   prefix?: string;
+  /** When the first call starts (ns); a fixed day in 2026 by default, so that runs store the same rows. */
+  startNs?: bigint;
 };
 
 const BASE_NS = 1_767_268_800_000_000_000n;
 
-function nextCall(c: Conversation, globalIndex: number, length: number) {
+function nextCall(c: Conversation, globalIndex: number, length: number, baseNs: bigint) {
   const r = c.rand;
   const k = c.made;
-  const start = BASE_NS + BigInt(globalIndex) * 1_000_000n;
+  const start = baseNs + BigInt(globalIndex) * 1_000_000n;
   const last = k === length - 1;
   const toolId = `${c.id}-t${k}`;
   const output: Message[] = last
@@ -112,7 +114,7 @@ export function* generateTraffic(o: TrafficOptions): Generator<unknown[]> {
     while (active.length < o.concurrentConversations) open();
     for (let i = 0; i < active.length && produced < o.totalCalls; i++) {
       const c = active[i];
-      batch.push(nextCall(c, produced, o.conversationLength));
+      batch.push(nextCall(c, produced, o.conversationLength, o.startNs ?? BASE_NS));
       produced += 1;
       if (batch.length === o.batchSize) {
         yield batch;
