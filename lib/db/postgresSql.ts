@@ -40,22 +40,18 @@ export function literal(value: unknown): string {
   return text.includes("\\") ? `E${quoted.replace(/\\/g, "\\\\")}` : quoted;
 }
 
-/** Statements' texts split at their placeholders: an ingest writes the same few thousand times. */
-const splitAtPlaceholders = new Map<string, string[]>();
-const MAX_SPLIT_TEXTS = 1_000;
-
 /** `sql` with its `?` placeholders (never inside literals in our SQL) replaced by `params`. */
 export function inlined(sql: string, params: unknown[]): string {
-  let pieces = splitAtPlaceholders.get(sql);
-  if (!pieces) {
-    pieces = sql.split("?");
-    if (splitAtPlaceholders.size >= MAX_SPLIT_TEXTS) splitAtPlaceholders.clear();
-    splitAtPlaceholders.set(sql, pieces);
+  // an indexOf loop: twice as fast as replace() with a callback on a multi-row INSERT
+  let text = "";
+  let from = 0;
+  let i = 0;
+  for (let at = sql.indexOf("?"); at !== -1; at = sql.indexOf("?", from)) {
+    text += sql.slice(from, at) + literal(params[i++]);
+    from = at + 1;
   }
-  if (pieces.length - 1 !== params.length) throw new Error(`SQL has ${pieces.length - 1} placeholders for ${params.length} values`);
-  let text = pieces[0];
-  for (let i = 0; i < params.length; i++) text += literal(params[i]) + pieces[i + 1];
-  return text;
+  if (i !== params.length) throw new Error(`SQL has ${i} placeholders for ${params.length} values`);
+  return text + sql.slice(from);
 }
 
 type Waiting = { text: string; settle?: { resolve: (result: pg.QueryResult<Row>) => void; reject: (e: unknown) => void } };
