@@ -96,7 +96,9 @@ export async function admitArrivals(sql: Sql, arrivals: Arrival[], repeats: Repe
     const fp = s.fingerprint!;
     const arrived = byFingerprint.get(fp) ?? [];
     const n = (countedAsRepeats ? 0 : arrived.length) + (repeated.get(fp) ?? 0);
-    const counted = n > 0 ? await count(sql, s, n) : s;
+    // arrivals counted already still lock the snooze (and find it ended, if it ended since it
+    // was read), as counting does: a wake-up of it then waits for them, and finds them snoozed
+    const counted = n > 0 || arrived.length ? await count(sql, s, n) : s;
     if (!counted) continue;
     const perHour = counted.untilEscalates && counted.baselinePerHour !== null && arrived.length
       ? (await ratePerHour(sql, fp, now)) + arrived.filter((a) => recent(a, now)).length
