@@ -266,6 +266,18 @@ describe("OpenAI through the proxy", () => {
     }
   });
 
+  it("a Responses request going on from the previous response (previous_response_id) answers its function call: no orphan result", async () => {
+    const s = sid("responses-chain");
+    const client = openai(s);
+    const first = await client.responses.create({ model: "responses-tool", input: "list the files" });
+    const [fc] = first.output;
+    expect(fc).toMatchObject({ type: "function_call", call_id: "call_r1" });
+    // the history lives with the provider: the request carries only the output of the call
+    await client.responses.create({ model: "json", previous_response_id: first.id, input: [{ type: "function_call_output", call_id: "call_r1", output: "a.txt b.txt" }] });
+    const calls = await arrived(s, 2);
+    for (const c of calls) expect([c.status_code, types(c)]).toEqual([200, []]);
+  });
+
   it("an OpenAI-compatible gateway under --upstream NAME=URL keeps its path prefix", async () => {
     const s = sid("oa-gw");
     expect(plain(await openai(s, `${proxy.url}/gateway/v1`).chat.completions.create({ model: "json", messages: [{ role: "user", content: "x" }] }))).toEqual(openaiCompletion("json"));
@@ -293,6 +305,17 @@ describe("Anthropic through the proxy", () => {
     const [call] = await arrived(s);
     expect(call.finish_reasons).toEqual(["end_turn"]);
     expect(types(call)).toEqual([]);
+  });
+
+  it("a turn paused mid-search (pause_turn) goes on with the answer sent back as it is: the server tool call is no dangling call", async () => {
+    const s = sid("an-pause");
+    const client = anthropic(s);
+    const question = { role: "user" as const, content: "weather in Oslo" };
+    const paused = await client.messages.create({ model: "claude-pause", max_tokens: 100, messages: [question] });
+    expect([paused.stop_reason, paused.content[0].type]).toEqual(["pause_turn", "server_tool_use"]);
+    await client.messages.create({ model: "claude-json", max_tokens: 100, messages: [question, { role: "assistant", content: paused.content }] });
+    const calls = await arrived(s, 2);
+    for (const c of calls) expect([c.status_code, types(c)]).toEqual([200, []]);
   });
 
   it("a 529 is recorded as service_unavailable", async () => {

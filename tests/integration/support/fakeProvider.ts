@@ -134,6 +134,8 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     if ((req.url ?? "").endsWith("/v1/models")) return json(200, { object: "list", data: [{ id: "gpt-4o", object: "model", created: 1715367049, owned_by: "system" }] });
     if ((req.url ?? "").includes("/v1/responses")) {
       const done = responsesBody(model);
+      // a function call, which the next request answers going on from this response (previous_response_id)
+      if (model === "responses-tool") return json(200, { ...done, output: [{ type: "function_call", id: "fc_1", call_id: "call_r1", name: "bash", arguments: '{"cmd":"ls"}', status: "completed" }] });
       if (model !== "stream") return json(200, done);
       const item = done.output[0];
       const ev = (type: string, data: Record<string, unknown>, n: number) => `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: n, ...data })}\n\n`;
@@ -150,6 +152,8 @@ export async function startFakeProvider(): Promise<FakeProvider> {
       const name = model.replace(/^claude-/, "");
       if (name === "overloaded") return json(529, { type: "error", error: { type: "overloaded_error", message: "Overloaded" } });
       if (name === "stream") return stream(anthropicEvents(model).map((e) => sse(e.data, e.event)));
+      // a turn paused mid-search (a server tool): the client sends the answer back as it is to go on
+      if (name === "pause") return json(200, { ...anthropicMessage(model), content: [{ type: "server_tool_use", id: "srvtoolu_p1", name: "web_search", input: { query: "Oslo weather" } }], stop_reason: "pause_turn" });
       return json(200, anthropicMessage(model, name === "tools"));
     }
     switch (model) {
