@@ -119,6 +119,21 @@ describe("OpenAI through the proxy", () => {
     expect(calls.flatMap(types)).toEqual([]);
   });
 
+  it("tool calls a provider sends with an empty id, and their results sent back so, pair up: no bricked conversation", async () => {
+    const s = sid("oa-no-id");
+    const client = openai(s);
+    const ask = { role: "user" as const, content: "ls" };
+    const first = await client.chat.completions.create({ model: "tools-no-id", messages: [ask] });
+    const [called] = first.choices[0].message.tool_calls!;
+    expect(called.id).toBe("");
+    // the agent sends the call back as it came, and its result with the same (empty) id, twice over
+    const history = [ask, first.choices[0].message, { role: "tool" as const, tool_call_id: "", content: "a.txt" }];
+    const second = await client.chat.completions.create({ model: "tools-no-id", messages: history });
+    await client.chat.completions.create({ model: "json", messages: [...history, second.choices[0].message, { role: "tool" as const, tool_call_id: "", content: "a.txt" }] });
+    const calls = await arrived(s, 3);
+    for (const c of calls) expect([c.status_code, types(c)]).toEqual([200, []]);
+  });
+
   it("SSE: every chunk arrives unchanged, and none is held back", async () => {
     const s = sid("oa-sse");
     const chunks: unknown[] = [];

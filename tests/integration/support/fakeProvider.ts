@@ -159,6 +159,10 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     switch (model) {
       case "tools":
         return json(200, openaiCompletion(model, true));
+      case "tools-no-id": { // Gemini's OpenAI endpoint, LM Studio, llama.cpp: tool calls with an empty id
+        const done = openaiCompletion(model, true);
+        return json(200, { ...done, choices: [{ ...done.choices[0], message: { ...done.choices[0].message, tool_calls: [{ id: "", type: "function", function: { name: "bash", arguments: '{"cmd":"ls"}' } }] } }] });
+      }
       case "status-600": // outside HTTP's 100–599 (Node's server sends it; a web Response cannot)
         return json(600, { error: { message: "no such status" } });
       case "status-42": { // below 100: Node's server will not send it, so the status line is written raw
