@@ -293,6 +293,18 @@ describe("OpenAI through the proxy", () => {
     for (const c of calls) expect([c.status_code, types(c)]).toEqual([200, []]);
   });
 
+  it("the legacy completions API (a prompt, `text` answers) arrives as a call with its question and answer", async () => {
+    const s = sid("completions");
+    expect((await openai(s).completions.create({ model: "gpt-3.5-turbo-instruct", prompt: "Say hello" })).choices[0].text).toBe("Hello from completions.");
+    const [call] = await arrived(s);
+    expect([call.status_code, types(call)]).toEqual([200, []]); // before: an empty response
+    const detail = await (await server.api(`/api/calls/${call.call_id}`)).json();
+    expect(detail).toMatchObject({
+      input_messages: [{ role: "user", parts: [{ type: "text", content: "Say hello" }] }],
+      output_messages: [{ role: "assistant", parts: [{ type: "text", content: "Hello from completions." }] }],
+    });
+  });
+
   it("an OpenAI-compatible gateway under --upstream NAME=URL keeps its path prefix", async () => {
     const s = sid("oa-gw");
     expect(plain(await openai(s, `${proxy.url}/gateway/v1`).chat.completions.create({ model: "json", messages: [{ role: "user", content: "x" }] }))).toEqual(openaiCompletion("json"));

@@ -131,6 +131,10 @@ export async function startFakeProvider(): Promise<FakeProvider> {
       res.writeHead(307, { location: to, "content-length": "0" }).end();
       return;
     }
+    // the legacy completions API: a prompt in, `text` out
+    if ((req.url ?? "").endsWith("/v1/completions")) {
+      return json(200, { id: `cmpl-${model}`, object: "text_completion", created: 1767268800, model, choices: [{ text: "Hello from completions.", index: 0, logprobs: null, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } });
+    }
     if ((req.url ?? "").endsWith("/v1/models")) return json(200, { object: "list", data: [{ id: "gpt-4o", object: "model", created: 1715367049, owned_by: "system" }] });
     if ((req.url ?? "").includes("/v1/responses")) {
       const done = responsesBody(model);
