@@ -205,8 +205,11 @@ export async function proxyRequest(req: Request): Promise<Response> {
       method: req.method,
       target: route.url,
       // Next adds X-Forwarded-* to every request it serves; they would tell the provider where
-      // SightDesk runs and who called it, so they are not passed on (the agent's own headers are)
-      headers: [...req.headers.entries()].filter(([k]) => !FORWARDED.has(k)),
+      // SightDesk runs and who called it, so they are not passed on (the agent's own headers are).
+      // Next also drops Content-Encoding from a route's answer (it takes the body for one fetch
+      // decoded already): a compressed answer would reach the agent undeclared, and unreadable.
+      // So the upstream is asked for the answer as it is (OpenAI's API gzips JSON otherwise).
+      headers: [...[...req.headers.entries()].filter(([k]) => !FORWARDED.has(k) && k !== "accept-encoding"), ["accept-encoding", "identity"]],
       body: req.body ? Readable.fromWeb(req.body as unknown as NodeReadableStream) : null,
       signal: abort.signal,
       lookup,

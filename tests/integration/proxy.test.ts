@@ -678,6 +678,21 @@ describe("the proxy mounted in the server (/proxy/*)", () => {
     expect(await databaseBytes(server)).not.toMatch(/PROXYTESTKEY/);
   });
 
+  it("a provider that compresses its answers (OpenAI's API, to a client that accepts gzip): the client reads them, and they are recorded with their content", async () => {
+    // the CLI proxy passes the answer on compressed; the mounted one asks for it uncompressed
+    // (Next drops a route's Content-Encoding: before, the agent got gzip bytes as JSON)
+    for (const [s, base, headers, asked] of [
+      [sid("gzip-cli"), `${proxy.url}/openai/v1`, {}, /gzip/],
+      [sid("gzip-mounted"), `${server.url}/proxy/openai/v1`, { "X-SightDesk-Token": server.token }, /^identity$/],
+    ] as const) {
+      const got = await openai(s, base, headers).chat.completions.create({ model: "gzip-json", messages: [{ role: "user", content: "x" }] });
+      expect(fake.seen.at(-1)!.headers["accept-encoding"]).toMatch(asked);
+      expect(plain(got)).toEqual(openaiCompletion("gzip-json"));
+      const [call] = await arrived(s);
+      expect([call.status_code, types(call)]).toEqual([200, []]);
+    }
+  });
+
   it("does not hold back an SSE event (no buffering or compression in the server)", async () => {
     const s = sid("mounted-gated");
     const before = fake.sent.get("gated") ?? "";

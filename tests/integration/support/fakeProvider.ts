@@ -6,6 +6,7 @@
 // sent and exactly what it answered, so a test can compare both ends.
 import http from "node:http";
 import type net from "node:net";
+import zlib from "node:zlib";
 
 export type Seen = { method: string; url: string; headers: http.IncomingHttpHeaders; body: string; closedEarly: boolean };
 export type FakeProvider = {
@@ -163,6 +164,14 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     switch (model) {
       case "tools":
         return json(200, openaiCompletion(model, true));
+      case "gzip-json": { // compressed, as OpenAI's API answers a client that accepts gzip
+        const text = JSON.stringify(openaiCompletion(model));
+        record(text);
+        const gzipped = /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
+        res.writeHead(200, { "content-type": "application/json", "x-request-id": `req_${model}`, ...(gzipped ? { "content-encoding": "gzip" } : {}) });
+        res.end(gzipped ? zlib.gzipSync(text) : text);
+        return;
+      }
       case "tools-no-id": { // Gemini's OpenAI endpoint, LM Studio, llama.cpp: tool calls with an empty id
         const done = openaiCompletion(model, true);
         return json(200, { ...done, choices: [{ ...done.choices[0], message: { ...done.choices[0].message, tool_calls: [{ id: "", type: "function", function: { name: "bash", arguments: '{"cmd":"ls"}' } }] } }] });
