@@ -7,6 +7,11 @@ const nextConfig: NextConfig = {
   // Native and driver packages are loaded from node_modules at run time, not bundled.
   serverExternalPackages: ["better-sqlite3", "@prisma/adapter-better-sqlite3", "pg"],
   poweredByHeader: false,
+  // Next answers a path ending in "/" with a redirect to the path without it, before any route:
+  // an upstream declaring its routes with the slash (FastAPI) redirects back to it, and an agent
+  // going through the mounted proxy (/proxy/*) went round until its client gave up. Pages get
+  // that redirect from proxy.ts instead.
+  skipTrailingSlashRedirect: true,
   // A separate build folder lets parallel work build and serve side by side (NEXT_DIST_DIR).
   distDir: buildDir(),
   // The build cache speeds up the next build of a checkout; CI builds a fresh clone once, where

@@ -19,8 +19,9 @@ import { OutboundBlockedError, resolveOutbound } from "../net/pinned";
 import { wireExchange, type WireExchange } from "../proxy/exchange";
 import { forward, proxyErrorBody, type ClientSink } from "../proxy/forward";
 import { connectionPeer, fromCaller, withPeer } from "../proxy/peer";
-import { requestSocket } from "../proxy/requestSocket";
+import { requestSocket, requestTarget } from "../proxy/requestSocket";
 import { proxiedLocation, routeRequest, upstreamMap } from "../proxy/routes";
+import { asksForWebSocket, WEBSOCKET_REFUSAL } from "../proxy/websocket";
 import { ApiError } from "./errors";
 import { prepareIngestBody, storePrepared } from "./ingest";
 import { errorResponse } from "./route";
@@ -172,8 +173,12 @@ export async function proxyRequest(req: Request): Promise<Response> {
   } catch (e) {
     return errorResponse(e);
   }
+  if (asksForWebSocket(req.headers.get("upgrade"))) return proxyError(501, "not_supported", WEBSOCKET_REFUSAL);
   const url = new URL(req.url);
-  const route = routeRequest(url.pathname.slice(PREFIX.length) + url.search, upstreams());
+  // the path and query as the agent sent them (Next writes a query anew), where they are known
+  const sent = requestTarget();
+  const asked = sent?.startsWith(`${PREFIX}/`) ? sent : url.pathname + url.search;
+  const route = routeRequest(asked.slice(PREFIX.length), upstreams());
   if (!route) return proxyError(404, "not_found", `sightdesk proxy: no upstream for ${url.pathname}; routes: ${[...upstreams().keys()].map((n) => `${PREFIX}/${n}/*`).join(", ")}`);
   let lookup: LookupFunction;
   try {

@@ -10,6 +10,7 @@ import { DEFAULT_UPSTREAM_TIMEOUT_MS, forward, proxyErrorBody, type ClientSink }
 import { headerValue, pairsFromRaw } from "./headers";
 import { connectionPeer, fromCaller, withPeer } from "./peer";
 import { proxiedLocation, routeRequest, type Upstreams } from "./routes";
+import { asksForWebSocket, WEBSOCKET_REFUSAL } from "./websocket";
 
 export type ProxyOptions = {
   host: string;
@@ -146,13 +147,9 @@ export function startProxy(o: ProxyOptions): Promise<RunningProxy> {
     }
   });
   const handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
-    // A WebSocket (the Realtime API) is no call the proxy can record: refused plainly, not passed
-    // on as a plain GET whose refusal would be recorded as the agent's failure. (No "upgrade"
-    // listener: with one, Node would send it every Upgrade request, h2c ones too, which Java's
-    // HttpClient sends by default and which are ordinary requests here.)
-    if (/^\s*websocket\s*$/i.test(req.headers.upgrade ?? "")) {
-      return proxyAnswer(res, 501, "not_supported", "sightdesk proxy: WebSocket connections (such as the Realtime API) are not proxied; connect to the provider directly");
-    }
+    // (No "upgrade" listener: with one, Node would send it every Upgrade request, h2c ones too,
+    // which Java's HttpClient sends by default and which are ordinary requests here.)
+    if (asksForWebSocket(req.headers.upgrade)) return proxyAnswer(res, 501, "not_supported", WEBSOCKET_REFUSAL);
     const route = routeRequest(req.url ?? "/", o.upstreams);
     if (!route) return notFound(res, req.url ?? "/", o.upstreams);
     const pairs = pairsFromRaw(req.rawHeaders);

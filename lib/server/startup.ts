@@ -13,10 +13,11 @@ import { config } from "../config/load";
 import { startDeadLoopAction } from "../deadloop/action";
 import { startSweeps } from "../sweeps/scheduler";
 import { processHolder } from "../coordination/holder";
-import { withRequestSocket } from "../proxy/requestSocket";
+import { withServedRequest } from "../proxy/requestSocket";
 import { handleRequestsAround } from "./serverEvents";
 import { serveIngestDirectly } from "./directRoutes";
 import { keepIdleConnectionsOpen } from "./keepAlive";
+import { serveUpgradeRequests } from "./upgrades";
 import { onShutdown } from "./shutdown";
 import { startIngestWorker } from "../api/ingestOffload";
 
@@ -40,8 +41,9 @@ export async function startup(): Promise<void> {
     throw e;
   }
   // Requests know their connection, so the mounted proxy can find its caller (SPEC §2.6).
-  handleRequestsAround((req, next) => withRequestSocket(req.socket, next));
+  handleRequestsAround((req, next) => withServedRequest(req, next));
   keepIdleConnectionsOpen();
+  if (process.env.NODE_ENV === "production") serveUpgradeRequests();
   startIngestWorker();
   // The data directory 0700 and SightDesk's files in it 0600, before anything is written there.
   secureDataDir();

@@ -118,6 +118,14 @@ describe("pages without a session", () => {
     expect(body).not.toMatch(marks);
   });
 
+  it("a page asked for with a trailing slash is sent to its path without it, keeping the query; an API path is served as it is", async () => {
+    for (const [path, to] of [["/inbox/", "/inbox"], ["/inbox/?severity=high", "/inbox?severity=high"], ["/sessions/s-1/", "/sessions/s-1"]]) {
+      const res = await fetch(`${server.url}${path}`, { redirect: "manual" });
+      expect([path, res.status, relative(res.headers.get("location"))]).toEqual([path, 308, to]);
+    }
+    expect((await server.api("/api/interruptions/count/")).status).toBe(200);
+  });
+
   it("a session cookie that does not verify is no session", async () => {
     const res = await fetch(`${server.url}/settings`, { redirect: "manual", headers: { cookie: "next-auth.session-token=forged.value.here" } });
     expect(res.status).toBe(307);

@@ -157,7 +157,8 @@ describe("ingest served beside Next.js", () => {
 
   it("leaves other methods and paths to Next.js", async () => {
     expect((await server.api("/api/ingest/calls")).status).toBe(405);
+    // a trailing slash is Next's to serve (it no longer redirects it: next.config.ts), by the same route
     const slash = await server.api("/api/ingest/calls/", { method: "POST", body: json(call()), redirect: "manual" });
-    expect(slash.status).toBe(308);
+    expect(slash.status).toBe(200);
   });
 });

@@ -97,6 +97,18 @@ const proxyStarted = (child: ChildProcess, stderr: () => string) =>
 const types = (c: CallRecord) => c.interruptions.map((i) => i.interruption_type).sort();
 const plain = <T>(v: T): T => JSON.parse(JSON.stringify(v));
 
+/** The status of a JSON POST that asks to upgrade to h2c, as Java's HttpClient does over http://. */
+const h2cPost = (url: string, headers: Record<string, string>, body: unknown) =>
+  new Promise<number>((resolve, reject) => {
+    const req = http.request(url, { method: "POST", headers: { connection: "Upgrade, HTTP2-Settings", upgrade: "h2c", "http2-settings": "", "content-type": "application/json", ...headers } });
+    req.on("response", (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+    });
+    req.on("error", reject);
+    req.end(JSON.stringify(body));
+  });
+
 describe("OpenAI through the proxy", () => {
   it("JSON: the client gets exactly what the provider sent; the call arrives with no interruption", async () => {
     const s = sid("oa-json");
@@ -426,40 +438,35 @@ describe("failures, secrets, who is calling", () => {
     for (const c of odd) expect(c.error).toBe("upstream answered with status 600");
   });
 
-  it("a WebSocket upgrade (the Realtime API) is refused plainly with a 501, and nothing is recorded", async () => {
-    const s = sid("websocket");
-    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = http.request(`${proxy.url}/openai/v1/realtime?model=gpt-realtime`, {
-        headers: { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "x-sightdesk-session": s },
+  it("a WebSocket upgrade (the Realtime API) is refused plainly with a 501, and nothing is recorded; an h2c upgrade is served (both proxies)", async () => {
+    // the mounted proxy: before, Next took every Upgrade request and closed it without a byte
+    for (const [name, base, token] of [["cli", proxy.url, {}], ["mounted", `${server.url}/proxy`, { "x-sightdesk-token": server.token }]] as const) {
+      const s = sid(`websocket-${name}`);
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request(`${base}/openai/v1/realtime?model=gpt-realtime`, {
+          headers: { connection: "Upgrade", upgrade: "websocket", "sec-websocket-version": "13", "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==", "x-sightdesk-session": s, ...token },
+        });
+        req.on("response", (res) => {
+          let body = "";
+          res.setEncoding("utf8").on("data", (c: string) => (body += c)).on("end", () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on("upgrade", () => reject(new Error("upgraded")));
+        req.on("error", reject);
+        req.end();
       });
-      req.on("response", (res) => {
-        let body = "";
-        res.setEncoding("utf8").on("data", (c: string) => (body += c)).on("end", () => resolve({ status: res.statusCode!, body }));
-      });
-      req.on("upgrade", () => reject(new Error("upgraded")));
-      req.on("error", reject);
-      req.end();
-    });
-    expect(answer.status).toBe(501);
-    expect(JSON.parse(answer.body)).toMatchObject({ error: { type: "not_supported" } });
-    // an ordinary call of the same session afterwards arrives alone: the upgrade was not recorded
-    await openai(s).chat.completions.create({ model: "json", messages: [{ role: "user", content: "x" }] });
-    expect((await arrived(s, 1)).map((c) => c.status_code)).toEqual([200]);
-    // an Upgrade to h2c (what Java's HttpClient asks for over http://) is an ordinary request: served
-    const h2c = await new Promise<number>((resolve, reject) => {
-      const req = http.request(`${proxy.url}/openai/v1/chat/completions`, {
-        method: "POST",
-        headers: { connection: "Upgrade, HTTP2-Settings", upgrade: "h2c", "http2-settings": "", "content-type": "application/json", authorization: `Bearer ${OPENAI_KEY}`, "x-sightdesk-session": s },
-      });
-      req.on("response", (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      });
-      req.on("error", reject);
-      req.end(JSON.stringify({ model: "json", messages: [{ role: "user", content: "x" }] }));
-    });
-    expect(h2c).toBe(200);
-    expect((await arrived(s, 2)).map((c) => c.status_code)).toEqual([200, 200]);
+      expect([name, answer.status]).toEqual([name, 501]);
+      expect(JSON.parse(answer.body)).toMatchObject({ error: { type: "not_supported" } });
+      // an ordinary call of the same session afterwards arrives alone: the upgrade was not recorded
+      await openai(s, `${base}/openai/v1`, token).chat.completions.create({ model: "json", messages: [{ role: "user", content: "x" }] });
+      expect((await arrived(s, 1)).map((c) => c.status_code)).toEqual([200]);
+      // an Upgrade to h2c (what Java's HttpClient asks for over http://) is an ordinary request: served
+      const h2c = await h2cPost(`${base}/openai/v1/chat/completions`, { authorization: `Bearer ${OPENAI_KEY}`, "x-sightdesk-session": s, ...token }, { model: "json", messages: [{ role: "user", content: "x" }] });
+      expect([name, h2c]).toEqual([name, 200]);
+      expect((await arrived(s, 2)).map((c) => c.status_code)).toEqual([200, 200]);
+    }
+    // the server's own routes too (Java agents posting calls or spans)
+    const ingest = await h2cPost(`${server.url}/api/ingest/calls`, { authorization: `Bearer ${server.token}` }, { call_id: sid("h2c-ingest"), start_ns: "1767268800000000000" });
+    expect(ingest).toBe(200);
   });
 
   it("a redirect within the upstream points the agent back at the proxy, so that the call it makes next is recorded too", async () => {
@@ -470,6 +477,18 @@ describe("failures, secrets, who is calling", () => {
         // before: the upstream's own address (the agent left the proxy), or a path of it the proxy has no route for
         expect(res.headers.get("location"), `${base} ${kind}`).toBe(`${prefix}/openai/v1/chat/completions`);
       }
+    }
+  });
+
+  it("an upstream that redirects to its path with a trailing slash (FastAPI) is followed to its answer; the query reaches it as sent (both proxies)", async () => {
+    for (const base of [proxy.url, `${server.url}/proxy`]) {
+      // before, through the mounted proxy: Next redirected the slashed path back, again and again
+      const res = await fetch(`${base}/openai/v1/slashed`, { method: "POST", headers: { "X-SightDesk-Token": server.token, "content-type": "application/json" }, body: JSON.stringify({ model: "json", messages: [{ role: "user", content: "x" }] }) });
+      expect([base, res.status]).toEqual([base, 200]);
+      expect(fake.seen.at(-1)!.url).toBe("/v1/slashed/");
+      // before, through the mounted proxy: `?flag=&t=a+b&time=10%3A00`, as Next rewrote it
+      await fetch(`${base}/openai/v1/models?flag&t=a%20b&time=10:00&t=c`, { headers: { "X-SightDesk-Token": server.token } });
+      expect([base, fake.seen.at(-1)!.url]).toEqual([base, "/v1/models?flag&t=a%20b&time=10:00&t=c"]);
     }
   });
 

@@ -136,7 +136,10 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     if ((req.url ?? "").endsWith("/v1/completions")) {
       return json(200, { id: `cmpl-${model}`, object: "text_completion", created: 1767268800, model, choices: [{ text: "Hello from completions.", index: 0, logprobs: null, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 } });
     }
-    if ((req.url ?? "").endsWith("/v1/models")) return json(200, { object: "list", data: [{ id: "gpt-4o", object: "model", created: 1715367049, owned_by: "system" }] });
+    // FastAPI's answer to a path declared with a trailing slash, asked for without it
+    if (req.url === "/v1/slashed") return void res.writeHead(307, { location: "/v1/slashed/", "content-length": "0" }).end();
+    if (req.url === "/v1/slashed/") return json(200, openaiCompletion(model));
+    if ((req.url ?? "").split("?")[0].endsWith("/v1/models")) return json(200, { object: "list", data: [{ id: "gpt-4o", object: "model", created: 1715367049, owned_by: "system" }] });
     if ((req.url ?? "").includes("/v1/responses")) {
       const done = responsesBody(model);
       // a function call, which the next request answers going on from this response (previous_response_id)
