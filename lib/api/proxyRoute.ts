@@ -175,10 +175,11 @@ export async function proxyRequest(req: Request): Promise<Response> {
   }
   if (asksForWebSocket(req.headers.get("upgrade"))) return proxyError(501, "not_supported", WEBSOCKET_REFUSAL);
   const url = new URL(req.url);
-  // the path and query as the agent sent them (Next writes a query anew), where they are known
+  // the path as Next resolved and routed it (dot segments gone); the query as the agent sent it,
+  // where it is known (Next writes a query anew)
   const sent = requestTarget();
-  const asked = sent?.startsWith(`${PREFIX}/`) ? sent : url.pathname + url.search;
-  const route = routeRequest(asked.slice(PREFIX.length), upstreams());
+  const query = sent?.startsWith(`${PREFIX}/`) && sent.includes("?") ? sent.slice(sent.indexOf("?")) : url.search;
+  const route = routeRequest(url.pathname.slice(PREFIX.length) + query, upstreams());
   if (!route) return proxyError(404, "not_found", `sightdesk proxy: no upstream for ${url.pathname}; routes: ${[...upstreams().keys()].map((n) => `${PREFIX}/${n}/*`).join(", ")}`);
   let lookup: LookupFunction;
   try {

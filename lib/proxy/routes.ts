@@ -56,7 +56,11 @@ export function routeRequest(pathAndQuery: string, upstreams: Upstreams): { name
   const base = upstreams.get(name);
   if (!base) return null;
   const url = new URL(base.toString());
-  url.pathname = base.pathname.replace(/\/+$/, "") + (m[2] ?? "");
+  const basePath = base.pathname.replace(/\/+$/, "");
+  url.pathname = basePath + (m[2] ?? "");
+  // dot segments (`/internal/../admin`, `%2e%2e`) resolve against the upstream's path: one that
+  // leaves it names no path of this upstream
+  if (basePath && url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) return null;
   url.search = m[3] ?? "";
   return { name, url };
 }

@@ -480,6 +480,24 @@ describe("failures, secrets, who is calling", () => {
     }
   });
 
+  it("a path climbing out of an upstream's prefix (`..`, `%2e%2e`) reaches nothing of that upstream (both proxies)", async () => {
+    for (const [base, token] of [[proxy.url, {}], [`${server.url}/proxy`, { "x-sightdesk-token": server.token }]] as const) {
+      for (const climb of ["/gateway/v1/../../secret", "/gateway/v1/%2e%2e/%2E%2e/secret"]) {
+        const before = fake.seen.length;
+        const status = await new Promise<number>((resolve, reject) => {
+          // node:http sends the path as written (fetch would resolve the dot segments itself)
+          const u = new URL(base);
+          const req = http.request({ host: u.hostname, port: u.port, path: `${u.pathname.replace(/\/$/, "")}${climb}`, headers: token });
+          req.on("response", (res) => (res.resume(), resolve(res.statusCode!)));
+          req.on("error", reject);
+          req.end();
+        });
+        expect([base, climb, status]).toEqual([base, climb, 404]);
+        expect(fake.seen.slice(before).map((f) => f.url)).toEqual([]); // before, the mounted proxy asked the fake for /secret
+      }
+    }
+  });
+
   it("an upstream that redirects to its path with a trailing slash (FastAPI) is followed to its answer; the query reaches it as sent (both proxies)", async () => {
     for (const base of [proxy.url, `${server.url}/proxy`]) {
       // before, through the mounted proxy: Next redirected the slashed path back, again and again

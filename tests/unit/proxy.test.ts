@@ -18,6 +18,11 @@ describe("routing", () => {
     expect(routeRequest("/%zz/v1", map)).toBeNull(); // a malformed escape names no upstream (it threw)
     expect(routeRequest("/%", map)).toBeNull();
   });
+  it("never leaves an upstream's path prefix by dot segments (before, `/dashscope/../admin` reached the host's /admin)", () => {
+    for (const path of ["/dashscope/../admin", "/dashscope/v1/%2e%2e/%2E%2e/metrics", "/dashscope/./../x?q=1", "/dashscope/.."]) expect(routeRequest(path, map), path).toBeNull();
+    expect(routeRequest("/dashscope/v1/../v2/models", map)?.url.toString()).toBe("https://dashscope.aliyuncs.com/compatible-mode/v2/models");
+    expect(routeRequest("/dashscope", map)?.url.toString()).toBe("https://dashscope.aliyuncs.com/compatible-mode");
+  });
   it("refuses malformed upstreams", () => {
     expect(() => parseUpstream("x")).toThrow(/NAME=URL/);
     expect(() => parseUpstream("a=ftp://x")).toThrow(/http/);
