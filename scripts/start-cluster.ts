@@ -82,7 +82,7 @@ async function main(): Promise<void> {
     for (const child of children) {
       if (child.exitCode === null && child.signalCode === null && child.pid) {
         try {
-          process.kill(-child.pid, signal); // `next start` forks the server: stop the whole group
+          process.kill(-child.pid, signal); // its whole process group, whatever it started
         } catch {
           /* gone meanwhile */
         }

@@ -19,7 +19,7 @@ import { OutboundBlockedError, resolveOutbound } from "../net/pinned";
 import { wireExchange, type WireExchange } from "../proxy/exchange";
 import { forward, proxyErrorBody, type ClientSink } from "../proxy/forward";
 import { connectionPeer, fromCaller, withPeer } from "../proxy/peer";
-import { requestSocket, requestTarget } from "../proxy/requestSocket";
+import { requestSocket, requestTarget } from "../proxy/servedRequest";
 import { proxiedLocation, routeRequest, upstreamMap } from "../proxy/routes";
 import { asksForWebSocket, WEBSOCKET_REFUSAL } from "../proxy/websocket";
 import { ApiError } from "./errors";

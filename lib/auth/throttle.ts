@@ -10,7 +10,7 @@ import net from "node:net";
 import type { DbTx } from "../db/client";
 import { config } from "../config/load";
 import { cidrContains, parseCidr, parseIp, type Cidr, type Ip } from "../net/outbound";
-import { requestSocket } from "../proxy/requestSocket";
+import { requestSocket } from "../proxy/servedRequest";
 import { NS_PER_MS, nowNs } from "../domain/time";
 
 export const WINDOW_MS = 15 * 60 * 1000;

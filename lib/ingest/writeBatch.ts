@@ -1,5 +1,6 @@
 // The inserts of a call batch, parents before children, one multi-row statement per table
-// (`insertRows`): new rows are inserted, changed ones updated on conflict.
+// (`insertRows`): new rows are inserted, changed ones updated on conflict. The agents' rows are
+// written apart, last in the transaction (`writeAgents`).
 import { existingIds, insertRows, selectIn, upsertRows } from "../db/multiRow";
 import type { Sql } from "../db/sql";
 import { nowNs } from "../domain/time";
@@ -13,7 +14,7 @@ import { agentRow, conversationRow, sessionRow, toolCallRow, turnRow, type CallR
 /** What a batch of calls has gathered: the state it read and changed, and the rows it adds. */
 export type CallBatch = { state: BatchState; messages: MessageStore; calls: CallRows; detection: BatchDetection };
 
-/** Writes a batch; returns the interruptions it created (updates of open ones not included). */
+/** Writes a batch but its agents' rows; returns the interruptions it created (updates of open ones not included). */
 export async function writeBatch(sql: Sql, { state, messages, calls, detection }: CallBatch): Promise<InterruptionRow[]> {
   await insertRows(sql, "Session", touched(state.sessions).map(sessionRow), { key: ["id"], update: "all" });
   await insertRows(sql, "Conversation", touched(state.conversations).map(conversationRow), { key: ["id"], update: "all" });

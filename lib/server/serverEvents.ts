@@ -1,6 +1,6 @@
 // Next.js creates the server's http.Server and gives no handle on it. What SightDesk needs of
 // it — idle connections kept open (keepAlive.ts), ingest answered beside Next's pipeline
-// (directRoutes.ts), each request's socket known to its handler (lib/proxy/requestSocket.ts, from startup.ts) —
+// (directRoutes.ts), each request's socket and target as sent known to its handler (lib/proxy/servedRequest.ts, from startup.ts) —
 // comes from one patch of http.Server.prototype.emit, installed once per process, whichever
 // of them registers first.
 import http from "node:http";

@@ -13,7 +13,7 @@ import { config } from "../config/load";
 import { startDeadLoopAction } from "../deadloop/action";
 import { startSweeps } from "../sweeps/scheduler";
 import { processHolder } from "../coordination/holder";
-import { withServedRequest } from "../proxy/requestSocket";
+import { withServedRequest } from "../proxy/servedRequest";
 import { handleRequestsAround } from "./serverEvents";
 import { serveIngestDirectly } from "./directRoutes";
 import { keepIdleConnectionsOpen } from "./keepAlive";
@@ -40,7 +40,8 @@ export async function startup(): Promise<void> {
     console.error(`[sightdesk] refusing to start: ${(e as Error).message}`);
     throw e;
   }
-  // Requests know their connection, so the mounted proxy can find its caller (SPEC §2.6).
+  // Requests know their connection and their target as sent, so the mounted proxy can find its
+  // caller (SPEC §2.6) and pass the query on as the agent wrote it.
   handleRequestsAround((req, next) => withServedRequest(req, next));
   keepIdleConnectionsOpen();
   if (process.env.NODE_ENV === "production") serveUpgradeRequests();

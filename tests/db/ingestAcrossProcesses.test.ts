@@ -122,7 +122,7 @@ describe("ingest across processes", () => {
     const copy = failing("sent-twice", "s-named");
     const { session_id: _named, ...derived } = copy; // the retry let the session be derived (agent + pid)
     let results: { accepted: number; duplicates: number }[] = [];
-    // both copies sent while the first can not commit (the agent's row, written last, is held)
+    // both copies sent while neither can commit (the agent's row, written last, is held)
     await whileHeld(`SELECT 1 FROM "Agent" WHERE "name" = 'late' FOR UPDATE`, 500, async () => {
       results = await Promise.all([ingestCalls(db, [copy], detection), ingestCalls(db, [{ ...derived, session_id: null }], detection)]);
     });
