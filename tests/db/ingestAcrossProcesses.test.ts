@@ -32,14 +32,25 @@ async function open(): Promise<Db> {
   return (db ??= createDb(database.url));
 }
 
-/** Runs `work` while another connection's transaction holds what `lock` locks; lets it go after `ms`; the time it let go. */
+/**
+ * Runs `work` while another connection's transaction holds what `lock` locks; lets it go after
+ * `ms`, and not before the work waits on a lock (a busy machine may take longer to get there:
+ * let go earlier, the test would pass without the race it is about); the time it let go.
+ */
 async function whileHeld(lock: string, ms: number, work: () => Promise<void>): Promise<bigint> {
   const holder = new pg.Client({ connectionString: database!.url });
   await holder.connect();
   try {
     await holder.query(`BEGIN; ${lock}`);
     const done = work();
+    const since = Date.now();
     await new Promise((r) => setTimeout(r, ms));
+    const waiting = async () =>
+      Number((await holder.query(`SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'`)).rows[0].n) > 0;
+    while (!(await waiting())) {
+      if (Date.now() - since > 15_000) throw new Error("the work never waited on the held lock");
+      await new Promise((r) => setTimeout(r, 20));
+    }
     const releasedAt = nowNs();
     await holder.query("COMMIT");
     await done;

@@ -155,7 +155,7 @@ describe("ingest served beside Next.js", () => {
     expect(await sessionCalls(sessionId)).toBe(1);
   });
 
-  it("leaves other methods and paths to Next.js", async () => {
+  it("leaves other methods, and paths but its own exact ones, to Next.js", async () => {
     expect((await server.api("/api/ingest/calls")).status).toBe(405);
     // a trailing slash is Next's to serve (it no longer redirects it: next.config.ts), by the same route
     const slash = await server.api("/api/ingest/calls/", { method: "POST", body: json(call()), redirect: "manual" });

@@ -1,5 +1,6 @@
 // Helpers for the REST API suites: exact-integer JSON parsing, typed requests, clean-error checks,
 // the record shapes of SPEC §5.1, and payloads that trigger a chosen interruption type.
+import http from "node:http";
 import net from "node:net";
 import { expect } from "vitest";
 import { parseJsonExact } from "@/lib/wire/json";
@@ -179,6 +180,24 @@ export function routeOf(link: string, base: string): string {
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A request through node:http, which sends the path as written (fetch resolves dot segments) and
+ * any header (fetch refuses Upgrade and Connection); the status and the body, or "upgraded".
+ */
+export function nodeRequest(url: string, init: { method?: string; path?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: string }> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: u.hostname, port: u.port, method: init.method ?? "GET", path: init.path ?? `${u.pathname}${u.search}`, headers: init.headers });
+    req.on("response", (res) => {
+      let body = "";
+      res.setEncoding("utf8").on("data", (c: string) => (body += c)).on("end", () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on("upgrade", () => reject(new Error("upgraded")));
+    req.on("error", reject);
+    req.end(init.body);
+  });
+}
 
 /** Sends `text` as is on a new connection; resolves with all the answer (the request says Connection: close). */
 export function rawRequest(base: string, text: string): Promise<string> {
