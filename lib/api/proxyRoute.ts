@@ -129,7 +129,12 @@ function webSink(onCancel: () => void): { sink: ClientSink; response: Promise<Re
       } else if (NULL_BODY.has(status)) {
         closed = true;
         resolve(new Response(null, { status, headers: untransformed(headers) }));
-      } else resolve(new Response(stream, { status, headers: untransformed(headers) }));
+      } else {
+        resolve(new Response(stream, { status, headers: untransformed(headers) }));
+        // Next sends the status and headers with the body's first chunk: an empty one sends them
+        // now, not when the first byte comes (a model may think for minutes before it)
+        controller.enqueue(new Uint8Array(0));
+      }
     },
     write(chunk) {
       if (closed) return true;

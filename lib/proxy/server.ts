@@ -81,9 +81,11 @@ function nodeSink(res: http.ServerResponse): ClientSink {
       }
       res.writeHead(status, headers.flat());
       // The headers go with the first body bytes when those came with them; otherwise alone, at
-      // once (an answer that takes a while to start still shows its status right away).
+      // once (an answer that takes a while to start still shows its status right away). Not by
+      // `headersSent`: writeHead sets it before a byte has gone (and it kept the head back until
+      // the first byte of the body); a flush after the head went writes nothing.
       setImmediate(() => {
-        if (!res.headersSent && !res.destroyed) res.flushHeaders();
+        if (!res.destroyed && !res.writableEnded) res.flushHeaders();
       });
     },
     write(chunk) {

@@ -714,6 +714,22 @@ describe("the proxy mounted in the server (/proxy/*)", () => {
     }
   });
 
+  it("passes the status and headers on as soon as the provider sends them, before any byte of the body (both proxies)", async () => {
+    // a model that thinks for minutes before its first event: before, the mounted proxy held the
+    // status back until the first byte of the body (Next sends the head with the first chunk)
+    for (const { name, base, headers } of bothProxies()) {
+      const answered = fetch(`${base}/openai/v1/chat/completions`, {
+        method: "POST",
+        headers: { ...headers, authorization: `Bearer ${OPENAI_KEY}`, "content-type": "application/json", "x-sightdesk-session": sid(`silent-${name}`) },
+        body: JSON.stringify({ model: "silent-start", stream: true, messages: [{ role: "user", content: "x" }] }),
+      });
+      const head = await Promise.race([answered, sleep(3_000).then(() => null)]);
+      expect([name, head?.status]).toEqual([name, 200]);
+      fake.openGate();
+      expect((await head!.text()).endsWith("data: [DONE]\n\n")).toBe(true);
+    }
+  });
+
   it("does not hold back an SSE event (no buffering or compression in the server)", async () => {
     const s = sid("mounted-gated");
     const before = fake.sent.get("gated") ?? "";

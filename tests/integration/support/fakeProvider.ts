@@ -108,6 +108,10 @@ export async function startFakeProvider(): Promise<FakeProvider> {
     };
     const stream = async (events: string[], opts: { cutAfter?: number; stallAfter?: number; delayMs?: number } = {}) => {
       res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", "x-request-id": `req_${model}` });
+      if (model === "silent-start") {
+        res.flushHeaders(); // the status and headers now, the first event only when the gate opens (a model thinking first)
+        await gate;
+      }
       for (let i = 0; i < events.length; i++) {
         if (opts.cutAfter !== undefined && i === opts.cutAfter) {
           await sleep(20);
@@ -191,6 +195,7 @@ export async function startFakeProvider(): Promise<FakeProvider> {
         return json(429, { error: { message: "Rate limit reached for requests", type: "requests", param: null, code: "rate_limit_exceeded" } }, { "retry-after": "7" });
       case "stream":
       case "gated":
+      case "silent-start":
         return stream([...openaiChunks(model, 5).map((c) => sse(c)), sse("[DONE]")]);
       case "stream-tools":
         return stream([...openaiChunks(model, 0, true).map((c) => sse(c)), sse("[DONE]")]);
