@@ -49,6 +49,21 @@ function agentSightDir(name: string): { dir: string; genai: Database.Database; e
   return { dir, genai, events };
 }
 
+type AgentSightDir = ReturnType<typeof agentSightDir>;
+
+/** `d`'s files deleted and made anew, as AgentSight starting afresh does; the new ones open for writing. */
+function remakeAgentSightFiles(d: AgentSightDir): Omit<AgentSightDir, "dir"> {
+  d.genai.close();
+  d.events.close();
+  for (const f of fs.readdirSync(d.dir)) fs.rmSync(path.join(d.dir, f));
+  const files = createAgentSightFiles(d.dir);
+  cleanups.push(() => {
+    files.genai.close();
+    files.events.close();
+  });
+  return files;
+}
+
 const BASE_NS = 1_796_100_000_123_456_789n; // 19 digits, sub-millisecond digits a float would lose
 
 async function counts(db: Db): Promise<Record<string, number>> {
@@ -289,14 +304,7 @@ describe("import agentsight: files built with AgentSight's DDL", () => {
     cleanups.push(() => source.close());
     const importer = new AgentSightImporter(source, { kind: "local", db }); // one importer for the whole run, as --follow keeps
     expect((await importer.pass()).calls.imported).toBe(1);
-    dir.genai.close();
-    dir.events.close();
-    for (const f of fs.readdirSync(dir.dir)) fs.rmSync(path.join(dir.dir, f));
-    const { genai, events } = createAgentSightFiles(dir.dir);
-    cleanups.push(() => {
-      genai.close();
-      events.close();
-    });
+    const { genai } = remakeAgentSightFiles(dir);
     insertCall(genai, { callId: "fresh-0", session: "s-kept", conversation: "c-fresh", startNs: BASE_NS + SECOND, input: [user("new")] });
     const warn = console.warn;
     console.warn = () => undefined;
@@ -317,14 +325,7 @@ describe("import agentsight: files built with AgentSight's DDL", () => {
     expect((await new AgentSightImporter(firstSource, { kind: "local", db }).pass()).calls.imported).toBe(5);
     firstSource.close();
     // the same directory, its files deleted and made again by the daemon: ids start at 1
-    first.genai.close();
-    first.events.close();
-    for (const f of fs.readdirSync(first.dir)) fs.rmSync(path.join(first.dir, f));
-    const { genai, events } = createAgentSightFiles(first.dir);
-    cleanups.push(() => {
-      genai.close();
-      events.close();
-    });
+    const { genai } = remakeAgentSightFiles(first);
     for (let i = 0; i < 2; i++) insertCall(genai, { callId: `new-${i}`, session, conversation: `c-new-${i}`, startNs: BASE_NS + BigInt(10 + i) * SECOND, input: [user("new")] });
     const warnings: string[] = [];
     const warn = console.warn;
@@ -364,7 +365,8 @@ describe("import agentsight: files built with AgentSight's DDL", () => {
   });
 
   it("into a server, a restarted import goes on where the last one stopped (its marks kept in a file), and sends only what is new", async () => {
-    const { dir, genai } = agentSightDir("remote-restart");
+    const made = agentSightDir("remote-restart");
+    const { dir, genai } = made;
     for (let i = 0; i < 3; i++) insertCall(genai, { callId: `rr-${i}`, session: "s-rr", conversation: `c-rr-${i}`, startNs: BASE_NS + BigInt(i) * SECOND, input: [user(`hello ${i}`)] });
     const markFile = path.join(tmp, "remote-restart-marks", "marks.json");
     const sent: string[] = [];
@@ -392,13 +394,7 @@ describe("import agentsight: files built with AgentSight's DDL", () => {
     expect(JSON.parse(fs.readFileSync(markFile, "utf8"))).toMatchObject({ genai_events: expect.stringMatching(/^\d+$/) });
     // stopped, AgentSight starts afresh, and its new file passes the old mark before the restart:
     // the mark is the old file's, so the new one is read from its start (none of its rows skipped)
-    genai.close();
-    for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f));
-    const fresh = createAgentSightFiles(dir);
-    cleanups.push(() => {
-      fresh.genai.close();
-      fresh.events.close();
-    });
+    const fresh = remakeAgentSightFiles(made);
     for (let i = 0; i < 6; i++) insertCall(fresh.genai, { callId: `rn-${i}`, session: "s-rr", conversation: `c-rn-${i}`, startNs: BASE_NS + BigInt(10 + i) * SECOND, input: [user(`again ${i}`)] });
     const warn = console.warn;
     console.warn = () => undefined;
