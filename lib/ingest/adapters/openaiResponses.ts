@@ -27,9 +27,24 @@ function textParts(content: unknown): Part[] {
 /** The id a tool call's output names it by (`call_id`; the item's own `id` when there is none). */
 const callIdOf = (item: JsonObject): string => asString(item.call_id) ?? asString(item.id) ?? "";
 
+/**
+ * The tools the client runs whose items name no tool (the local shell; computer use, the shell
+ * and apply_patch tools): the name each is stored under, and the field holding its arguments.
+ * Each is answered by an item of the next request, of the same type with `_output` after it.
+ */
+const NAMELESS_TOOL_ITEMS = new Map([
+  ["local_shell_call", { name: "local_shell", argumentsIn: "action" }],
+  ["computer_call", { name: "computer", argumentsIn: "action" }],
+  ["shell_call", { name: "shell", argumentsIn: "action" }],
+  ["apply_patch_call", { name: "apply_patch", argumentsIn: "operation" }],
+]);
+
 /** An output item (or an input item the model produced earlier) as parts; null for items of other kinds. */
 function itemParts(item: JsonObject): Part[] | null {
-  switch (asString(item.type)) {
+  const type = asString(item.type);
+  const nameless = type === undefined ? undefined : NAMELESS_TOOL_ITEMS.get(type);
+  if (nameless) return [{ type: "tool_call", id: callIdOf(item), name: nameless.name, arguments: item[nameless.argumentsIn] ?? null }];
+  switch (type) {
     case "reasoning": {
       const summary = records(item.summary).flatMap((s) => (asString(s.text) ? [asString(s.text)!] : [])).join("\n");
       return summary ? [{ type: "reasoning", content: summary }] : [];
@@ -38,16 +53,7 @@ function itemParts(item: JsonObject): Part[] | null {
       return [{ type: "tool_call", id: callIdOf(item), name: asString(item.name) ?? "", arguments: parseArguments(item.arguments) }];
     case "custom_tool_call":
       return [{ type: "tool_call", id: callIdOf(item), name: asString(item.name) ?? "", arguments: item.input ?? null }];
-    case "local_shell_call":
-      return [{ type: "tool_call", id: callIdOf(item), name: "local_shell", arguments: item.action ?? null }];
-    // the other tools the client runs (computer use, the shell and apply_patch tools), and an MCP
-    // call waiting for the client's approval: each is answered by an item of the next request
-    case "computer_call":
-      return [{ type: "tool_call", id: callIdOf(item), name: "computer", arguments: item.action ?? null }];
-    case "shell_call":
-      return [{ type: "tool_call", id: callIdOf(item), name: "shell", arguments: item.action ?? null }];
-    case "apply_patch_call":
-      return [{ type: "tool_call", id: callIdOf(item), name: "apply_patch", arguments: item.operation ?? null }];
+    // an MCP call waiting for the client's approval, which the next request gives or refuses
     case "mcp_approval_request":
       return [{ type: "tool_call", id: callIdOf(item), name: asString(item.name) ?? "mcp_approval", arguments: parseArguments(item.arguments) }];
     case "message":
@@ -58,7 +64,7 @@ function itemParts(item: JsonObject): Part[] | null {
   }
 }
 
-const OUTPUT_ITEMS = new Set(["function_call_output", "custom_tool_call_output", "local_shell_call_output", "computer_call_output", "shell_call_output", "apply_patch_call_output", "mcp_approval_response"]);
+const OUTPUT_ITEMS = new Set([...["function_call", "custom_tool_call", ...NAMELESS_TOOL_ITEMS.keys()].map((t) => `${t}_output`), "mcp_approval_response"]);
 
 /** The call an output item answers (an approval names its request by `approval_request_id`). */
 const answeredIdOf = (item: JsonObject): string => asString(item.call_id) ?? asString(item.approval_request_id) ?? "";
