@@ -2,7 +2,8 @@
 // (AgentSight's DDL, bench/agentsightStore.ts) imported with `sightdesk import agentsight` (timed:
 // rows per second), then each AgentSight query run as AgentSight runs it — the same SQL on the
 // same file through SQLite, no HTTP, no JSON — and the matching SightDesk route over HTTP on the
-// production server, as a client sees it (request, response, JSON parsing), in one run.
+// production server, as a client sees it (request, response, JSON parsing), in one run; beside
+// them the floor of the whole session-counts answer (its bytes from a bare server, staticAnswer.ts).
 // Usage: npm run bench:api -- --agentsight [--rows 1000000 --runs 60 --keep DIR --postgres URL]
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -13,6 +14,7 @@ import { migrate } from "../lib/db/migrate";
 import { dropDatabase, withDatabase } from "../lib/db/postgresAdmin";
 import { providerOf } from "../lib/db/url";
 import { writeAgentSightStore } from "./agentsightStore";
+import { serveStatic } from "./staticAnswer";
 import { flag, getJson, machineLine, startServer, timeRuns, type Timing } from "./serverTiming";
 
 const DAY_NS = 86_400_000_000_000n;
@@ -25,6 +27,8 @@ type Case = {
   route: string;
   /** Accept-Encoding (default: what fetch sends, gzip among others) */
   encoding?: string;
+  /** asked of the bare server that sends SightDesk's whole session-counts answer prebuilt (staticAnswer.ts) */
+  floor?: true;
 };
 
 const RECORD = `id, interruption_id, session_id, trace_id, conversation_id, call_id, pid, agent_name, interruption_type, severity, occurred_at_ns, detail, resolved`;
@@ -64,6 +68,9 @@ function cases(start: bigint, end: bigint): Case[] {
     { name: "session-counts (unresolved)", agentsight: sessionCounts, route: `/api/interruptions/session-counts?${win}` },
     // the same answer not compressed: what compression costs at this size (≈ 9 MB of JSON)
     { name: "session-counts, Accept-Encoding: identity", agentsight: sessionCounts, route: `/api/interruptions/session-counts?${win}`, encoding: "identity" },
+    // the least any HTTP server can take for that answer: its bytes prebuilt, sent by bare Node
+    { name: "floor: the same answer prebuilt, bare Node server", agentsight: sessionCounts, route: "/", floor: true },
+    { name: "floor, Accept-Encoding: identity", agentsight: sessionCounts, route: "/", encoding: "identity", floor: true },
     // AgentSight has no top-N: its dashboard reads the whole breakdown above
     { name: "session-counts top 10 by total", agentsight: sessionCounts, route: `/api/interruptions/session-counts?${win}&limit=10&sort=total` },
     { name: "session-counts top 10 by severity", agentsight: sessionCounts, route: `/api/interruptions/session-counts?${win}&limit=10&sort=severity` },
@@ -126,12 +133,19 @@ export async function runAgentSightComparison(): Promise<void> {
   console.log(`Last 24 h: ${window.all} interruptions, ${window.open} unresolved, in ${window.sessions} sessions`);
 
   const server = await startServer(dataDir, env);
+  let floor: Awaited<ReturnType<typeof serveStatic>> | null = null;
   try {
+    const answerFile = path.join(dir, "session-counts.json");
+    const whole = await fetch(`${server.url}/api/interruptions/session-counts?start_ns=${startNs}&end_ns=${endNs}`, { headers: { authorization: `Bearer ${server.token}`, "accept-encoding": "identity" } });
+    fs.writeFileSync(answerFile, Buffer.from(await whole.arrayBuffer()));
+    floor = await serveStatic(answerFile);
+    console.log(`The whole session-counts answer: ${(fs.statSync(answerFile).size / 1e6).toFixed(1)} MB of JSON`);
     console.log(`\n${runs} runs each after 5 warm-up runs, one query at a time; p50 / p95 in ms; load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}\n`);
     console.log("| query (24 h) | SightDesk rows | AgentSight SQL p50 / p95 | SightDesk HTTP p50 / p95 | SightDesk p95 / AgentSight p95 |\n|---|---|---|---|---|");
     for (const c of cases(startNs, endNs)) {
       let answer: unknown;
-      const http = await timeRuns(runs, async () => void (answer = await getJson(server.url, server.token, c.route, c.encoding)));
+      const base = c.floor ? floor.url : server.url;
+      const http = await timeRuns(runs, async () => void (answer = await getJson(base, server.token, c.route, c.encoding)));
       const stmt = c.agentsight ? store.prepare(c.agentsight.sql) : null;
       const sql = stmt && c.agentsight ? await timeRuns(runs, () => stmt.all(...c.agentsight!.params)) : null;
       const ratio = sql ? `${(http.p95 / sql.p95).toFixed(2)}` : "—";
@@ -139,6 +153,7 @@ export async function runAgentSightComparison(): Promise<void> {
     }
     console.log(`\nload average afterwards ${os.loadavg().map((l) => l.toFixed(2)).join(" ")}`);
   } finally {
+    floor?.stop();
     server.stop();
     store.close();
     if (!keep) {
