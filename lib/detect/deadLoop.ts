@@ -4,11 +4,10 @@ import type { ChatMessage } from "../domain/calls";
 import { fingerprintArgs, jaccard } from "./text";
 import { MAX_TOOL_REF_CHARS } from "./toolBalance";
 
+/** What the rules need of one call (stored with its conversation's window: no more than that). */
 export type CallSummary = {
-  callId: string;
   /** "name#argsFingerprint" per tool call of the output, in order; empty if no tool call */
   tools: string[];
-  toolNames: string[];
   /** output text, capped at TEXT_CAP chars */
   text: string;
   inputTokens: number | null;
@@ -145,13 +144,14 @@ const MAX_SUMMARY_TOOLS = 64;
 const capped = (list: string[]): string[] =>
   list.length > MAX_SUMMARY_TOOLS ? [...list.slice(0, MAX_SUMMARY_TOOLS), `… ${list.length} tool calls`] : list;
 
-export function summarizeCall(
-  callId: string,
-  output: ChatMessage[],
-  inputTokens: number | null | undefined,
-): CallSummary {
+/** The tool name of an entry of `CallSummary.tools` (the fingerprint holds no "#"; the cap's entry is kept whole). */
+const toolName = (ref: string): string => {
+  const hash = ref.lastIndexOf("#");
+  return hash < 0 ? ref : ref.slice(0, hash);
+};
+
+export function summarizeCall(output: ChatMessage[], inputTokens: number | null | undefined): CallSummary {
   const tools: string[] = [];
-  const toolNames: string[] = [];
   const texts: string[] = [];
   let idle = true;
   for (const m of output) {
@@ -160,14 +160,11 @@ export function summarizeCall(
       if (p.type !== "tool_call") continue;
       const name = p.name.slice(0, MAX_TOOL_REF_CHARS);
       tools.push(`${name}#${fingerprintArgs(p.arguments)}`);
-      toolNames.push(name);
       idle = idle && isIdleToolCall(p.name, p.arguments);
     }
   }
   return {
-    callId,
     tools: capped(tools),
-    toolNames: capped(toolNames),
     text: texts.join("\n").slice(0, TEXT_CAP),
     inputTokens: typeof inputTokens === "number" && Number.isFinite(inputTokens) ? inputTokens : null,
     idle: tools.length > 0 && idle,
@@ -229,7 +226,7 @@ const sameSequence = (a: CallSummary, b: CallSummary): boolean =>
 function busyWait(window: CallSummary[], t: LoopThresholds): DeadLoopFinding | null {
   const n = trailingRun(window, (c) => c.idle);
   if (n === 0 || n < Math.max(1, t.busyWaitCalls)) return null;
-  const names = new Set(window.slice(-n).flatMap((c) => c.toolNames));
+  const names = new Set(window.slice(-n).flatMap((c) => c.tools.map(toolName)));
   return { rule: "busy_wait", repeat_count: n, repeated_tools: [...names] };
 }
 
@@ -239,7 +236,7 @@ function toolSequenceRepetition(window: CallSummary[], t: LoopThresholds): DeadL
   const n = trailingRun(toolCalls, sameSequence);
   if (n === 0 || n < Math.max(1, t.toolRepeat)) return null;
   const last = toolCalls[toolCalls.length - 1];
-  return { rule: "tool_sequence_repetition", repeat_count: n, repeated_tools: [...last.toolNames] };
+  return { rule: "tool_sequence_repetition", repeat_count: n, repeated_tools: last.tools.map(toolName) };
 }
 
 function tokenBurn(window: CallSummary[], t: LoopThresholds): DeadLoopFinding | null {

@@ -3,7 +3,7 @@
 import { selectIn } from "../db/multiRow";
 import { toInterruption } from "../db/queries/interruptions";
 import { asBigInt, asBool, asNumber, asText, type Row, type Sql } from "../db/sql";
-import type { CallSummary } from "../detect/deadLoop";
+import { parseDetectState, type DetectState } from "./detectState";
 import type { InterruptionRow } from "./interruptions";
 import type { Prepared } from "./prepare";
 
@@ -22,8 +22,6 @@ export type SessionState = Tracked<{
   outputTokens: number;
   lastModel: string | null;
 }>;
-
-export type DetectState = { window: CallSummary[]; counts: Record<string, number> };
 
 export type ConversationState = Tracked<{
   id: string;
@@ -85,15 +83,6 @@ export const GROUPED_TYPES = ["dead_loop", "retry_storm"] as const;
 
 export function groupKey(conversationId: string, type: string, repeatedType = ""): string {
   return `${conversationId}|${type}|${repeatedType}`;
-}
-
-function parseDetectState(text: string): DetectState {
-  try {
-    const parsed = JSON.parse(text) as Partial<DetectState>;
-    return { window: parsed.window ?? [], counts: parsed.counts ?? {} };
-  } catch {
-    return { window: [], counts: {} };
-  }
 }
 
 const toSession = (r: Row): SessionState => ({

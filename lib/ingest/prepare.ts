@@ -129,7 +129,7 @@ export function prepareCall(raw: NormalizedCall): Prepared {
   const { nodes: output } = chainNodes(keys.conversationId, call.output_messages, tail, input.length);
   rememberChain(keys.conversationId, call.input_messages, input, call.output_messages, output);
 
-  const summary = summarizeCall(call.call_id, call.output_messages, call.input_tokens);
+  const summary = summarizeCall(call.output_messages, call.input_tokens);
   summary.text = redactText(summary.text.slice(0, WINDOW_TEXT_CAP)); // the window is stored with the conversation
   const carried = [...call.input_messages.slice(reused), ...call.output_messages];
   const balance = toolBalance(call.input_messages);

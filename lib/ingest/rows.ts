@@ -1,6 +1,7 @@
 // Row mapping for call ingest: a prepared call as its Call row (with the blobs it points at), and
 // the batch state as the rows of its tables.
 import type { ConversationState, SessionState, ToolCallState, TurnState } from "./batchState";
+import { detectStateJson } from "./detectState";
 import type { Prepared, StoredBlob } from "./prepare";
 
 export type CallRow = ReturnType<typeof callRow>;
@@ -73,7 +74,7 @@ export const toolCallRow = (tc: ToolCallState) => untracked(tc);
 /** The detection state (dead-loop window, failure counts) is stored with the conversation. */
 export const conversationRow = (c: ConversationState) => ({
   id: c.id, sessionId: c.sessionId, firstSeenNs: c.firstSeenNs, lastSeenNs: c.lastSeenNs,
-  callCount: c.callCount, brickedSinceCallId: c.brickedSinceCallId, detectState: JSON.stringify(c.state),
+  callCount: c.callCount, brickedSinceCallId: c.brickedSinceCallId, detectState: detectStateJson(c.state),
 });
 
 export const agentRow = ([name, a]: [string, { first: bigint; last: bigint }]) => ({ name, firstSeenNs: a.first, lastSeenNs: a.last });

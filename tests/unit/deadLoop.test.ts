@@ -19,7 +19,7 @@ function call(opts: { tools?: Tool[]; text?: string; inputTokens?: number | null
   for (const t of opts.tools ?? []) {
     parts.push({ type: "tool_call", id: `id_${seq++}`, name: t.name, arguments: t.args });
   }
-  return summarizeCall(`call_${seq++}`, [{ role: "assistant", parts }], opts.inputTokens ?? null);
+  return summarizeCall([{ role: "assistant", parts }], opts.inputTokens ?? null);
 }
 
 const bash = (command: string): Tool => ({ name: "bash", args: { command } });
@@ -97,7 +97,6 @@ describe("isIdleToolCall", () => {
 describe("summarizeCall / pushWindow", () => {
   it("summarizes tool calls, text and idleness", () => {
     const s = summarizeCall(
-      "c1",
       [
         { role: "assistant", parts: [{ type: "text", content: "waiting" }, { type: "reasoning", content: "r" }] },
         { role: "assistant", parts: [{ type: "tool_call", id: "t", name: "bash", arguments: '{"command":"sleep 5"}' }] },
@@ -105,15 +104,13 @@ describe("summarizeCall / pushWindow", () => {
       undefined,
     );
     expect(s).toEqual({
-      callId: "c1",
       tools: [`bash#${fingerprintArgs({ command: "sleep 5" })}`],
-      toolNames: ["bash"],
       text: "waiting",
       inputTokens: null,
       idle: true,
     });
-    expect(summarizeCall("c2", [], 10).idle).toBe(false);
-    expect(summarizeCall("c3", [{ role: "assistant", parts: [{ type: "text", content: "x".repeat(5000) }] }], 1).text)
+    expect(summarizeCall([], 10).idle).toBe(false);
+    expect(summarizeCall([{ role: "assistant", parts: [{ type: "text", content: "x".repeat(5000) }] }], 1).text)
       .toHaveLength(4000);
   });
 
@@ -121,13 +118,12 @@ describe("summarizeCall / pushWindow", () => {
     const many = (n: number, command = "ls") => call({ tools: repeat(n, () => bash(command)) });
     const a = many(10_000);
     expect(a.tools).toHaveLength(65);
-    expect(a.toolNames).toHaveLength(65);
     expect(a.tools.at(-1)).toBe("… 10000 tool calls");
     expect(a.tools).toEqual(many(10_000).tools);
     expect(a.tools).not.toEqual(many(10_001).tools);
     expect(many(64).tools).toHaveLength(64);
     // a name of any length (a raw exchange's adapter does not refuse it) is kept to 512 characters
-    expect(call({ tools: [{ name: "n".repeat(10_000), args: {} }] }).toolNames[0]).toHaveLength(512);
+    expect(call({ tools: [{ name: "n".repeat(10_000), args: {} }] }).tools[0]).toMatch(/^n{512}#[0-9a-f]{16}$/);
     // idle is judged on every tool call, not only those kept
     expect(call({ tools: [...repeat(100, () => bash("sleep 1")), bash("rm -rf build")] }).idle).toBe(false);
   });
@@ -149,6 +145,16 @@ describe("detectDeadLoop: tool_sequence_repetition", () => {
       rule: "tool_sequence_repetition",
       repeat_count: 5,
       repeated_tools: ["bash", "read_file"],
+    });
+  });
+
+  it("names the tools as called, a name holding # or a call past the first 64 included", () => {
+    const tools = [{ name: "mcp#search", args: {} }, ...repeat(64, () => bash("ls"))];
+    const w = repeat(5, () => call({ tools }));
+    expect(detectDeadLoop(w)).toEqual({
+      rule: "tool_sequence_repetition",
+      repeat_count: 5,
+      repeated_tools: ["mcp#search", ...repeat(63, () => "bash"), "… 65 tool calls"],
     });
   });
 
