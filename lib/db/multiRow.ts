@@ -4,10 +4,11 @@ import { marks, type Row, type Sql } from "./sql";
 
 /**
  * On a key conflict: the columns set from the new row (or "all", or "nothing"); those in
- * `greatest` only when the new value is greater, those in `least` only when it is smaller;
- * with `where` (a condition on the stored row), only rows that meet it are updated.
+ * `greatest` only when the new value is greater, those in `least` only when it is smaller,
+ * those in `keep` only when the new value is not null; with `where` (a condition on the stored
+ * row), only rows that meet it are updated.
  */
-export type OnConflict = { key: string[]; update: string[] | "all" | "nothing"; greatest?: string[]; least?: string[]; where?: string };
+export type OnConflict = { key: string[]; update: string[] | "all" | "nothing"; greatest?: string[]; least?: string[]; keep?: string[]; where?: string };
 
 const MAX_PARAMS = 30_000;
 const LOOKUP_CHUNK = 500;
@@ -20,7 +21,10 @@ function conflictClause(table: string, columns: string[], onConflict: OnConflict
   if (update === "nothing" || !update.length) return `ON CONFLICT (${key}) DO NOTHING`;
   const kept = (c: string, wins: ">" | "<") => `${quote(c)} = CASE WHEN excluded.${quote(c)} ${wins} ${quote(table)}.${quote(c)} THEN excluded.${quote(c)} ELSE ${quote(table)}.${quote(c)} END`;
   const set = (c: string) =>
-    onConflict.greatest?.includes(c) ? kept(c, ">") : onConflict.least?.includes(c) ? kept(c, "<") : `${quote(c)} = excluded.${quote(c)}`;
+    onConflict.greatest?.includes(c) ? kept(c, ">")
+    : onConflict.least?.includes(c) ? kept(c, "<")
+    : onConflict.keep?.includes(c) ? `${quote(c)} = COALESCE(excluded.${quote(c)}, ${quote(table)}.${quote(c)})`
+    : `${quote(c)} = excluded.${quote(c)}`;
   return `ON CONFLICT (${key}) DO UPDATE SET ${update.map(set).join(", ")}${onConflict.where ? ` WHERE ${onConflict.where}` : ""}`;
 }
 

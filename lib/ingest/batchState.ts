@@ -51,6 +51,11 @@ export type TurnState = Tracked<{
  */
 export type GroupedState = Tracked<{ row: InterruptionRow; successor?: InterruptionRow }>;
 
+/**
+ * A tool call's row. Its arguments and result are not read back (a tool's output may be large,
+ * and later calls carry it again): a stored row reads with both null and says whether it holds
+ * them; null is written as "keep what is stored" (`TOOL_CALL_WRITE`).
+ */
 export type ToolCallState = Tracked<{
   id: string;
   sessionId: string | null;
@@ -58,12 +63,17 @@ export type ToolCallState = Tracked<{
   callId: string | null;
   toolCallId: string;
   name: string | null;
+  /** to write: null unless this batch learnt them */
   arguments: string | null;
   response: string | null;
   success: boolean | null;
   error: string | null;
   durationNs: bigint | null;
   atNs: bigint | null;
+  /** stored or learnt */
+  hasArguments: boolean;
+  /** stored or learnt: the result has been judged */
+  hasResponse: boolean;
 }>;
 
 /** An agent's first and last activity in a batch (agent rows are only upserted, never read). */
@@ -144,26 +154,30 @@ const toToolCall = (r: Row): ToolCallState => ({
   callId: asText(r.callId),
   toolCallId: String(r.toolCallId),
   name: asText(r.name),
-  arguments: asText(r.arguments),
-  response: asText(r.response),
+  arguments: null,
+  response: null,
   success: asBool(r.success),
   error: asText(r.error),
   durationNs: asBigInt(r.durationNs),
   atNs: asBigInt(r.atNs),
+  hasArguments: asBool(r.hasArguments) === true,
+  hasResponse: asBool(r.hasResponse) === true,
   isNew: false,
   dirty: false,
 });
 
+const TOOL_CALL_COLUMNS = `"id", "sessionId", "conversationId", "callId", "toolCallId", "name", "success", "error", "durationNs", "atNs", "arguments" IS NOT NULL AS "hasArguments", "response" IS NOT NULL AS "hasResponse"`;
+
 const INTERRUPTION_COLUMNS = INTERRUPTION_ROW_KEYS.map((k) => `"${k}"`).join(", ");
 
-async function loadById<T extends { id: string }>(sql: Sql, table: string, ids: string[], map: (r: Row) => T): Promise<Map<string, T>> {
-  return new Map((await selectIn(sql, table, "id", ids)).map((r) => map(r)).map((t) => [t.id, t]));
+async function loadById<T extends { id: string }>(sql: Sql, table: string, ids: string[], map: (r: Row) => T, select = "*"): Promise<Map<string, T>> {
+  return new Map((await selectIn(sql, table, "id", ids, select)).map((r) => map(r)).map((t) => [t.id, t]));
 }
 
 export const loadSessions = (sql: Sql, ids: string[]) => loadById(sql, "Session", ids, toSession);
 export const loadConversations = (sql: Sql, ids: string[]) => loadById(sql, "Conversation", ids, toConversation);
 export const loadTurns = (sql: Sql, ids: string[]) => loadById(sql, "Turn", ids, toTurn);
-export const loadToolCalls = (sql: Sql, ids: string[]) => loadById(sql, "ToolCall", ids, toToolCall);
+export const loadToolCalls = (sql: Sql, ids: string[]) => loadById(sql, "ToolCall", ids, toToolCall, TOOL_CALL_COLUMNS);
 
 export async function loadOpenGrouped(sql: Sql, conversationIds: string[]): Promise<Map<string, GroupedState>> {
   const grouped = GROUPED_TYPES.map((t) => `'${t}'`).join(", ");

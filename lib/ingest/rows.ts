@@ -69,7 +69,7 @@ const untracked = <T extends { isNew: boolean; dirty: boolean }>({ isNew: _n, di
 
 export const sessionRow = (s: SessionState) => untracked(s);
 export const turnRow = (t: TurnState) => untracked(t);
-export const toolCallRow = (tc: ToolCallState) => untracked(tc);
+export const toolCallRow = ({ hasArguments: _a, hasResponse: _r, ...tc }: ToolCallState) => untracked(tc);
 
 /** The detection state (dead-loop window, failure counts) is stored with the conversation. */
 export const conversationRow = (c: ConversationState) => ({

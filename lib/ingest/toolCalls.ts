@@ -59,11 +59,12 @@ export function recordToolCalls(toolCalls: Map<string, ToolCallState>, p: Prepar
       const known = toolCalls.get(toolCallRowId(keys.sessionId, part.id));
       const name = known?.name ?? nameOf(part.id);
       const tc = toolCall(toolCalls, keys, { type: "tool_call", id: part.id, name, arguments: undefined }, undefined, null, call.start_ns);
-      if (tc.response !== null) continue; // already judged (e.g. from a tool_result event)
+      if (tc.hasResponse) continue; // already judged (e.g. from a tool_result event)
       // read in prepareCall, unless the conversation's previous call (in that thread) carried it
       // and it is new here all the same (not stored then, or a call prepared again whole)
       const { response, finding } = p.toolResults.get(part.id) ?? toolResultFacts(part.response, part.is_error ?? null);
       tc.response = response;
+      tc.hasResponse = true;
       tc.success = part.is_error === true ? false : tc.success ?? true;
       tc.dirty = true;
       if (finding) {
@@ -90,7 +91,7 @@ function toolCall(
     tc = {
       id, sessionId: keys.sessionId, conversationId: keys.conversationId, callId: makerCallId, toolCallId: part.id,
       name: part.name || null, arguments: null, response: null, success: null, error: null,
-      durationNs: null, atNs: at, isNew: true, dirty: false,
+      durationNs: null, atNs: at, hasArguments: false, hasResponse: false, isNew: true, dirty: false,
     };
     toolCalls.set(id, tc);
   }
@@ -100,8 +101,9 @@ function toolCall(
     tc.dirty = true;
   }
   if (part.name && !tc.name) tc.name = part.name;
-  if (part.arguments !== undefined && tc.arguments === null) {
+  if (part.arguments !== undefined && !tc.hasArguments) {
     tc.arguments = storedArgs ?? storedArguments(part.arguments);
+    tc.hasArguments = true;
     tc.dirty = true;
   }
   return tc;

@@ -1,7 +1,7 @@
 // The inserts of a call batch, parents before children, one multi-row statement per table
 // (`insertRows`): new rows are inserted, changed ones updated on conflict. The agents' rows are
 // written apart, last in the transaction (`writeAgents`).
-import { existingIds, insertRows, selectIn, upsertRows } from "../db/multiRow";
+import { existingIds, insertRows, selectIn, upsertRows, type OnConflict } from "../db/multiRow";
 import type { Sql } from "../db/sql";
 import { nowNs } from "../domain/time";
 import { admitArrivals, asAdmitted } from "../triage/arrivals";
@@ -32,9 +32,16 @@ export async function writeBatch(sql: Sql, { state, messages, calls, detection }
   await insertRows(sql, "Blob", blobs, { key: ["id"], update: "nothing" });
   await insertRows(sql, "Message", messages.rows, { key: ["id"], update: "nothing" });
   await insertRows(sql, "Call", calls.rows, { key: ["id"], update: "nothing" });
-  await insertRows(sql, "ToolCall", touched(state.toolCalls).map(toolCallRow), { key: ["id"], update: "all" });
+  await insertRows(sql, "ToolCall", touched(state.toolCalls).map(toolCallRow), TOOL_CALL_WRITE);
   return writeInterruptions(sql, detection.candidates, state.grouped);
 }
+
+/**
+ * A tool call's row as a call batch changes it: its maker, name, arguments and result (the
+ * arguments and result unread, so null keeps the stored ones); its error and duration are a
+ * tool_result event's (storeEvents.ts) and stay.
+ */
+const TOOL_CALL_WRITE: OnConflict = { key: ["id"], update: ["callId", "atNs", "name", "arguments", "response", "success"], keep: ["arguments", "response"] };
 
 /**
  * The agents' rows, in name order, written last in the transaction (storeCalls.ts): every batch

@@ -29,3 +29,26 @@ describe("a tool_result event without arguments", () => {
     expect(await row()).toMatchObject({ arguments: '{"cmd":"ls"}', success: false, error: "exit 2" });
   });
 });
+
+describe("a tool call's row across the calls that show it", () => {
+  const base = 1_900_000_000_000_000_000n;
+  const ask = { role: "user" as const, parts: [{ type: "text" as const, content: "read a.ts" }] };
+  const made = { role: "assistant" as const, parts: [{ type: "tool_call" as const, id: "call_read", name: "read_file", arguments: { path: "a.ts" } }] };
+  const result = { role: "tool" as const, parts: [{ type: "tool_call_response" as const, id: "call_read", response: "export const a = 1;" }] };
+  const answer = { role: "assistant" as const, parts: [{ type: "text" as const, content: "a is 1" }] };
+  const callOf = (n: number, input: NormalizedCall["input_messages"], output: NormalizedCall["output_messages"]): NormalizedCall => ({
+    call_id: `c-read-${n}`, session_id: "s-read", conversation_id: "conv-read", start_ns: base + BigInt(n) * 1_000_000_000n, end_ns: base + BigInt(n) * 1_000_000_000n + 1_000n, status_code: 200,
+    input_messages: input, output_messages: output,
+  });
+  const readRow = () => db().toolCall.findUnique({ where: { id: toolCallRowId("s-read", "call_read") } });
+
+  it("keeps the arguments of the call that made it when a later call brings the result, and both when later calls carry them again", async () => {
+    await ingestCalls(db(), [callOf(1, [ask], [made])]);
+    expect(await readRow()).toMatchObject({ callId: "c-read-1", name: "read_file", arguments: '{"path":"a.ts"}', response: null });
+    await ingestCalls(db(), [callOf(2, [ask, made, result], [answer])]);
+    const judged = { callId: "c-read-1", name: "read_file", arguments: '{"path":"a.ts"}', response: "export const a = 1;", success: true };
+    expect(await readRow()).toMatchObject(judged);
+    await ingestCalls(db(), [callOf(3, [ask, made, result, answer, ask], [answer])]);
+    expect(await readRow()).toMatchObject(judged);
+  });
+});
