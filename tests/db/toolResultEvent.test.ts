@@ -42,13 +42,20 @@ describe("a tool call's row across the calls that show it", () => {
   });
   const readRow = () => db().toolCall.findUnique({ where: { id: toolCallRowId("s-read", "call_read") } });
 
-  it("keeps the arguments of the call that made it when a later call brings the result, and both when later calls carry them again", async () => {
+  it("keeps the arguments of the call that made it when a later call brings the result", async () => {
     await ingestCalls(db(), [callOf(1, [ask], [made])]);
     expect(await readRow()).toMatchObject({ callId: "c-read-1", name: "read_file", arguments: '{"path":"a.ts"}', response: null });
     await ingestCalls(db(), [callOf(2, [ask, made, result], [answer])]);
-    const judged = { callId: "c-read-1", name: "read_file", arguments: '{"path":"a.ts"}', response: "export const a = 1;", success: true };
-    expect(await readRow()).toMatchObject(judged);
-    await ingestCalls(db(), [callOf(3, [ask, made, result, answer, ask], [answer])]);
-    expect(await readRow()).toMatchObject(judged);
+    expect(await readRow()).toMatchObject({ callId: "c-read-1", name: "read_file", arguments: '{"path":"a.ts"}', response: "export const a = 1;", success: true });
+  });
+
+  it("keeps the arguments and the result a history brought when the call that made it comes after", async () => {
+    const late = { session_id: "s-late", conversation_id: "conv-late" };
+    await ingestCalls(db(), [{ ...callOf(2, [ask, made, result], [answer]), ...late, call_id: "c-late-2" }]);
+    const row = () => db().toolCall.findUnique({ where: { id: toolCallRowId("s-late", "call_read") } });
+    const judged = { name: "read_file", arguments: '{"path":"a.ts"}', response: "export const a = 1;", success: true };
+    expect(await row()).toMatchObject({ ...judged, callId: null });
+    await ingestCalls(db(), [{ ...callOf(1, [ask], [made]), ...late, call_id: "c-late-1" }]);
+    expect(await row()).toMatchObject({ ...judged, callId: "c-late-1" });
   });
 });

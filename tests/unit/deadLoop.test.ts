@@ -148,7 +148,7 @@ describe("detectDeadLoop: tool_sequence_repetition", () => {
     });
   });
 
-  it("names the tools as called, a name holding # or a call past the first 64 included", () => {
+  it("names the tools as called: a name holding # whole, and a long list up to its cap", () => {
     const tools = [{ name: "mcp#search", args: {} }, ...repeat(64, () => bash("ls"))];
     const w = repeat(5, () => call({ tools }));
     expect(detectDeadLoop(w)).toEqual({

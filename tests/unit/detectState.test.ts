@@ -6,10 +6,10 @@ const readFile = (path: string) =>
   summarizeCall([{ role: "assistant", parts: [{ type: "text", content: "Reading it again" }, { type: "tool_call", id: "t", name: "read_file", arguments: JSON.stringify({ path }) }] }], 1200);
 
 describe("a conversation's stored detection state", () => {
-  it("reads back as written, each window entry an array", () => {
+  it("reads back as written, each window entry an array, under a key the version before does not read", () => {
     const state = { window: [readFile("a.ts"), summarizeCall([], null)], counts: { rate_limit: 2 } };
     const json = detectStateJson(state);
-    expect(JSON.parse(json).window).toEqual([[state.window[0].tools, "Reading it again", 1200, false], [[], "", null, false]]);
+    expect(JSON.parse(json)).toEqual({ compactWindow: [[state.window[0].tools, "Reading it again", 1200, false], [[], "", null, false]], counts: { rate_limit: 2 } });
     expect(parseDetectState(json)).toEqual(state);
   });
 
