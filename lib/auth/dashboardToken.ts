@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { DbTx } from "../db/client";
-import { PRIVATE_FILE_MODE, tighten, writePrivateFile } from "../db/privateFiles";
+import { createPrivateFileOnce, PRIVATE_FILE_MODE, tighten, writePrivateFile } from "../db/privateFiles";
 import { dataDir } from "../db/url";
 import { nowNs } from "../domain/time";
 import { SCOPES } from "./scopes";
@@ -29,14 +29,20 @@ export function dashboardTokenPath(): string {
   return path.join(dataDir(), ".dashboard_token");
 }
 
+const TOKEN = /^[0-9a-f]{64}$/;
+
 /**
- * Reads the token file, creating it (0600) when it is missing or empty; an existing file others
- * may read is tightened to 0600 with a warning.
+ * Reads the token file, creating it (0600) when it is missing, or replacing it when it holds no
+ * token; an existing file others may read is tightened to 0600 with a warning. Processes that
+ * share the data directory and start together all keep the first one's secret: each of them
+ * makes the file's secret their directory's token row, and a file written over by a later one
+ * would hold a secret no row has.
  */
 export function readOrCreateTokenFile(file = dashboardTokenPath()): string {
+  let existing: string | null = null;
   try {
-    const existing = fs.readFileSync(file, "utf8").trim();
-    if (/^[0-9a-f]{64}$/.test(existing)) {
+    existing = fs.readFileSync(file, "utf8").trim();
+    if (TOKEN.test(existing)) {
       tighten(file, PRIVATE_FILE_MODE);
       return existing;
     }
@@ -44,6 +50,10 @@ export function readOrCreateTokenFile(file = dashboardTokenPath()): string {
     /* missing: create below */
   }
   const secret = newSecret();
+  if (existing === null) {
+    const kept = createPrivateFileOnce(file, `${secret}\n`).trim();
+    if (TOKEN.test(kept)) return kept;
+  }
   writePrivateFile(file, `${secret}\n`);
   return secret;
 }
