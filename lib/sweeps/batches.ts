@@ -28,13 +28,14 @@ export const sqlOf = (db: Db, sql: string) => (dialectOf(db) === "postgres" ? to
 
 /**
  * Runs one batch, in a transaction when it has several statements (`atomic`), holds locks
- * (`lock`: keys ingest locks too, `lockKeys`) or when the database can publish the statistics
- * as it commits.
+ * (`lock`: keys ingest locks too, `lockKeys`), or runs on PostgreSQL: there a transaction is
+ * run again when it loses a deadlock (a batch of deletes takes its rows in index order, ingest
+ * and triage in theirs), where a lone statement's failure failed the sweep.
  */
 export async function batch<T>(db: Db, fn: (tx: DbTx, sql: Sql) => Promise<T>, options: { atomic?: boolean; lock?: string[] } = {}): Promise<T> {
   const flush = await flushesStats(db);
   const lock = options.lock ?? [];
-  if (!flush && !options.atomic && !lock.length) return fn(db, readSql(db));
+  if (dialectOf(db) === "sqlite" && !options.atomic && !lock.length) return fn(db, readSql(db));
   return transaction(db, async (sql, tx) => {
     await lockKeys(sql, lock);
     const out = await fn(tx, sql);

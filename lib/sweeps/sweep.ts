@@ -2,7 +2,8 @@
 //
 // Every delete runs in batches of at most BATCH rows, one short transaction each (batches.ts), so ingest
 // (which shares the database) never waits long; a conversation's messages go with it, in one
-// transaction (a few conversations to one). No step rewrites a table on PostgreSQL.
+// transaction (a few conversations to one; a large one in slices, newest messages first). No
+// step rewrites a table on PostgreSQL. A step that fails fails the sweep after the others ran.
 //
 // Retention (cutoff = now − retention_days):
 //   - interruptions whose last evidence (lastSeenNs) is older than the cutoff;
@@ -186,10 +187,10 @@ export async function deleteOlderThan(db: Db, cutoff: bigint): Promise<DeleteCou
   return c;
 }
 
-/** Most messages deleted in one transaction, unless one conversation alone has more. */
-const MESSAGES_PER_TRANSACTION = 10 * BATCH;
+/** Most messages deleted in one transaction. */
+export const MESSAGES_PER_TRANSACTION = 10 * BATCH;
 
-/** `conversations` in groups of at most MESSAGES_PER_TRANSACTION messages (a larger one alone). */
+/** `conversations` in groups of at most MESSAGES_PER_TRANSACTION messages (a larger one alone, deleted in slices). */
 async function bySize(db: Db, conversations: string[]): Promise<string[][]> {
   const counts = await db.message.groupBy({ by: ["conversationId"], where: { conversationId: { in: conversations } }, _count: { _all: true } });
   const size = new Map(counts.map((r) => [r.conversationId, r._count._all]));
@@ -211,23 +212,34 @@ async function bySize(db: Db, conversations: string[]): Promise<string[][]> {
 }
 
 /**
- * Deletes the conversations still older than `cutoff`, with all their messages, in one
- * transaction holding the locks ingest takes for them (`lockKeys`). A call ingested meanwhile
- * either moved its conversation past the cutoff first (then none of it goes) or finds every
- * earlier message gone and stores its history whole: a conversation never keeps part of a
- * history (a stored message stands for all before it, lib/ingest/messageStore.ts).
+ * Deletes the conversations still older than `cutoff` with all their messages, holding the
+ * locks ingest takes for them (`lockKeys`): a call ingested meanwhile either moved its
+ * conversation past the cutoff first (then no more of it goes) or finds the messages gone and
+ * stores its history again. A group's messages go in one transaction; a conversation with more
+ * than MESSAGES_PER_TRANSACTION goes in several, newest messages first, the conversation's row
+ * with the last: what stays between them is every history's beginning, so a stored message
+ * still stands for all before it (lib/ingest/messageStore.ts), and no transaction grows with
+ * the conversation (a long-lived agent's, past the transaction timeout, failed every sweep).
  */
 async function deleteConversations(db: Db, conversations: string[], cutoff: bigint): Promise<{ messages: number; conversations: number }> {
   const stillOld = `"id" IN (${marks(conversations.length)}) AND "lastSeenNs" < ?`;
   const params = [...conversations, cutoff];
-  return batch(
-    db,
-    async (tx) => ({
-      messages: await tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Message" WHERE "conversationId" IN (SELECT "id" FROM "Conversation" WHERE ${stillOld})`), ...params),
-      conversations: await tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Conversation" WHERE ${stillOld}`), ...params),
-    }),
-    { atomic: true, lock: conversations },
-  );
+  const newest = `SELECT "id" FROM "Message" WHERE "conversationId" IN (SELECT "id" FROM "Conversation" WHERE ${stillOld}) ORDER BY "seq" DESC LIMIT ${MESSAGES_PER_TRANSACTION}`;
+  const total = { messages: 0, conversations: 0 };
+  for (;;) {
+    const done = await batch(
+      db,
+      async (tx) => {
+        const messages = await tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Message" WHERE "id" IN (${newest})`), ...params);
+        if (messages === MESSAGES_PER_TRANSACTION) return { messages, conversations: 0 };
+        return { messages, conversations: await tx.$executeRawUnsafe(sqlOf(db, `DELETE FROM "Conversation" WHERE ${stillOld}`), ...params) };
+      },
+      { atomic: true, lock: conversations },
+    );
+    total.messages += done.messages;
+    total.conversations += done.conversations;
+    if (done.messages < MESSAGES_PER_TRANSACTION) return total;
+  }
 }
 
 /** Deletes activity rows older than `cutoff` (ns), batch by batch. */
@@ -519,27 +531,34 @@ const retentionCutoff = (now: bigint, days: number): bigint => {
  * deletes: two size caps trimming at once would each delete what is over the cap.
  */
 export async function runSweep(db: Db, cfg: SweepConfig, now: bigint, signal?: AbortSignal): Promise<SweepResult> {
-  await foldOpenCounts(db); // the per-session counts' change log stays short even when nobody reads them
-  signal?.throwIfAborted();
-  const retention = await deleteOlderThan(db, retentionCutoff(now, cfg.retentionDays));
-  retention.activity = await deleteActivityOlderThan(db, retentionCutoff(now, cfg.activityRetentionDays));
-  signal?.throwIfAborted();
-  // before the cap: what it writes (findings, judged marks) is in the size the cap leaves; its
-  // failure fails the sweep, but only once the cap and the snoozes had their turn
-  let unsettledTurns = 0;
-  let failed: { error: unknown } | null = null;
-  try {
-    unsettledTurns = await flagUnsettledTurns(db, cfg, now);
-  } catch (error) {
-    failed = { error };
-  }
-  const meter = await storageMeter(db);
-  // what retention freed must count as free before the cap trims anything (else autovacuum sees to it)
-  if (meter && Object.values(retention).some((n) => n > 0) && (await meter.bytes()) > cfg.maxDbSizeMb * MB) await meter.release(byTable(retention));
-  const left = await lastSizeLeft(db);
-  signal?.throwIfAborted();
-  const sizeCap = await enforceSizeCap(db, { maxDbSizeMb: cfg.maxDbSizeMb, now, left, intervalNs: BigInt(cfg.checkIntervalSecs) * NS_PER_SEC, signal }, meter);
-  await wakeDueSnoozes(db, now); // snoozes and mute rules whose time is up (SPEC §4)
-  if (failed) throw failed.error;
-  return { retention, sizeCap, unsettledTurns };
+  // Each step has its turn whatever the steps before it did: a step that fails (a database error,
+  // a transaction past its timeout) fails the sweep once the others ran, so retention stuck on
+  // one conversation does not stop the size cap, the unsettled-turn flags or the snoozes' wake-ups.
+  const failures: unknown[] = [];
+  const step = async <T>(run: () => Promise<T>, failed: T): Promise<T> => {
+    signal?.throwIfAborted();
+    try {
+      return await run();
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      failures.push(error);
+      return failed;
+    }
+  };
+  await step(() => foldOpenCounts(db), undefined); // the per-session counts' change log stays short even when nobody reads them
+  const retention = await step(() => deleteOlderThan(db, retentionCutoff(now, cfg.retentionDays)), zero());
+  retention.activity = await step(() => deleteActivityOlderThan(db, retentionCutoff(now, cfg.activityRetentionDays)), 0);
+  // before the cap: what it writes (findings, judged marks) is in the size the cap leaves
+  const unsettledTurns = await step(() => flagUnsettledTurns(db, cfg, now), 0);
+  const sizeCap = await step(async () => {
+    const meter = await storageMeter(db);
+    // what retention freed must count as free before the cap trims anything (else autovacuum sees to it)
+    if (meter && Object.values(retention).some((n) => n > 0) && (await meter.bytes()) > cfg.maxDbSizeMb * MB) await meter.release(byTable(retention));
+    const left = await lastSizeLeft(db);
+    signal?.throwIfAborted();
+    return enforceSizeCap(db, { maxDbSizeMb: cfg.maxDbSizeMb, now, left, intervalNs: BigInt(cfg.checkIntervalSecs) * NS_PER_SEC, signal }, meter);
+  }, null);
+  await step(() => wakeDueSnoozes(db, now), undefined); // snoozes and mute rules whose time is up (SPEC §4)
+  if (failures.length) throw failures[0];
+  return { retention, sizeCap: sizeCap!, unsettledTurns };
 }

@@ -17,7 +17,7 @@ import { foldOpenCounts } from "@/lib/db/openCounts";
 import { dialectOf, lockKeys, sqlTransaction, type Sql } from "@/lib/db/sql";
 import { boundWal, storageMeter } from "@/lib/sweeps/storage";
 import { deleteBatch } from "@/lib/sweeps/batches";
-import { BATCH, deleteOlderThan, nextCutoff, runSweep, type SweepConfig, type SweepResult } from "@/lib/sweeps/sweep";
+import { BATCH, deleteOlderThan, MESSAGES_PER_TRANSACTION, nextCutoff, runSweep, type SweepConfig, type SweepResult } from "@/lib/sweeps/sweep";
 
 const SEC = 1_000_000_000n;
 const MIN = 60n * SEC;
@@ -294,6 +294,47 @@ describe.runIf(testPostgresUrl())("batched deletes beside a write to the same ro
     await writer;
     expect(await deleted).toBe(0);
     expect(await db.interruption.findUnique({ where: { id }, select: { status: true } })).toEqual({ status: "open" });
+  });
+});
+
+describe("retention of a long conversation", () => {
+  /** A conversation last seen at `at` holding a chain of `length` messages and a branch off its middle. */
+  async function longConversation(db: Db, id: string, length: number, at: bigint): Promise<void> {
+    await db.conversation.create({ data: { id, sessionId: null, firstSeenNs: at, lastSeenNs: at, callCount: length } });
+    const rows = Array.from({ length }, (_, i) => ({ id: `${id}-m${i}`, parentId: i ? `${id}-m${i - 1}` : null, seq: i, role: "user", parts: "[]", conversationId: id }));
+    const branch = length >> 1;
+    rows.push({ id: `${id}-b${branch}`, parentId: `${id}-m${branch - 1}`, seq: branch, role: "user", parts: "[]", conversationId: id });
+    for (let i = 0; i < rows.length; i += 2_000) await db.message.createMany({ data: rows.slice(i, i + 2_000) });
+  }
+
+  it("deletes a conversation of more messages than a transaction takes, whole, beside small ones", async () => {
+    const { db } = await fresh("retention-long");
+    const old = T - 40n * DAY;
+    await longConversation(db, "conv-long", 2 * MESSAGES_PER_TRANSACTION + 7, old);
+    await longConversation(db, "conv-short", 20, old);
+    await longConversation(db, "conv-live", 30, T - DAY);
+    const counts = await deleteOlderThan(db, T - 30n * DAY);
+    expect(counts).toMatchObject({ conversations: 2, messages: 2 * MESSAGES_PER_TRANSACTION + 8 + 21 });
+    expect(await db.message.count({ where: { conversationId: { in: ["conv-long", "conv-short"] } } })).toBe(0);
+    expect((await db.conversation.findMany({ select: { id: true } })).map((c) => c.id)).toEqual(["conv-live"]);
+    expect(await db.message.count({ where: { conversationId: "conv-live" } })).toBe(31);
+  });
+
+  it("runs every step when one fails, then fails the sweep with its error", async () => {
+    const { db } = await fresh("retention-step-fails");
+    await longConversation(db, "conv-kept", 5, T - 40n * DAY);
+    // deleting messages fails (as a transaction past its timeout would): retention fails
+    if (dialectOf(db) === "sqlite") {
+      await db.$executeRawUnsafe(`CREATE TRIGGER "messages_kept" BEFORE DELETE ON "Message" BEGIN SELECT RAISE(ABORT, 'messages are kept'); END`);
+    } else {
+      await db.$executeRawUnsafe(`CREATE FUNCTION "messages_kept"() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'messages are kept'; END $$ LANGUAGE plpgsql`);
+      await db.$executeRawUnsafe(`CREATE TRIGGER "messages_kept" BEFORE DELETE ON "Message" FOR EACH ROW EXECUTE FUNCTION "messages_kept"()`);
+    }
+    // a later step's work: a snooze of chosen interruptions that holds none is ended by the wake-ups
+    await db.snooze.create({ data: { id: "sn-empty", scope: "interruptions", actor: "alice", createdAtNs: T - DAY } });
+    await expect(runSweep(db, cfg(), T)).rejects.toThrow(/messages are kept/);
+    expect(await db.snooze.findUniqueOrThrow({ where: { id: "sn-empty" } })).toMatchObject({ endedAtNs: T, endReason: "nothing left snoozed" });
+    expect(await db.message.count()).toBe(6);
   });
 });
 
