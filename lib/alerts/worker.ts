@@ -22,7 +22,7 @@ import { backoffMs, genericPayload, matchesRule, publicBaseUrl, severitiesAtOrAb
 import { outboundFetch } from "../config/outbound";
 import { claimPending, heldBy, releaseClaim, unclaimed } from "../coordination/claims";
 import { processHolder } from "../coordination/holder";
-import { acquireLease, releaseLease } from "../coordination/lease";
+import { acquireLease, releaseLease, renewWhileWorking } from "../coordination/lease";
 import { alertable } from "./candidates";
 import { smtpMailer, type MailLike } from "./mailer";
 import { deferBehindEarlier, deliveryRow, isDuplicate, sentInOrder, type QueuedAlert } from "./queue";
@@ -139,8 +139,16 @@ export class AlertWorker {
   private async tickOnce(): Promise<void> {
     try {
       if (await this.holdScanLease()) {
-        await this.scan();
-        await this.prune();
+        // renewed as it goes: a scan longer than the lease (a backlog, many rules) kept it only
+        // between pages, and another process took it over mid-scan and started again from its mark
+        const lease = { db: this.db, name: SCAN_LEASE, holder: this.holder, ttlMs: SCAN_LEASE_MS, now: this.now, log: this.log };
+        const stopRenewing = renewWhileWorking(lease, () => this.log("scan lease lost mid-scan (another process took it over)"));
+        try {
+          await this.scan();
+          await this.prune();
+        } finally {
+          await stopRenewing();
+        }
       }
       await this.dispatch();
     } catch (e) {

@@ -97,13 +97,31 @@ export async function withLease<T>(o: LeaseOptions, work: (grant: Grant, lost: A
   const grant = await acquireLease(o.db, o.name, o.holder, o.now(), o.ttlMs);
   if (!grant) return null;
   const lost = new AbortController();
+  const stopRenewing = renewWhileWorking(o, () => {
+    o.log(`lease ${o.name} lost while working (another process took it over)`);
+    lost.abort(new Error(`lease ${o.name} lost to another process`));
+  });
+  try {
+    return await work(grant, lost.signal);
+  } finally {
+    await stopRenewing();
+    await releaseLease(o.db, o.name, o.holder).catch((e: Error) => o.log(`lease ${o.name} not released: ${e.message}`));
+  }
+}
+
+/**
+ * Renews a lease this process holds every third of its time, until the function it returns is
+ * called (and awaited); `onLost` is told once if another process holds it meanwhile.
+ */
+export function renewWhileWorking(o: LeaseOptions, onLost: () => void): () => Promise<void> {
   let done = false;
+  let lost = false;
   const renew = async () => {
-    if (done || lost.signal.aborted) return;
+    if (done || lost) return;
     try {
       if (await renewLease(o.db, o.name, o.holder, o.now(), o.ttlMs)) return;
-      o.log(`lease ${o.name} lost while working (another process took it over)`);
-      lost.abort(new Error(`lease ${o.name} lost to another process`));
+      lost = true;
+      onLost();
     } catch (e) {
       o.log(`lease ${o.name} not renewed: ${(e as Error).message}`);
     }
@@ -111,12 +129,9 @@ export async function withLease<T>(o: LeaseOptions, work: (grant: Grant, lost: A
   let renewing = Promise.resolve();
   const timer = setInterval(() => void (renewing = renewing.then(renew)), Math.max(100, Math.floor(o.ttlMs / 3)));
   timer.unref?.();
-  try {
-    return await work(grant, lost.signal);
-  } finally {
+  return async () => {
     done = true;
     clearInterval(timer);
     await renewing;
-    await releaseLease(o.db, o.name, o.holder).catch((e: Error) => o.log(`lease ${o.name} not released: ${e.message}`));
-  }
+  };
 }

@@ -4,12 +4,13 @@
 // sent by one process and taken over once the claim expires; the alert scan and the sweep run
 // in one process at a time, and the work of a process that stops mid-task is taken over.
 import { describe, expect, it } from "vitest";
-import { AlertWorker, SCAN_LEASE } from "@/lib/alerts/worker";
+import { AlertWorker, MARK_KEY, SCAN_LEASE } from "@/lib/alerts/worker";
 import { createWebhook } from "@/lib/alerts/webhooks";
 import { configDefaults } from "@/lib/config/load";
 import { claimPending, releaseClaim } from "@/lib/coordination/claims";
 import { acquireLease, releaseLease, withLease } from "@/lib/coordination/lease";
 import { leaseMs, Sweeper, SWEEP_LEASE } from "@/lib/sweeps/scheduler";
+import { testPostgresUrl } from "../support/database";
 import { useTestDb } from "../support/testDb";
 
 const SEC = 1_000_000_000n;
@@ -193,6 +194,40 @@ describe("the alert worker in several processes", () => {
     expect(rows.map((r) => [r.status, r.attempts])).toEqual([["delivered", 1], ["delivered", 1]]);
     expect((await db().lease.findUniqueOrThrow({ where: { name: SCAN_LEASE } })).holder).toBe("B");
     expect(sentByA).toHaveLength(1); // A is still stuck; nothing more went through it
+  });
+
+  // PostgreSQL: the test holds the mark's row, so that the scan waits (real seconds) while its clock moves on
+  it.skipIf(!testPostgresUrl())("keeps the scan lease through a scan longer than the lease", async () => {
+    const a = new AlertWorker({ db: db(), now, holder: "A5", log: quiet, fetch: async () => new Response("ok") });
+    clock += 100n * SEC; // past the leases of the tests before
+    await createWebhook(db(), hook("Slow"), "test");
+    clock += SEC;
+    await crash("Slow", "slow-1");
+    await a.tick(); // takes the lease, writes the mark
+    await a.settle();
+    clock += SEC;
+    await crash("Slow", "slow-2"); // after the mark: the next scan moves it on
+    let release = () => undefined as void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked = () => undefined as void;
+    const lockTaken = new Promise<void>((r) => (locked = r));
+    const holding = db().$transaction(async (tx) => {
+      await tx.$queryRawUnsafe(`SELECT 1 FROM "Setting" WHERE "key" = $1 FOR UPDATE`, MARK_KEY);
+      locked();
+      await held;
+    }, { timeout: 30_000 });
+    await lockTaken;
+    const ticking = a.tick(); // queues slow-2, then waits to move the mark on
+    clock += 10n * SEC; // twice the lease: it would have expired mid-scan
+    await new Promise((r) => setTimeout(r, 2_500)); // a renewal (every third of the 5 s lease) at the new time
+    expect(await acquireLease(db(), SCAN_LEASE, "B5", clock, 5_000)).toBeNull();
+    release();
+    await holding;
+    await ticking;
+    await a.settle();
+    expect((await db().lease.findUniqueOrThrow({ where: { name: SCAN_LEASE } })).holder).toBe("A5");
+    expect((await db().alertDelivery.findMany({ where: { dedupeKey: "slow-2" } })).map((d) => d.status)).toEqual(["delivered"]);
+    await a.shutdown();
   });
 
   it("hands the scan over at once when its process shuts down (SIGTERM), not when the lease expires", async () => {
